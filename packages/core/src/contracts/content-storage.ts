@@ -1,0 +1,45 @@
+import type { Readable } from 'node:stream';
+
+/** Data accepted when writing a file. */
+export type StorageContent = Uint8Array | string | Readable | AsyncIterable<Uint8Array>;
+
+/** A file as listed by content storage. */
+export interface StoredFileInfo {
+  name: string;
+  size: number;
+  lastModified: Date;
+}
+
+/**
+ * Where uploaded files, generated files and pipeline state live: one folder per index,
+ * one folder per document inside it. Names are single path segments; implementations
+ * refuse anything that could escape its folder.
+ */
+export interface IContentStorage {
+  /** Creates an index folder if missing. */
+  createIndexDirectory(index: string): Promise<void>;
+  /** Deletes an index folder and everything in it; a no-op when missing. */
+  deleteIndexDirectory(index: string): Promise<void>;
+  /** Creates a document folder if missing. */
+  createDocumentDirectory(index: string, documentId: string): Promise<void>;
+  /** Deletes a document folder and its files; a no-op when missing. */
+  deleteDocumentDirectory(index: string, documentId: string): Promise<void>;
+  /** Removes every file of a document but keeps the folder. */
+  emptyDocumentDirectory(index: string, documentId: string): Promise<void>;
+  /** Writes a file atomically (readers see the old or the new content, never a mix). Returns its size. */
+  writeFile(index: string, documentId: string, fileName: string, content: StorageContent): Promise<number>;
+  /** Reads a whole file; throws `file_not_found` when missing. */
+  readFile(index: string, documentId: string, fileName: string): Promise<Buffer>;
+  /** Opens a file as a stream; throws `file_not_found` when missing. */
+  readFileStream(index: string, documentId: string, fileName: string): Promise<Readable>;
+  /** True when the file exists. */
+  fileExists(index: string, documentId: string, fileName: string): Promise<boolean>;
+  /** Deletes a file; a no-op when missing. */
+  deleteFile(index: string, documentId: string, fileName: string): Promise<void>;
+  /** Files of a document; empty when the document is missing. */
+  listFiles(index: string, documentId: string): Promise<StoredFileInfo[]>;
+  /** Document ids of an index; empty when the index is missing. */
+  listDocuments(index: string): Promise<string[]>;
+  /** Index folders. */
+  listIndexes(): Promise<string[]>;
+}

@@ -1,0 +1,84 @@
+import type { Readable } from 'node:stream';
+import type { DataPipelineStatus } from '../models/data-pipeline.js';
+import type { Document, DocumentFileSource } from '../models/document.js';
+import type { MemoryFilter } from '../models/memory-filter.js';
+import type { MemoryAnswer, SearchResult } from '../models/search-models.js';
+import type { TagCollection } from '../models/tag-collection.js';
+
+/** Options of an import. */
+export interface ImportOptions {
+  /** Target index; normalised; empty means `default`. */
+  index?: string;
+  /** Document id; a random one when missing. Ignored when importing a Document. */
+  documentId?: string;
+  tags?: TagCollection;
+  /** Pipeline steps to run, in order. @default ['extract','partition','gen_embeddings','save_records'] */
+  steps?: string[];
+  /** Arguments for handlers (e.g. `{ chunkSize: 500 }`). */
+  args?: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+/** Options shared by search and ask. */
+export interface RetrievalOptions {
+  index?: string;
+  /** One filter (AND of its conditions). */
+  filter?: MemoryFilter;
+  /** Several filters (OR across them). Combined with `filter` when both are given. */
+  filters?: readonly MemoryFilter[];
+  /** Keep partitions whose cosine similarity is `>=` this. @default 0 */
+  minRelevance?: number;
+  /** Arguments for the search client, e.g. `{ maxMatchesCount: 50 }`. */
+  args?: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+/** Options of a search. */
+export interface SearchOptions extends RetrievalOptions {
+  /** Most partitions to return; `<= 0` means the configured maximum. @default 0 */
+  limit?: number;
+}
+
+/** A file read back from memory. */
+export interface StreamableFileContent {
+  fileName: string;
+  fileType: string;
+  lastWrite: Date;
+  size: number;
+  /** Opens the content. */
+  getStream(): Promise<Readable>;
+}
+
+/** An index as listed by `listIndexes`. */
+export interface IndexDetails {
+  name: string;
+}
+
+/** What can be imported in one call: a Document, a file path, paths, or a single file source. */
+export type ImportInput = Document | string | string[] | DocumentFileSource;
+
+/**
+ * The memory API shared by the in-process `MemoryServerless` and the web client.
+ *
+ * ```ts
+ * const memory = new KernelMemoryBuilder().build();
+ * await memory.importText('The Moon is 384,400 km away.', { documentId: 'moon' });
+ * const answer = await memory.ask('How far is the Moon?');
+ * ```
+ */
+export interface IKernelMemory {
+  /** Imports a document; resolves with its id once ingestion is done (serverless) or accepted (service). */
+  importDocument(input: ImportInput, options?: ImportOptions): Promise<string>;
+  importText(text: string, options?: ImportOptions): Promise<string>;
+  importWebPage(url: string, options?: ImportOptions): Promise<string>;
+  listIndexes(): Promise<IndexDetails[]>;
+  deleteIndex(index?: string): Promise<void>;
+  deleteDocument(documentId: string, index?: string): Promise<void>;
+  isDocumentReady(documentId: string, index?: string): Promise<boolean>;
+  /** The document's pipeline status, or null when unknown. */
+  getDocumentStatus(documentId: string, index?: string): Promise<DataPipelineStatus | null>;
+  exportFile(documentId: string, fileName: string, index?: string): Promise<StreamableFileContent>;
+  search(query: string, options?: SearchOptions): Promise<SearchResult>;
+  ask(question: string, options?: RetrievalOptions): Promise<MemoryAnswer>;
+  askStreaming(question: string, options?: RetrievalOptions): AsyncIterable<MemoryAnswer>;
+}

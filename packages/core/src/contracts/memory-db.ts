@@ -1,0 +1,66 @@
+import type { MemoryFilter } from '../models/memory-filter.js';
+import type { MemoryRecord } from '../models/memory-record.js';
+
+/** Options of a similarity search. */
+export interface SimilarityOptions {
+  /** OR across the list, AND inside each filter; empty matches everything. */
+  filters?: readonly MemoryFilter[];
+  /** Keep results whose cosine similarity is `>=` this. @default 0 */
+  minRelevance?: number;
+  /** Most results to return; `<= 0` means the connector's configured maximum. @default 0 */
+  limit?: number;
+  /** Return vectors with records. @default false */
+  withEmbeddings?: boolean;
+  signal?: AbortSignal;
+}
+
+/** Options of a listing. */
+export interface ListOptions {
+  filters?: readonly MemoryFilter[];
+  /** Most records to return; `<= 0` means all. @default 0 */
+  limit?: number;
+  /** @default false */
+  withEmbeddings?: boolean;
+  signal?: AbortSignal;
+}
+
+/** What a memory DB can do natively; core supplies the fallback for what it cannot. */
+export interface MemoryDbCapabilities {
+  /** `upsertBatch` writes a batch in one round trip. @default false */
+  nativeBatch?: boolean;
+  /** Filters may hold NOT conditions. @default true */
+  negatedFilters?: boolean;
+  /** Similarity search uses embeddings (false for keyword stores such as SimpleTextDb). @default true */
+  vectorSearch?: boolean;
+}
+
+/**
+ * A store of memory records. Index names reaching a connector are already normalised
+ * (see `normalizeIndexName`); a connector must still never splice them into a query unescaped.
+ * Semantics every connector honours are pinned by `@km/conformance`.
+ */
+export interface IMemoryDb {
+  /** Short name used in errors and logs, e.g. `qdrant`. */
+  readonly name?: string;
+  readonly capabilities?: MemoryDbCapabilities;
+  /** Creates the index if missing; a no-op when it exists with the same vector size. */
+  createIndex(index: string, vectorSize: number): Promise<void>;
+  /** Names of all indexes. */
+  getIndexes(): Promise<string[]>;
+  /** Deletes an index and its records; a no-op when missing. */
+  deleteIndex(index: string): Promise<void>;
+  /** Inserts or replaces a record; returns its id. */
+  upsert(index: string, record: MemoryRecord): Promise<string>;
+  /** Inserts or replaces many records; returns their ids in order. Optional: core loops `upsert`. */
+  upsertBatch?(index: string, records: MemoryRecord[]): Promise<string[]>;
+  /** Records most similar to `query` (text or vector), most relevant first, with cosine similarity. */
+  getSimilarList(
+    index: string,
+    query: string | Float32Array | number[],
+    options?: SimilarityOptions,
+  ): AsyncIterable<[MemoryRecord, number]>;
+  /** Records matching the filters, in id order. */
+  getList(index: string, options?: ListOptions): AsyncIterable<MemoryRecord>;
+  /** Deletes a record; a no-op when it or the index is missing. */
+  delete(index: string, record: { id: string }): Promise<void>;
+}

@@ -1,0 +1,106 @@
+import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-step-handler.js';
+import { MimeTypes, Steps } from '../models/constants.js';
+import { logOnFile, type DataPipeline, type GeneratedFileDetails, type UploadedFileDetails } from '../models/data-pipeline.js';
+import type { PipelineContext } from '../pipeline/pipeline-context.js';
+import { generatedFilesOf, readTextFile, writeGeneratedFile } from '../pipeline/pipeline-files.js';
+import { batches, mapWithConcurrency } from '../util/concurrency.js';
+import { embeddingFileName, parseEmbeddingFile, type EmbeddingFile } from './embedding-file.js';
+import { markProcessed, pendingFiles } from './handler-utils.js';
+
+interface PendingPartition {
+  file: UploadedFileDetails;
+  partition: GeneratedFileDetails;
+  name: string;
+  text: string;
+}
+
+/** Artifacts that become memory records. */
+export const EMBEDDABLE_ARTIFACTS = ['text_partition', 'synthetic_data'] as const;
+
+/** Model name used in file names and payloads for a generator. */
+export function generatorName(generator: { modelName?: string; constructor: { name: string } }): string {
+  return generator.modelName ?? generator.constructor.name;
+}
+
+/**
+ * `gen_embeddings`: embeds every partition (and summary) in batches of the generator's batch
+ * size with bounded concurrency. A partition whose text and generator are unchanged since an
+ * earlier run keeps its stored vector, so re-importing a document only pays for what changed.
+ * Without an embedding generator the step logs and does nothing (keyword-only memory).
+ */
+export class GenerateEmbeddingsHandler implements IPipelineStepHandler {
+  readonly stepName: string = Steps.genEmbeddings;
+
+  constructor(private readonly context: PipelineContext) {}
+
+  async invoke(pipeline: DataPipeline, signal?: AbortSignal): Promise<StepOutcome> {
+    const { embeddingGenerator: generator, contentStorage, embedding } = this.context;
+    const files = pendingFiles(pipeline, this.stepName);
+    if (!generator) {
+      for (const file of files) {
+        logOnFile(file, this.stepName, 'no embedding generator configured, skipped');
+        markProcessed(file, this.stepName);
+      }
+      return { result: 'success', pipeline };
+    }
+    const model = generatorName(generator);
+    const pending: PendingPartition[] = [];
+    let reused = 0;
+    for (const file of files) {
+      for (const partition of generatedFilesOf(file, ...EMBEDDABLE_ARTIFACTS)) {
+        const name = embeddingFileName(partition.name, model);
+        const existing = (await contentStorage.fileExists(pipeline.index, pipeline.document_id, name))
+          ? parseEmbeddingFile(await contentStorage.readFile(pipeline.index, pipeline.document_id, name))
+          : undefined;
+        if (existing && existing.generator === model && existing.source_sha256 === partition.content_sha256) {
+          await this.record(pipeline, file, partition, name, existing);
+          reused++;
+          continue;
+        }
+        pending.push({ file, partition, name, text: await readTextFile(this.context, pipeline, partition.name) });
+      }
+    }
+    const size = Math.max(1, generator.maxBatchSize ?? 1);
+    await mapWithConcurrency(batches(pending, size), embedding.concurrency, async (batch) => {
+      signal?.throwIfAborted();
+      const vectors = await generator.generateEmbeddings(batch.map((p) => p.text), signal);
+      for (let i = 0; i < batch.length; i++) {
+        const p = batch[i]!;
+        const vector = vectors[i]!;
+        const content: EmbeddingFile = {
+          generator: model,
+          vector_size: vector.length,
+          source_sha256: p.partition.content_sha256,
+          timestamp: new Date().toISOString(),
+          vector: Array.from(vector),
+        };
+        await this.record(pipeline, p.file, p.partition, p.name, content);
+      }
+    });
+    for (const file of files) {
+      logOnFile(file, this.stepName, `embeddings by ${model}`);
+      markProcessed(file, this.stepName);
+    }
+    if (reused > 0) this.context.logger.debug('unchanged partitions kept their embeddings', { reused, documentId: pipeline.document_id });
+    return { result: 'success', pipeline };
+  }
+
+  private async record(
+    pipeline: DataPipeline,
+    file: UploadedFileDetails,
+    partition: GeneratedFileDetails,
+    name: string,
+    content: EmbeddingFile,
+  ): Promise<void> {
+    const details = await writeGeneratedFile(this.context, pipeline, file, {
+      name,
+      content: JSON.stringify(content),
+      mimeType: MimeTypes.textEmbeddingVector,
+      artifactType: 'text_embedding_vector',
+      partitionNumber: partition.partition_number,
+      sectionNumber: partition.section_number,
+      sourcePartitionId: partition.id,
+    });
+    details.content_sha256 = content.source_sha256;
+  }
+}

@@ -1,0 +1,75 @@
+import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-step-handler.js';
+import { ReservedTags, Steps } from '../models/constants.js';
+import { logOnFile, type DataPipeline, type GeneratedFileDetails, type UploadedFileDetails } from '../models/data-pipeline.js';
+import { MemoryFilters } from '../models/memory-filter.js';
+import { PayloadFields, recordId, type MemoryRecord } from '../models/memory-record.js';
+import { addTag, cloneTags, mergeTags } from '../models/tag-collection.js';
+import { listRecordIds, upsertRecords } from '../memory-storage/memory-db-operations.js';
+import type { PipelineContext } from '../pipeline/pipeline-context.js';
+import { generatedFilesOf, readTextFile } from '../pipeline/pipeline-files.js';
+import { parseEmbeddingFile } from './embedding-file.js';
+import { EMBEDDABLE_ARTIFACTS } from './generate-embeddings-handler.js';
+import { markProcessed, pendingFiles } from './handler-utils.js';
+
+/**
+ * `save_records`: writes one record per partition (and summary) to every memory DB, in
+ * batches, creating a missing index. Then removes every record of the document that this
+ * execution did not write, so nothing stale from an earlier import survives.
+ */
+export class SaveRecordsHandler implements IPipelineStepHandler {
+  readonly stepName: string = Steps.saveRecords;
+
+  constructor(private readonly context: PipelineContext) {}
+
+  async invoke(pipeline: DataPipeline, signal?: AbortSignal): Promise<StepOutcome> {
+    const { memoryDbs } = this.context;
+    for (const file of pendingFiles(pipeline, this.stepName)) {
+      signal?.throwIfAborted();
+      const records: MemoryRecord[] = [];
+      for (const partition of generatedFilesOf(file, ...EMBEDDABLE_ARTIFACTS)) {
+        records.push(await this.toRecord(pipeline, file, partition));
+      }
+      for (const db of memoryDbs) await upsertRecords(db, pipeline.index, records);
+      logOnFile(file, this.stepName, `${records.length} record(s) saved`);
+      markProcessed(file, this.stepName);
+    }
+    const expected = new Set(
+      pipeline.files.flatMap((f) => generatedFilesOf(f, ...EMBEDDABLE_ARTIFACTS).map((p) => recordId(pipeline.document_id, p.id))),
+    );
+    for (const db of memoryDbs) {
+      const existing = await listRecordIds(db, pipeline.index, [MemoryFilters.byDocument(pipeline.document_id)]);
+      for (const id of existing) if (!expected.has(id)) await db.delete(pipeline.index, { id });
+    }
+    return { result: 'success', pipeline };
+  }
+
+  private async toRecord(pipeline: DataPipeline, file: UploadedFileDetails, partition: GeneratedFileDetails): Promise<MemoryRecord> {
+    const embedding = Object.values(file.generated_files).find(
+      (g) => g.artifact_type === 'text_embedding_vector' && g.source_partition_id === partition.id,
+    );
+    let vector: number[] = [];
+    let generator = '';
+    if (embedding) {
+      const parsed = parseEmbeddingFile(await this.context.contentStorage.readFile(pipeline.index, pipeline.document_id, embedding.name));
+      if (parsed) {
+        vector = parsed.vector;
+        generator = parsed.generator;
+      }
+    }
+    const tags = mergeTags(cloneTags(pipeline.tags), partition.tags);
+    addTag(tags, ReservedTags.documentId, pipeline.document_id);
+    addTag(tags, ReservedTags.fileId, file.id);
+    addTag(tags, ReservedTags.filePart, partition.id);
+    addTag(tags, ReservedTags.partitionNumber, String(partition.partition_number));
+    addTag(tags, ReservedTags.sectionNumber, String(partition.section_number));
+    addTag(tags, ReservedTags.fileType, file.mime_type);
+    const payload: Record<string, unknown> = {
+      [PayloadFields.file]: file.name,
+      [PayloadFields.text]: await readTextFile(this.context, pipeline, partition.name),
+      [PayloadFields.vectorGenerator]: generator,
+      [PayloadFields.lastUpdate]: new Date().toISOString(),
+    };
+    if (file.source_url) payload[PayloadFields.url] = file.source_url;
+    return { id: recordId(pipeline.document_id, partition.id), vector, tags, payload };
+  }
+}

@@ -1,0 +1,71 @@
+import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-step-handler.js';
+import { MimeTypes, Steps } from '../models/constants.js';
+import { logOnFile, type DataPipeline } from '../models/data-pipeline.js';
+import type { PipelineContext } from '../pipeline/pipeline-context.js';
+import { writeGeneratedFile } from '../pipeline/pipeline-files.js';
+import { markProcessed, pendingFiles } from './handler-utils.js';
+
+/** Name of the JSON file holding the sections extracted from `fileName`. */
+export const extractedContentName = (fileName: string): string => `${fileName}.extract.json`;
+
+/**
+ * `extract`: turns each uploaded file into text with sections, through the decoder registered
+ * for its MIME type. Empty files and unsupported types are logged on the file and skipped,
+ * as Kernel Memory does; a file its decoder cannot read fails alone (reason on the file). The
+ * step fails only when every file failed.
+ */
+export class TextExtractionHandler implements IPipelineStepHandler {
+  readonly stepName: string = Steps.extract;
+
+  constructor(private readonly context: PipelineContext) {}
+
+  async invoke(pipeline: DataPipeline, signal?: AbortSignal): Promise<StepOutcome> {
+    const { contentStorage, decoders, logger } = this.context;
+    for (const file of pendingFiles(pipeline, this.stepName)) {
+      signal?.throwIfAborted();
+      if (file.size === 0) {
+        logOnFile(file, this.stepName, 'empty file, nothing to extract');
+        logger.warn('empty file skipped', { index: pipeline.index, documentId: pipeline.document_id, file: file.name });
+        markProcessed(file, this.stepName);
+        continue;
+      }
+      const decoder = decoders.find(file.mime_type);
+      if (!decoder) {
+        logOnFile(file, this.stepName, `no decoder for ${file.mime_type}, file skipped`);
+        logger.warn('unsupported file type skipped', { file: file.name, mimeType: file.mime_type });
+        markProcessed(file, this.stepName);
+        continue;
+      }
+      try {
+        const data = await contentStorage.readFile(pipeline.index, pipeline.document_id, file.name);
+        const content = await decoder.decode(data, { fileName: file.name, ...(signal ? { signal } : {}) });
+        const text = content.sections.map((s) => s.text).join('\n\n');
+        await writeGeneratedFile(this.context, pipeline, file, {
+          name: extractedContentName(file.name),
+          content: JSON.stringify(content),
+          mimeType: MimeTypes.json,
+          artifactType: 'extracted_content',
+        });
+        await writeGeneratedFile(this.context, pipeline, file, {
+          name: `${file.name}.extract.txt`,
+          content: text,
+          mimeType: content.mimeType,
+          artifactType: 'extracted_text',
+        });
+        logOnFile(file, this.stepName, `extracted ${text.length} characters in ${content.sections.length} section(s) with ${decoder.name}`);
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        const reason = error instanceof Error ? error.message : String(error);
+        file.error = reason;
+        logOnFile(file, this.stepName, `extraction failed: ${reason}`);
+        logger.warn('file extraction failed', { file: file.name, reason });
+      }
+      markProcessed(file, this.stepName);
+    }
+    const failed = pipeline.files.filter((f) => f.error !== undefined);
+    if (failed.length > 0 && failed.length === pipeline.files.length) {
+      return { result: 'fatal', pipeline, error: failed.map((f) => `${f.name}: ${f.error}`).join('; ') };
+    }
+    return { result: 'success', pipeline };
+  }
+}

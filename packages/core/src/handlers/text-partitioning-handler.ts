@@ -1,0 +1,72 @@
+import { CL100KTokenizer } from '../ai/gpt-tokenizer.js';
+import type { ExtractedContent } from '../contracts/content-decoder.js';
+import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-step-handler.js';
+import { MimeTypes, Steps } from '../models/constants.js';
+import { logOnFile, type DataPipeline } from '../models/data-pipeline.js';
+import type { PipelineContext } from '../pipeline/pipeline-context.js';
+import { generatedFilesOf, readTextFile, writeGeneratedFile } from '../pipeline/pipeline-files.js';
+import { chunkText } from '../text-chunker/text-chunker.js';
+import { markProcessed, numberArg, pendingFiles } from './handler-utils.js';
+
+/** Name of partition `n` of `fileName`. */
+export const partitionName = (fileName: string, n: number): string => `${fileName}.partition.${n}.txt`;
+
+/**
+ * `partition`: splits each file's extracted sections into chunks (token-based, sentence and
+ * paragraph aware, markdown-aware, with overlap). Each chunk keeps its section number.
+ * Request args: `maxTokensPerChunk`, `overlapTokens`, `chunkHeader`.
+ */
+export class TextPartitioningHandler implements IPipelineStepHandler {
+  readonly stepName: string = Steps.partition;
+
+  constructor(private readonly context: PipelineContext) {}
+
+  async invoke(pipeline: DataPipeline, signal?: AbortSignal): Promise<StepOutcome> {
+    const { partitioning, embeddingGenerator, logger } = this.context;
+    const tokenizer = embeddingGenerator?.tokenizer ?? new CL100KTokenizer();
+    let max = numberArg(pipeline.args, 'maxTokensPerChunk', partitioning.maxTokensPerChunk);
+    if (embeddingGenerator && max > embeddingGenerator.maxTokens) {
+      logger.warn('chunk size lowered to the embedding model limit', { requested: max, limit: embeddingGenerator.maxTokens });
+      max = embeddingGenerator.maxTokens;
+    }
+    const overlap = Math.min(numberArg(pipeline.args, 'overlapTokens', partitioning.overlapTokens), Math.floor(max / 2));
+    const headerArg = pipeline.args.chunkHeader;
+    const chunkHeader = typeof headerArg === 'string' ? headerArg : partitioning.chunkHeader;
+
+    for (const file of pendingFiles(pipeline, this.stepName)) {
+      signal?.throwIfAborted();
+      const [extracted] = generatedFilesOf(file, 'extracted_content');
+      // A re-run replaces whatever an interrupted run wrote.
+      for (const old of generatedFilesOf(file, 'text_partition')) delete file.generated_files[old.name];
+      if (!extracted) {
+        markProcessed(file, this.stepName);
+        continue;
+      }
+      const content = JSON.parse(await readTextFile(this.context, pipeline, extracted.name)) as ExtractedContent;
+      const markdown = content.mimeType === MimeTypes.markdown;
+      let n = 0;
+      for (const section of content.sections) {
+        const chunks = chunkText(section.text, tokenizer, {
+          maxTokensPerChunk: max,
+          overlapTokens: overlap,
+          markdown,
+          ...(chunkHeader ? { chunkHeader } : {}),
+        });
+        for (const chunk of chunks) {
+          await writeGeneratedFile(this.context, pipeline, file, {
+            name: partitionName(file.name, n),
+            content: chunk,
+            mimeType: MimeTypes.plainText,
+            artifactType: 'text_partition',
+            partitionNumber: n,
+            sectionNumber: section.number,
+          });
+          n++;
+        }
+      }
+      logOnFile(file, this.stepName, `${n} partition(s) of at most ${max} tokens`);
+      markProcessed(file, this.stepName);
+    }
+    return { result: 'success', pipeline };
+  }
+}

@@ -1,0 +1,117 @@
+// Errors
+export { KmError, IndexNotFoundError, InvalidInputError, isKmError, type KmErrorCode, type KmErrorOptions } from './errors/km-error.js';
+
+// Models
+export * from './models/constants.js';
+export {
+  addTag,
+  cloneTags,
+  mergeTags,
+  parseTag,
+  tagPairs,
+  validateTagKey,
+  validateTags,
+  type TagCollection,
+} from './models/tag-collection.js';
+export {
+  MemoryFilter,
+  MemoryFilters,
+  matchesCondition,
+  matchesFilters,
+  toMemoryFilters,
+  type TagCondition,
+} from './models/memory-filter.js';
+export { PayloadFields, recordId, type MemoryRecord } from './models/memory-record.js';
+export { Document, type DocumentFileSource } from './models/document.js';
+export {
+  isPipelineComplete,
+  logOnFile,
+  toPipelineStatus,
+  type ArtifactType,
+  type DataPipeline,
+  type DataPipelineStatus,
+  type FileDetails,
+  type GeneratedFileDetails,
+  type PipelineLogEntry,
+  type PreviousExecution,
+  type UploadedFileDetails,
+} from './models/data-pipeline.js';
+export type { Citation, CitationPartition, MemoryAnswer, SearchResult, StreamState, TokenUsage } from './models/search-models.js';
+
+// Contracts
+export type { IMemoryDb, ListOptions, MemoryDbCapabilities, SimilarityOptions } from './contracts/memory-db.js';
+export type { IContentStorage, StorageContent, StoredFileInfo } from './contracts/content-storage.js';
+export type { IQueue, QueueConnectOptions, QueueHandlerResult } from './contracts/queue.js';
+export type { ITextEmbeddingGenerator } from './contracts/text-embedding-generator.js';
+export type { ITextGenerator, TextGenerationOptions } from './contracts/text-generator.js';
+export type { ITextTokenizer } from './contracts/text-tokenizer.js';
+export type { IPipelineStepHandler, StepOutcome, StepResult } from './contracts/pipeline-step-handler.js';
+export type { ContentSection, ExtractedContent, IContentDecoder } from './contracts/content-decoder.js';
+export type {
+  IKernelMemory,
+  ImportInput,
+  ImportOptions,
+  IndexDetails,
+  RetrievalOptions,
+  SearchOptions,
+  StreamableFileContent,
+} from './contracts/kernel-memory.js';
+
+// Validation
+export { normalizeIndexName, MAX_INDEX_NAME_LENGTH } from './validation/index-name.js';
+export { validateDocumentId, newDocumentId, MAX_DOCUMENT_ID_LENGTH } from './validation/document-id.js';
+export { validateFileName } from './validation/file-name.js';
+
+// Content storage
+export { DiskContentStorage, type DiskContentStorageOptions } from './content-storage/disk-content-storage.js';
+export { MemoryContentStorage } from './content-storage/memory-content-storage.js';
+
+// Memory storage
+export { SimpleVectorDb, type SimpleVectorDbOptions } from './memory-storage/simple-vector-db.js';
+export { SimpleTextDb, type SimpleTextDbOptions } from './memory-storage/simple-text-db.js';
+export { upsertRecords, listRecordIds } from './memory-storage/memory-db-operations.js';
+export { cosineSimilarity, normalize, l2norm } from './memory-storage/vector-math.js';
+
+// AI
+export { CL100KTokenizer } from './ai/gpt-tokenizer.js';
+export { HashingEmbeddingGenerator, type HashingEmbeddingGeneratorOptions } from './ai/hashing-embedding-generator.js';
+
+// Decoders
+export { DecoderRegistry } from './decoders/decoder-registry.js';
+export { PlainTextDecoder } from './decoders/plain-text-decoder.js';
+export { MarkdownDecoder } from './decoders/markdown-decoder.js';
+export { HtmlDecoder, htmlToMarkdown } from './decoders/html-decoder.js';
+export { JsonDecoder } from './decoders/json-decoder.js';
+export { mimeTypeOf, registerMimeType, baseMimeType } from './decoders/mime-types.js';
+
+// Chunking
+export { chunkText, type ChunkOptions } from './text-chunker/text-chunker.js';
+
+// Pipeline
+export type { PipelineContext, PartitionOptions, EmbeddingOptions } from './pipeline/pipeline-context.js';
+export { InProcessPipelineOrchestrator, type OrchestratorOptions, type PipelineRequest } from './pipeline/in-process-orchestrator.js';
+export { PipelineStatusStore } from './pipeline/pipeline-status-store.js';
+export { stableId, contentHash, generatedFilesOf, writeGeneratedFile, readTextFile } from './pipeline/pipeline-files.js';
+export { pendingFiles, markProcessed } from './handlers/handler-utils.js';
+export { createDefaultHandlers } from './handlers/default-handlers.js';
+export { TextExtractionHandler } from './handlers/text-extraction-handler.js';
+export { TextPartitioningHandler } from './handlers/text-partitioning-handler.js';
+export { GenerateEmbeddingsHandler } from './handlers/generate-embeddings-handler.js';
+export { SaveRecordsHandler } from './handlers/save-records-handler.js';
+export { SummarizationHandler } from './handlers/summarization-handler.js';
+export { DeleteGeneratedFilesHandler } from './handlers/delete-generated-files-handler.js';
+export { DeleteDocumentHandler } from './handlers/delete-document-handler.js';
+export { DeleteIndexHandler } from './handlers/delete-index-handler.js';
+
+// Search and ask
+export { SearchClient, NO_MEMORIES_REASON, NOT_FOUND_REASON, type RetrievalRequest } from './search/search-client.js';
+export { DEFAULT_SEARCH_OPTIONS, type SearchClientOptions } from './search/search-options.js';
+export { EXTRACTIVE_PREAMBLE } from './search/extractive-answer.js';
+
+// Web
+export { BasicWebPageFetcher, type IWebPageFetcher, type WebPage } from './web/web-page-fetcher.js';
+
+// Memory
+export { MemoryServerless } from './memory-serverless.js';
+export { KernelMemoryBuilder, type HandlerFactory } from './kernel-memory-builder.js';
+export { createConsoleLogger, silentLogger, type Logger, type LogLevel } from './util/logger.js';

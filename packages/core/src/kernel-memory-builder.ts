@@ -1,0 +1,146 @@
+import { join } from 'node:path';
+import { HashingEmbeddingGenerator } from './ai/hashing-embedding-generator.js';
+import { DiskContentStorage } from './content-storage/disk-content-storage.js';
+import { MemoryContentStorage } from './content-storage/memory-content-storage.js';
+import type { IContentDecoder } from './contracts/content-decoder.js';
+import type { IContentStorage } from './contracts/content-storage.js';
+import type { IMemoryDb } from './contracts/memory-db.js';
+import type { IPipelineStepHandler } from './contracts/pipeline-step-handler.js';
+import type { ITextEmbeddingGenerator } from './contracts/text-embedding-generator.js';
+import type { ITextGenerator } from './contracts/text-generator.js';
+import { DecoderRegistry } from './decoders/decoder-registry.js';
+import { createDefaultHandlers } from './handlers/default-handlers.js';
+import { SimpleVectorDb } from './memory-storage/simple-vector-db.js';
+import { MemoryServerless } from './memory-serverless.js';
+import { InProcessPipelineOrchestrator, type OrchestratorOptions } from './pipeline/in-process-orchestrator.js';
+import type { EmbeddingOptions, PartitionOptions, PipelineContext } from './pipeline/pipeline-context.js';
+import { SearchClient } from './search/search-client.js';
+import type { SearchClientOptions } from './search/search-options.js';
+import { createConsoleLogger, type Logger } from './util/logger.js';
+import { BasicWebPageFetcher, type IWebPageFetcher } from './web/web-page-fetcher.js';
+
+/** A handler, or a function that makes one from the pipeline context. */
+export type HandlerFactory = IPipelineStepHandler | ((context: PipelineContext) => IPipelineStepHandler);
+
+/**
+ * Assembles a `MemoryServerless`. Anything not set falls back to the embedded defaults:
+ * volatile (or, with `withDataDirectory`, on-disk) content storage and SimpleVectorDb,
+ * hashing embeddings, and extractive answers (no text generator).
+ *
+ * ```ts
+ * const memory = new KernelMemoryBuilder()
+ *   .withDataDirectory('./km-data')
+ *   .withHandler(new MyCustomStep())
+ *   .build();
+ * ```
+ */
+export class KernelMemoryBuilder {
+  private readonly memoryDbs: IMemoryDb[] = [];
+  private contentStorage: IContentStorage | undefined;
+  private embeddingGenerator: ITextEmbeddingGenerator | null | undefined;
+  private textGenerator: ITextGenerator | undefined;
+  private readonly handlers: HandlerFactory[] = [];
+  private readonly decoders = DecoderRegistry.withDefaults();
+  private dataDirectory: string | undefined;
+  private logger: Logger | undefined;
+  private partitioning: Partial<PartitionOptions> = {};
+  private embedding: Partial<EmbeddingOptions> = {};
+  private searchOptions: Partial<SearchClientOptions> = {};
+  private orchestratorOptions: OrchestratorOptions = {};
+  private webFetcher: IWebPageFetcher | undefined;
+
+  /** Adds a memory DB. Records go to every DB added; search reads the first. */
+  withMemoryDb(db: IMemoryDb): this {
+    this.memoryDbs.push(db);
+    return this;
+  }
+
+  withContentStorage(storage: IContentStorage): this {
+    this.contentStorage = storage;
+    return this;
+  }
+
+  /** Sets the embedding generator; `null` means none (keyword-only memory DBs). */
+  withEmbeddingGenerator(generator: ITextEmbeddingGenerator | null): this {
+    this.embeddingGenerator = generator;
+    return this;
+  }
+
+  /** Sets the text generator used by ask and summarize; without one, answers are extractive. */
+  withTextGenerator(generator: ITextGenerator): this {
+    this.textGenerator = generator;
+    return this;
+  }
+
+  /** Registers a handler by its step name, replacing the built-in one of that name. */
+  withHandler(handler: HandlerFactory): this {
+    this.handlers.push(handler);
+    return this;
+  }
+
+  /** Registers a decoder; it wins over built-ins for the MIME types it supports. */
+  withDecoder(decoder: IContentDecoder): this {
+    this.decoders.register(decoder);
+    return this;
+  }
+
+  /** Persists files and vectors under this folder (`files/`, `vectors/`) unless set otherwise. */
+  withDataDirectory(directory: string): this {
+    this.dataDirectory = directory;
+    return this;
+  }
+
+  withLogger(logger: Logger): this {
+    this.logger = logger;
+    return this;
+  }
+
+  withPartitionOptions(options: Partial<PartitionOptions>): this {
+    this.partitioning = { ...this.partitioning, ...options };
+    return this;
+  }
+
+  withEmbeddingOptions(options: Partial<EmbeddingOptions>): this {
+    this.embedding = { ...this.embedding, ...options };
+    return this;
+  }
+
+  withSearchOptions(options: Partial<SearchClientOptions>): this {
+    this.searchOptions = { ...this.searchOptions, ...options };
+    return this;
+  }
+
+  withOrchestratorOptions(options: OrchestratorOptions): this {
+    this.orchestratorOptions = { ...this.orchestratorOptions, ...options };
+    return this;
+  }
+
+  withWebPageFetcher(fetcher: IWebPageFetcher): this {
+    this.webFetcher = fetcher;
+    return this;
+  }
+
+  build(): MemoryServerless {
+    const dir = this.dataDirectory;
+    const embeddingGenerator = this.embeddingGenerator === undefined ? new HashingEmbeddingGenerator() : (this.embeddingGenerator ?? undefined);
+    const memoryDbs = this.memoryDbs.length > 0 ? [...this.memoryDbs] : [new SimpleVectorDb(dir ? { directory: join(dir, 'vectors') } : {})];
+    const context: PipelineContext = {
+      contentStorage: this.contentStorage ?? (dir ? new DiskContentStorage({ directory: join(dir, 'files') }) : new MemoryContentStorage()),
+      memoryDbs,
+      embeddingGenerator,
+      textGenerator: this.textGenerator,
+      decoders: this.decoders,
+      logger: this.logger ?? createConsoleLogger(),
+      partitioning: { maxTokensPerChunk: 1000, overlapTokens: 100, ...this.partitioning },
+      embedding: { concurrency: 4, ...this.embedding },
+    };
+    const orchestrator = new InProcessPipelineOrchestrator(context, this.orchestratorOptions);
+    for (const handler of createDefaultHandlers(context)) orchestrator.addHandler(handler);
+    for (const h of this.handlers) orchestrator.addHandler(typeof h === 'function' ? h(context) : h);
+    const searchClient = new SearchClient(
+      { memoryDb: memoryDbs[0]!, embeddingGenerator, textGenerator: this.textGenerator, logger: context.logger },
+      this.searchOptions,
+    );
+    return new MemoryServerless(orchestrator, searchClient, this.webFetcher ?? new BasicWebPageFetcher());
+  }
+}

@@ -1,0 +1,182 @@
+import type { IMemoryDb } from './contracts/memory-db.js';
+import type {
+  IKernelMemory,
+  ImportInput,
+  ImportOptions,
+  IndexDetails,
+  RetrievalOptions,
+  SearchOptions,
+  StreamableFileContent,
+} from './contracts/kernel-memory.js';
+import { mimeTypeOf } from './decoders/mime-types.js';
+import { InvalidInputError, KmError } from './errors/km-error.js';
+import { toPipelineStatus, isPipelineComplete, type DataPipelineStatus } from './models/data-pipeline.js';
+import { Document } from './models/document.js';
+import { MemoryFilter, toMemoryFilters } from './models/memory-filter.js';
+import type { MemoryAnswer, SearchResult } from './models/search-models.js';
+import { validateTags } from './models/tag-collection.js';
+import type { InProcessPipelineOrchestrator } from './pipeline/in-process-orchestrator.js';
+import type { RetrievalRequest, SearchClient } from './search/search-client.js';
+import { validateDocumentId } from './validation/document-id.js';
+import { validateFileName } from './validation/file-name.js';
+import { normalizeIndexName } from './validation/index-name.js';
+import type { IWebPageFetcher } from './web/web-page-fetcher.js';
+
+const WEB_FILE_NAMES: Record<string, string> = {
+  'text/html': 'content.html',
+  'application/xhtml+xml': 'content.html',
+  'text/markdown': 'content.md',
+  'application/json': 'content.json',
+  'text/plain': 'content.txt',
+};
+
+/**
+ * Kernel Memory in this process: imports run the pipeline to completion before returning.
+ * Build one with `KernelMemoryBuilder`.
+ *
+ * ```ts
+ * const memory = new KernelMemoryBuilder().withDataDirectory('./km-data').build();
+ * await memory.importDocument('./handbook.md', { documentId: 'handbook', tags: { team: ['hr'] } });
+ * const { text, relevantSources } = await memory.ask('How many vacation days do I get?');
+ * ```
+ */
+export class MemoryServerless implements IKernelMemory {
+  constructor(
+    readonly orchestrator: InProcessPipelineOrchestrator,
+    private readonly searchClient: SearchClient,
+    private readonly webFetcher: IWebPageFetcher,
+  ) {}
+
+  private get memoryDbs(): readonly IMemoryDb[] {
+    return this.orchestrator.context.memoryDbs;
+  }
+
+  async importDocument(input: ImportInput, options: ImportOptions = {}): Promise<string> {
+    const index = normalizeIndexName(options.index);
+    const document = toDocument(input, options);
+    return this.orchestrator.importDocument(index, document, { steps: options.steps, args: options.args, signal: options.signal });
+  }
+
+  async importText(text: string, options: ImportOptions = {}): Promise<string> {
+    if (typeof text !== 'string') throw new InvalidInputError('invalid_argument', 'text must be a string');
+    return this.importDocument({ name: 'content.txt', data: text, mimeType: 'text/plain' }, options);
+  }
+
+  async importWebPage(url: string, options: ImportOptions = {}): Promise<string> {
+    const index = normalizeIndexName(options.index);
+    const page = await this.webFetcher.fetch(url, options.signal);
+    const name = WEB_FILE_NAMES[page.mimeType] ?? `content${extensionOf(page.mimeType)}`;
+    const document = toDocument({ name, data: page.data, mimeType: page.mimeType }, options);
+    return this.orchestrator.importDocument(index, document, {
+      steps: options.steps,
+      args: options.args,
+      signal: options.signal,
+      sourceUrl: page.url,
+    });
+  }
+
+  async listIndexes(): Promise<IndexDetails[]> {
+    const names = new Set<string>();
+    for (const db of this.memoryDbs) for (const name of await db.getIndexes()) names.add(name);
+    return [...names].sort().map((name) => ({ name }));
+  }
+
+  async deleteIndex(index?: string): Promise<void> {
+    await this.orchestrator.deleteIndex(normalizeIndexName(index));
+  }
+
+  async deleteDocument(documentId: string, index?: string): Promise<void> {
+    await this.orchestrator.deleteDocument(normalizeIndexName(index), validateDocumentId(documentId));
+  }
+
+  async isDocumentReady(documentId: string, index?: string): Promise<boolean> {
+    const pipeline = await this.orchestrator.statusStore.read(normalizeIndexName(index), validateDocumentId(documentId));
+    return pipeline !== undefined && isPipelineComplete(pipeline);
+  }
+
+  async getDocumentStatus(documentId: string, index?: string): Promise<DataPipelineStatus | null> {
+    const pipeline = await this.orchestrator.statusStore.read(normalizeIndexName(index), validateDocumentId(documentId));
+    return pipeline ? toPipelineStatus(pipeline) : null;
+  }
+
+  /** Runs the remaining steps of a document that failed or was interrupted. */
+  async resumeDocument(documentId: string, index?: string): Promise<DataPipelineStatus> {
+    return toPipelineStatus(await this.orchestrator.resume(normalizeIndexName(index), validateDocumentId(documentId)));
+  }
+
+  async exportFile(documentId: string, fileName: string, index?: string): Promise<StreamableFileContent> {
+    const name = normalizeIndexName(index);
+    validateDocumentId(documentId);
+    validateFileName(fileName);
+    const storage = this.orchestrator.context.contentStorage;
+    const info = (await storage.listFiles(name, documentId)).find((f) => f.name === fileName);
+    if (!info) throw new KmError('file_not_found', `file "${fileName}" of document "${documentId}" in index "${name}" not found`);
+    return {
+      fileName,
+      fileType: mimeTypeOf(fileName),
+      lastWrite: info.lastModified,
+      size: info.size,
+      getStream: () => storage.readFileStream(name, documentId, fileName),
+    };
+  }
+
+  async search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
+    if (typeof query !== 'string') throw new InvalidInputError('invalid_argument', 'query must be a string');
+    return this.searchClient.search(query, this.request(options, options.limit));
+  }
+
+  async ask(question: string, options: RetrievalOptions = {}): Promise<MemoryAnswer> {
+    return this.searchClient.ask(question, this.request(options));
+  }
+
+  askStreaming(question: string, options: RetrievalOptions = {}): AsyncIterable<MemoryAnswer> {
+    return this.searchClient.askStreaming(question, this.request(options));
+  }
+
+  private request(options: RetrievalOptions, limit?: number): RetrievalRequest {
+    const filters = toMemoryFilters(options.filters ?? []);
+    if (options.filter !== undefined) {
+      if (!(options.filter instanceof MemoryFilter)) filters.push(MemoryFilter.fromJSON(options.filter));
+      else filters.push(options.filter);
+    }
+    const minRelevance = options.minRelevance ?? 0;
+    if (typeof minRelevance !== 'number' || !Number.isFinite(minRelevance) || minRelevance < -1 || minRelevance > 1) {
+      throw new InvalidInputError('invalid_argument', `minRelevance must be a number in [-1, 1], got ${String(minRelevance)}`);
+    }
+    if (limit !== undefined && (typeof limit !== 'number' || !Number.isFinite(limit))) {
+      throw new InvalidInputError('invalid_argument', `limit must be a number, got ${String(limit)}`);
+    }
+    return {
+      index: normalizeIndexName(options.index),
+      filters,
+      minRelevance,
+      ...(limit !== undefined ? { limit } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
+  }
+}
+
+function toDocument(input: ImportInput, options: ImportOptions): Document {
+  const tags = validateTags(options.tags);
+  if (input instanceof Document) {
+    for (const [key, values] of Object.entries(tags)) for (const v of values) input.addTag(key, v);
+    return input;
+  }
+  const document = new Document(options.documentId, tags);
+  if (typeof input === 'string') return document.addFile(input);
+  if (Array.isArray(input)) {
+    for (const path of input) document.addFile(path);
+    return document;
+  }
+  if (input && typeof input === 'object' && typeof input.name === 'string') {
+    if ('path' in input) return document.addFile(input.path, input.name, input.mimeType);
+    if ('data' in input) return document.addBuffer(input.name, input.data, input.mimeType);
+    if ('stream' in input) return document.addStream(input.name, input.stream, input.mimeType);
+  }
+  throw new InvalidInputError('invalid_argument', 'import input must be a Document, a path, a list of paths or a file source');
+}
+
+function extensionOf(mimeType: string): string {
+  const sub = mimeType.split('/')[1] ?? 'bin';
+  return `.${sub.replace(/[^a-z0-9]/g, '') || 'bin'}`;
+}

@@ -1,0 +1,35 @@
+import { InvalidInputError } from '../errors/km-error.js';
+import type { MemoryRecord } from '../models/memory-record.js';
+import { validateTags, type TagCollection } from '../models/tag-collection.js';
+
+/** A record checked and copied for storage. */
+export interface CheckedRecord {
+  id: string;
+  vector: Float32Array | number[];
+  tags: TagCollection;
+  payloadJson: string;
+}
+
+/**
+ * Validates a record before any write (id, tags, JSON payload) and returns a private copy,
+ * so a batch with one bad record writes nothing.
+ */
+export function checkRecord(record: MemoryRecord, connector?: string): CheckedRecord {
+  const options = connector ? { connector } : {};
+  if (record === null || typeof record !== 'object') {
+    throw new InvalidInputError('invalid_argument', 'record must be an object', options);
+  }
+  if (typeof record.id !== 'string' || record.id.length === 0) {
+    throw new InvalidInputError('invalid_argument', 'record id must be a non-empty string', options);
+  }
+  let payloadJson: string;
+  try {
+    payloadJson = JSON.stringify(record.payload ?? {});
+  } catch (cause) {
+    throw new InvalidInputError('invalid_argument', `payload of record "${record.id}" is not JSON-serialisable`, { ...options, cause });
+  }
+  if (!payloadJson.startsWith('{')) {
+    throw new InvalidInputError('invalid_argument', `payload of record "${record.id}" must be an object`, options);
+  }
+  return { id: record.id, vector: record.vector, tags: validateTags(record.tags, true), payloadJson };
+}

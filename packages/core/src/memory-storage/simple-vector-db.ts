@@ -1,0 +1,285 @@
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { IMemoryDb, ListOptions, MemoryDbCapabilities, SimilarityOptions } from '../contracts/memory-db.js';
+import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
+import { KmError, InvalidInputError } from '../errors/km-error.js';
+import type { MemoryRecord } from '../models/memory-record.js';
+import { cloneTags } from '../models/tag-collection.js';
+import { KeyedMutex } from '../util/keyed-mutex.js';
+import { normalizeIndexName } from '../validation/index-name.js';
+import { RecordLog, type LogEntry } from './record-log.js';
+import { checkRecord, type CheckedRecord } from './record-input.js';
+import { VectorIndex, type IndexEntry } from './vector-index.js';
+import { checkVector } from './vector-math.js';
+
+const CONNECTOR = 'simple-vector-db';
+const INDEX_META = 'index.json';
+
+/** Options of {@link SimpleVectorDb}. */
+export interface SimpleVectorDbOptions {
+  /** Folder that persists every index; volatile (process memory only) when missing. */
+  directory?: string;
+  /** fsync every write, so an acknowledged write survives a power cut. @default true */
+  durable?: boolean;
+  /** Results of a similarity search when its limit is `<= 0`. @default 1000 */
+  maxSearchResults?: number;
+  /** Embeds text queries passed to `getSimilarList`; vector queries need none. */
+  embeddingGenerator?: ITextEmbeddingGenerator;
+}
+
+interface LoadedIndex {
+  vectors: VectorIndex;
+  log: RecordLog | undefined;
+}
+
+/**
+ * The embedded vector DB: exact top-k cosine search over normalised vectors kept in
+ * contiguous WebAssembly memory and scored with SIMD, a tag index for filters, and (with a
+ * directory) an append-only checksummed log per index that survives restarts and crashes.
+ *
+ * ```ts
+ * const db = new SimpleVectorDb({ directory: './km-data/vectors' });
+ * await db.upsert('docs', { id: 'a', vector: [0.1, 0.2, 0.3], tags: {}, payload: { text: 'hi' } });
+ * for await (const [record, relevance] of db.getSimilarList('docs', [0.1, 0.2, 0.3], { limit: 5 })) ...
+ * ```
+ */
+export class SimpleVectorDb implements IMemoryDb {
+  readonly name = CONNECTOR;
+  readonly capabilities: MemoryDbCapabilities = { nativeBatch: true, negatedFilters: true, vectorSearch: true };
+  private readonly directory: string | undefined;
+  private readonly durable: boolean;
+  private readonly maxSearchResults: number;
+  private readonly embeddingGenerator: ITextEmbeddingGenerator | undefined;
+  private readonly indexes = new Map<string, LoadedIndex>();
+  private readonly mutex = new KeyedMutex();
+  private loading: Promise<void> | undefined;
+
+  constructor(options: SimpleVectorDbOptions = {}) {
+    this.directory = options.directory === undefined ? undefined : resolve(options.directory);
+    this.durable = options.durable ?? true;
+    this.maxSearchResults = options.maxSearchResults ?? 1000;
+    this.embeddingGenerator = options.embeddingGenerator;
+  }
+
+  async createIndex(index: string, vectorSize: number): Promise<void> {
+    const name = normalizeIndexName(index);
+    if (!Number.isInteger(vectorSize) || vectorSize <= 0) {
+      throw new InvalidInputError('invalid_argument', `vector size must be a positive integer, got ${vectorSize}`, { connector: CONNECTOR });
+    }
+    await this.ready();
+    await this.mutex.run(name, () => this.create(name, vectorSize));
+  }
+
+  async getIndexes(): Promise<string[]> {
+    await this.ready();
+    return [...this.indexes.keys()].sort();
+  }
+
+  async deleteIndex(index: string): Promise<void> {
+    const name = normalizeIndexName(index);
+    await this.ready();
+    await this.mutex.run(name, async () => {
+      const loaded = this.indexes.get(name);
+      this.indexes.delete(name);
+      await loaded?.log?.close();
+      if (this.directory) await rm(join(this.directory, name), { recursive: true, force: true });
+    });
+  }
+
+  async upsert(index: string, record: MemoryRecord): Promise<string> {
+    const [id] = await this.upsertBatch(index, [record]);
+    return id!;
+  }
+
+  async upsertBatch(index: string, records: MemoryRecord[]): Promise<string[]> {
+    const name = normalizeIndexName(index);
+    const checked = records.map((r) => checkRecord(r, CONNECTOR));
+    for (const r of checked) checkVector(r.vector, `vector of record "${r.id}"`);
+    await this.ready();
+    if (checked.length === 0) return [];
+    return this.mutex.run(name, async () => {
+      const loaded = this.indexes.get(name) ?? (await this.create(name, checked[0]!.vector.length));
+      for (const r of checked) this.checkSize(name, loaded.vectors, r.vector.length);
+      await loaded.log?.append(checked.map(toLogEntry));
+      for (const r of checked) {
+        if (loaded.log && loaded.vectors.has(r.id)) loaded.log.deadEntries++;
+        loaded.vectors.upsert(r.id, r.vector, r.tags, r.payloadJson);
+      }
+      await this.compactIfNeeded(loaded);
+      return checked.map((r) => r.id);
+    });
+  }
+
+  async *getSimilarList(
+    index: string,
+    query: string | Float32Array | number[],
+    options: SimilarityOptions = {},
+  ): AsyncIterable<[MemoryRecord, number]> {
+    const name = normalizeIndexName(index);
+    await this.ready();
+    const loaded = this.indexes.get(name);
+    const vector = await this.queryVector(query, options.signal);
+    if (!loaded) return;
+    this.checkSize(name, loaded.vectors, vector.length);
+    options.signal?.throwIfAborted();
+    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : this.maxSearchResults;
+    const results = loaded.vectors.search(vector, {
+      filters: options.filters,
+      minRelevance: options.minRelevance ?? 0,
+      limit,
+    });
+    for (const [entry, score] of results) yield [this.toRecord(loaded.vectors, entry, options.withEmbeddings), score];
+  }
+
+  async *getList(index: string, options: ListOptions = {}): AsyncIterable<MemoryRecord> {
+    const name = normalizeIndexName(index);
+    await this.ready();
+    const loaded = this.indexes.get(name);
+    if (!loaded) return;
+    for (const entry of loaded.vectors.list(options.filters, options.limit ?? 0)) {
+      options.signal?.throwIfAborted();
+      yield this.toRecord(loaded.vectors, entry, options.withEmbeddings);
+    }
+  }
+
+  async delete(index: string, record: { id: string }): Promise<void> {
+    const name = normalizeIndexName(index);
+    await this.ready();
+    await this.mutex.run(name, async () => {
+      const loaded = this.indexes.get(name);
+      if (!loaded || !loaded.vectors.has(record.id)) return;
+      await loaded.log?.append([{ op: 'delete', id: record.id }]);
+      loaded.vectors.delete(record.id);
+      if (loaded.log) loaded.log.deadEntries += 2;
+      await this.compactIfNeeded(loaded);
+    });
+  }
+
+  /** Number of records in an index (0 when missing). */
+  async count(index: string): Promise<number> {
+    await this.ready();
+    return this.indexes.get(normalizeIndexName(index))?.vectors.size ?? 0;
+  }
+
+  /** Closes open files; the instance must not be used afterwards. */
+  async close(): Promise<void> {
+    for (const loaded of this.indexes.values()) await loaded.log?.close();
+  }
+
+  /** @internal The in-memory index, for benchmarks. */
+  vectorIndex(index: string): VectorIndex | undefined {
+    return this.indexes.get(normalizeIndexName(index))?.vectors;
+  }
+
+  private ready(): Promise<void> {
+    this.loading ??= this.loadAll();
+    return this.loading;
+  }
+
+  private async loadAll(): Promise<void> {
+    if (!this.directory) return;
+    await mkdir(this.directory, { recursive: true });
+    for (const entry of await readdir(this.directory, { withFileTypes: true })) {
+      if (!entry.isDirectory() || !isNormalizedName(entry.name)) continue;
+      const folder = join(this.directory, entry.name);
+      let meta: { vectorSize?: unknown };
+      try {
+        meta = JSON.parse(await readFile(join(folder, INDEX_META), 'utf8')) as { vectorSize?: unknown };
+      } catch {
+        continue; // not an index folder, or an index whose creation never finished
+      }
+      if (typeof meta.vectorSize !== 'number') {
+        throw new KmError('storage_corrupt', `${join(folder, INDEX_META)} has no vector size`, { connector: CONNECTOR });
+      }
+      const vectors = new VectorIndex(meta.vectorSize);
+      const log = new RecordLog(folder, this.durable);
+      const entries = await log.load();
+      for (const e of entries) {
+        if (e.op === 'delete') vectors.delete(e.id);
+        else if (e.vector && e.vector.length === meta.vectorSize) {
+          vectors.upsert(e.record.id, e.vector, e.record.tags as IndexEntry['tags'], e.record.payloadJson);
+        }
+      }
+      log.deadEntries = entries.length - vectors.size;
+      this.indexes.set(entry.name, { vectors, log });
+    }
+  }
+
+  private async create(name: string, vectorSize: number): Promise<LoadedIndex> {
+    const existing = this.indexes.get(name);
+    if (existing) {
+      this.checkSize(name, existing.vectors, vectorSize);
+      return existing;
+    }
+    let log: RecordLog | undefined;
+    if (this.directory) {
+      const folder = join(this.directory, name);
+      await mkdir(folder, { recursive: true });
+      const temp = join(folder, `${INDEX_META}.tmp`);
+      await writeFile(temp, JSON.stringify({ vectorSize, format: 1 }));
+      await rename(temp, join(folder, INDEX_META));
+      log = new RecordLog(folder, this.durable);
+    }
+    const loaded = { vectors: new VectorIndex(vectorSize), log };
+    this.indexes.set(name, loaded);
+    return loaded;
+  }
+
+  private checkSize(name: string, vectors: VectorIndex, size: number): void {
+    if (size !== vectors.dimensions) {
+      throw new KmError('vector_size_mismatch', `index "${name}" has vector size ${vectors.dimensions}, got ${size}`, {
+        connector: CONNECTOR,
+      });
+    }
+  }
+
+  private async queryVector(query: string | Float32Array | number[], signal?: AbortSignal): Promise<Float32Array | number[]> {
+    if (typeof query !== 'string') return checkVector(query, 'query vector');
+    if (!this.embeddingGenerator) {
+      throw new KmError('not_configured', 'a text query needs an embedding generator; pass a vector or configure one', {
+        connector: CONNECTOR,
+      });
+    }
+    const [vector] = await this.embeddingGenerator.generateEmbeddings([query], signal);
+    return vector!;
+  }
+
+  private toRecord(vectors: VectorIndex, entry: IndexEntry, withEmbeddings = false): MemoryRecord {
+    return {
+      id: entry.id,
+      vector: withEmbeddings ? vectors.vectorOf(entry) : new Float32Array(0),
+      tags: cloneTags(entry.tags),
+      payload: JSON.parse(entry.payloadJson) as Record<string, unknown>,
+    };
+  }
+
+  private async compactIfNeeded(loaded: LoadedIndex): Promise<void> {
+    const log = loaded.log;
+    if (!log || log.deadEntries < Math.max(1000, loaded.vectors.size)) return;
+    const entries: LogEntry[] = [];
+    for (const entry of loaded.vectors.all()) {
+      entries.push({
+        op: 'upsert',
+        record: { id: entry.id, tags: entry.tags, payloadJson: entry.payloadJson },
+        vector: loaded.vectors.vectorOf(entry),
+      });
+    }
+    await log.rewrite(entries);
+  }
+}
+
+function isNormalizedName(name: string): boolean {
+  try {
+    return normalizeIndexName(name) === name;
+  } catch {
+    return false;
+  }
+}
+
+function toLogEntry(r: CheckedRecord): LogEntry {
+  return {
+    op: 'upsert',
+    record: { id: r.id, tags: r.tags, payloadJson: r.payloadJson },
+    vector: r.vector instanceof Float32Array ? r.vector : Float32Array.from(r.vector),
+  };
+}

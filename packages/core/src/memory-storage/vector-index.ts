@@ -1,0 +1,169 @@
+import type { MemoryFilter } from '../models/memory-filter.js';
+import type { TagCollection } from '../models/tag-collection.js';
+import { TagIndex } from './tag-index.js';
+import { TopK } from './top-k.js';
+import { l2norm } from './vector-math.js';
+import { VectorSegment } from './vector-segment.js';
+
+/** A stored record: vector in a segment row, the rest here. */
+export interface IndexEntry {
+  id: string;
+  tags: TagCollection;
+  /** Payload as JSON text: compact, and every read gets its own copy. */
+  payloadJson: string;
+  norm: number;
+  segment: number;
+  row: number;
+}
+
+/** Options of {@link VectorIndex.search}. */
+export interface IndexSearchOptions {
+  filters?: readonly MemoryFilter[] | undefined;
+  minRelevance: number;
+  limit: number;
+}
+
+/**
+ * The in-memory part of one SimpleVectorDb index: normalised vectors in contiguous
+ * WebAssembly segments, records by slot, a tag index for filters, exact top-k search.
+ */
+export class VectorIndex {
+  private readonly segments: VectorSegment[] = [];
+  private readonly rowSlots: Int32Array[] = [];
+  private readonly entries: Array<IndexEntry | undefined> = [];
+  private readonly freeSlots: number[] = [];
+  private readonly ids = new Map<string, number>();
+  private readonly tagIndex = new TagIndex();
+
+  constructor(readonly dimensions: number) {}
+
+  get size(): number {
+    return this.ids.size;
+  }
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  /** Inserts or replaces a record. */
+  upsert(id: string, vector: ArrayLike<number>, tags: TagCollection, payloadJson: string): void {
+    const norm = l2norm(vector);
+    const unit = new Float32Array(this.dimensions);
+    if (norm > 0) for (let i = 0; i < this.dimensions; i++) unit[i] = vector[i]! / norm;
+    const existing = this.ids.get(id);
+    if (existing !== undefined) {
+      const entry = this.entries[existing]!;
+      this.segments[entry.segment]!.write(entry.row, unit);
+      this.tagIndex.remove(existing, entry.tags);
+      entry.tags = tags;
+      entry.payloadJson = payloadJson;
+      entry.norm = norm;
+      this.tagIndex.add(existing, tags);
+      return;
+    }
+    const segmentIndex = this.segmentWithRoom();
+    const segment = this.segments[segmentIndex]!;
+    const row = segment.append(unit);
+    const slot = this.freeSlots.pop() ?? this.entries.length;
+    this.entries[slot] = { id, tags, payloadJson, norm, segment: segmentIndex, row };
+    this.rowSlots[segmentIndex]![row] = slot;
+    this.ids.set(id, slot);
+    this.tagIndex.add(slot, tags);
+  }
+
+  /** Removes a record; false when it was not there. */
+  delete(id: string): boolean {
+    const slot = this.ids.get(id);
+    if (slot === undefined) return false;
+    const entry = this.entries[slot]!;
+    const segment = this.segments[entry.segment]!;
+    const slots = this.rowSlots[entry.segment]!;
+    const moved = segment.removeBySwap(entry.row);
+    if (moved !== entry.row) {
+      const movedSlot = slots[moved]!;
+      slots[entry.row] = movedSlot;
+      this.entries[movedSlot]!.row = entry.row;
+    }
+    this.tagIndex.remove(slot, entry.tags);
+    this.entries[slot] = undefined;
+    this.freeSlots.push(slot);
+    this.ids.delete(id);
+    return true;
+  }
+
+  /** The vector as given (unit vector times its norm). */
+  vectorOf(entry: IndexEntry): Float32Array {
+    const unit = this.segments[entry.segment]!.read(entry.row, this.dimensions);
+    for (let i = 0; i < unit.length; i++) unit[i] = unit[i]! * entry.norm;
+    return unit;
+  }
+
+  /** Every live record, in no particular order. */
+  *all(): Iterable<IndexEntry> {
+    for (const slot of this.ids.values()) yield this.entries[slot]!;
+  }
+
+  /** Records matching the filters, in id order, at most `limit` (`<= 0`: all). */
+  list(filters: readonly MemoryFilter[] | undefined, limit: number): IndexEntry[] {
+    const matched = this.tagIndex.match(filters);
+    const slots = matched === 'all' ? this.ids.values() : matched;
+    const out: IndexEntry[] = [];
+    for (const slot of slots) out.push(this.entries[slot]!);
+    out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return limit > 0 ? out.slice(0, limit) : out;
+  }
+
+  /** Exact top-k by cosine similarity, most relevant first (ties by id). */
+  search(query: ArrayLike<number>, options: IndexSearchOptions): Array<[IndexEntry, number]> {
+    if (this.size === 0 || options.limit <= 0) return [];
+    const norm = l2norm(query);
+    const unit = new Float32Array(this.dimensions);
+    if (norm > 0) for (let i = 0; i < this.dimensions; i++) unit[i] = query[i]! / norm;
+    const matched = this.tagIndex.match(options.filters);
+    const top = new TopK(options.limit);
+    const min = options.minRelevance;
+    for (const segment of this.segments) if (segment.count > 0) segment.setQuery(unit);
+
+    if (matched !== 'all' && matched.size * 4 < this.size) {
+      // Few matches: score only their rows.
+      for (const slot of matched) {
+        const entry = this.entries[slot]!;
+        const score = this.segments[entry.segment]!.scoreRow(entry.row);
+        if (score >= min && score > top.threshold) top.push(score, slot);
+      }
+    } else {
+      for (let s = 0; s < this.segments.length; s++) {
+        const segment = this.segments[s]!;
+        if (segment.count === 0) continue;
+        const scores = segment.scoreAll();
+        const slots = this.rowSlots[s]!;
+        for (let r = 0; r < scores.length; r++) {
+          const score = scores[r]!;
+          if (score < min || score <= top.threshold) continue;
+          const slot = slots[r]!;
+          if (matched !== 'all' && !matched.has(slot)) continue;
+          top.push(score, slot);
+        }
+      }
+    }
+    return top
+      .sorted()
+      .map(([slot, score]): [IndexEntry, number] => [this.entries[slot]!, Math.max(-1, Math.min(1, score))])
+      .sort((a, b) => b[1] - a[1] || (a[0].id < b[0].id ? -1 : a[0].id > b[0].id ? 1 : 0));
+  }
+
+  /** Sum of all stored floats: one read of every vector, the floor search is measured against. */
+  readAllVectors(): number {
+    let sum = 0;
+    for (const segment of this.segments) sum += segment.sumAll();
+    return sum;
+  }
+
+  private segmentWithRoom(): number {
+    for (let i = this.segments.length - 1; i >= 0; i--) if (!this.segments[i]!.full) return i;
+    const segment = new VectorSegment(this.dimensions);
+    this.segments.push(segment);
+    this.rowSlots.push(new Int32Array(segment.capacity));
+    return this.segments.length - 1;
+  }
+}

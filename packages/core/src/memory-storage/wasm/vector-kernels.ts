@@ -1,0 +1,34 @@
+import { VECTOR_KERNELS_WASM_BASE64 } from './vector-kernels-binary.js';
+
+/** Exports of the SIMD kernels (see vector-kernels.wat). Pointers are byte offsets. */
+export interface VectorKernels {
+  dot(query: number, row: number, stride: number): number;
+  dots(query: number, rows: number, count: number, stride: number, out: number): void;
+  sum(pointer: number, count: number): number;
+}
+
+/** The part of `WebAssembly.Memory` used here (Node's types do not declare the WebAssembly global). */
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+
+interface WasmApi {
+  Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+}
+
+const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+let compiled: object | undefined;
+
+/** A new linear memory of `initial` pages that can grow to `maximum` pages (64 KiB each). */
+export function createWasmMemory(initial: number, maximum: number): WasmMemory {
+  return new wasm.Memory({ initial, maximum });
+}
+
+/** Instantiates the kernels over `memory` (the module is compiled once per process). */
+export function createVectorKernels(memory: WasmMemory): VectorKernels {
+  compiled ??= new wasm.Module(Buffer.from(VECTOR_KERNELS_WASM_BASE64, 'base64'));
+  return new wasm.Instance(compiled, { env: { memory } }).exports as VectorKernels;
+}

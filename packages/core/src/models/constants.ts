@@ -1,0 +1,58 @@
+/** Reserved tag keys written by the pipeline. User tags may not start with `__`. */
+export const ReservedTags = {
+  documentId: '__document_id',
+  fileId: '__file_id',
+  filePart: '__file_part',
+  partitionNumber: '__part_n',
+  sectionNumber: '__sect_n',
+  fileType: '__file_type',
+  synthetic: '__synth',
+} as const;
+
+/** Every reserved key, for validation. */
+export const RESERVED_TAG_KEYS: ReadonlySet<string> = new Set(Object.values(ReservedTags));
+
+/** Prefix that marks a tag key as reserved. */
+export const RESERVED_TAG_PREFIX = '__';
+
+/** Value of `__synth` on summary records. */
+export const SYNTHETIC_SUMMARY = 'summary';
+
+/** Names of the built-in pipeline steps. */
+export const Steps = {
+  extract: 'extract',
+  partition: 'partition',
+  genEmbeddings: 'gen_embeddings',
+  saveRecords: 'save_records',
+  summarize: 'summarize',
+  deleteGeneratedFiles: 'delete_generated_files',
+  deleteDocument: 'private_delete_document',
+  deleteIndex: 'private_delete_index',
+} as const;
+
+/** The steps a document goes through when the request names none. */
+export const DEFAULT_STEPS: readonly string[] = [
+  Steps.extract,
+  Steps.partition,
+  Steps.genEmbeddings,
+  Steps.saveRecords,
+];
+
+/** Index used when a request names none. */
+export const DEFAULT_INDEX = 'default';
+
+/** Name of the file that holds a document's pipeline state in content storage. */
+export const PIPELINE_STATUS_FILE = '__pipeline_status.json';
+
+/** Answer text returned when memory holds no relevant fact (Kernel Memory's convention). */
+export const NOT_FOUND_ANSWER = 'INFO NOT FOUND';
+
+/** MIME types known to core. */
+export const MimeTypes = {
+  plainText: 'text/plain',
+  markdown: 'text/markdown',
+  html: 'text/html',
+  json: 'application/json',
+  textEmbeddingVector: 'float[]',
+  octetStream: 'application/octet-stream',
+} as const;

@@ -1,0 +1,123 @@
+import type { TagCollection } from './tag-collection.js';
+
+/** What a file in a pipeline is: the upload or something a handler made from it. */
+export type ArtifactType =
+  | 'uploaded_file'
+  | 'extracted_text'
+  | 'extracted_content'
+  | 'text_partition'
+  | 'text_embedding_vector'
+  | 'synthetic_data';
+
+/** One line of a file's processing log: what a handler did or why it skipped. */
+export interface PipelineLogEntry {
+  time: string;
+  source: string;
+  text: string;
+}
+
+/** A file of a document and what the pipeline knows about it (Kernel Memory's field names). */
+export interface FileDetails {
+  id: string;
+  name: string;
+  size: number;
+  mime_type: string;
+  artifact_type: ArtifactType;
+  partition_number: number;
+  section_number: number;
+  tags: TagCollection;
+  /** Steps that already processed this file; a handler skips a file it has processed. */
+  processed_by: string[];
+  log: PipelineLogEntry[];
+  /** Where the content came from, for web pages. */
+  source_url?: string;
+  /** Set when a step could not process this file; the document goes on with its other files. */
+  error?: string;
+}
+
+/** A file made by a handler from an uploaded file. */
+export interface GeneratedFileDetails extends FileDetails {
+  parent_id: string;
+  source_partition_id: string;
+  content_sha256: string;
+}
+
+/** An uploaded file with the files generated from it, keyed by name. */
+export interface UploadedFileDetails extends FileDetails {
+  generated_files: Record<string, GeneratedFileDetails>;
+}
+
+/** What is left of an earlier execution once a document is imported again. */
+export interface PreviousExecution {
+  execution_id: string;
+  /** Names of the files that execution wrote; those the new one does not rewrite are removed. */
+  files: string[];
+}
+
+/**
+ * The state of one document's ingestion, saved as `{index}/{documentId}/__pipeline_status.json`.
+ * Field names are Kernel Memory's, plus `failed` and `error` (Kernel Memory leaves failed
+ * documents "in progress"; km does not).
+ */
+export interface DataPipeline {
+  index: string;
+  document_id: string;
+  execution_id: string;
+  steps: string[];
+  remaining_steps: string[];
+  completed_steps: string[];
+  tags: TagCollection;
+  creation: string;
+  last_update: string;
+  files: UploadedFileDetails[];
+  /** Arguments for handlers, from the import request. */
+  args: Record<string, unknown>;
+  previous_executions_to_purge: PreviousExecution[];
+  failed: boolean;
+  error?: string;
+}
+
+/** The public view of a pipeline, as `GET /upload-status` returns it. */
+export interface DataPipelineStatus {
+  completed: boolean;
+  failed: boolean;
+  empty: boolean;
+  index: string;
+  document_id: string;
+  tags: TagCollection;
+  creation: string;
+  last_update: string;
+  steps: string[];
+  remaining_steps: string[];
+  completed_steps: string[];
+  error?: string;
+}
+
+/** True when every step ran. */
+export function isPipelineComplete(pipeline: DataPipeline): boolean {
+  return pipeline.remaining_steps.length === 0 && !pipeline.failed;
+}
+
+/** The status view of a pipeline. */
+export function toPipelineStatus(pipeline: DataPipeline): DataPipelineStatus {
+  const status: DataPipelineStatus = {
+    completed: isPipelineComplete(pipeline),
+    failed: pipeline.failed,
+    empty: pipeline.files.length === 0,
+    index: pipeline.index,
+    document_id: pipeline.document_id,
+    tags: pipeline.tags,
+    creation: pipeline.creation,
+    last_update: pipeline.last_update,
+    steps: pipeline.steps,
+    remaining_steps: pipeline.remaining_steps,
+    completed_steps: pipeline.completed_steps,
+  };
+  if (pipeline.error !== undefined) status.error = pipeline.error;
+  return status;
+}
+
+/** Appends a line to a file's log. */
+export function logOnFile(file: FileDetails, source: string, text: string): void {
+  file.log.push({ time: new Date().toISOString(), source, text });
+}

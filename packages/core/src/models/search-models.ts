@@ -1,0 +1,60 @@
+import type { TagCollection } from './tag-collection.js';
+
+/** A partition of a source that matched a query. */
+export interface CitationPartition {
+  text: string;
+  /** Cosine similarity of the query and the partition, in [-1, 1]. */
+  relevance: number;
+  partitionNumber: number;
+  /** Section of the source (the page of a PDF), 0 when the format has none. */
+  sectionNumber: number;
+  lastUpdate: string;
+  tags: TagCollection;
+}
+
+/** One source file and the partitions of it that matched. */
+export interface Citation {
+  /** `{index}/{documentId}/{fileId}`, usable with exportFile and `GET /download`. */
+  link: string;
+  index: string;
+  documentId: string;
+  fileId: string;
+  sourceContentType: string;
+  sourceName: string;
+  sourceUrl?: string;
+  partitions: CitationPartition[];
+}
+
+/** Result of `search`. */
+export interface SearchResult {
+  query: string;
+  noResult: boolean;
+  results: Citation[];
+}
+
+/** Stream states of Kernel Memory's streaming ask. */
+export type StreamState = 'error' | 'reset' | 'append' | 'last';
+
+/** Token counts of one model call. */
+export interface TokenUsage {
+  timestamp: string;
+  serviceType?: string;
+  modelType?: string;
+  modelName?: string;
+  tokenizerTokensIn?: number;
+  tokenizerTokensOut?: number;
+  serviceTokensIn?: number;
+  serviceTokensOut?: number;
+  serviceReasoningTokens?: number;
+}
+
+/** Result of `ask`; `askStreaming` yields it in chunks. */
+export interface MemoryAnswer {
+  streamState?: StreamState;
+  question: string;
+  noResult: boolean;
+  noResultReason?: string;
+  text: string;
+  relevantSources: Citation[];
+  tokenUsage: TokenUsage[];
+}
