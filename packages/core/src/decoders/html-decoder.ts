@@ -4,7 +4,7 @@ import { MimeTypes } from '../models/constants.js';
 import { baseMimeType } from './mime-types.js';
 import { decodeUtf8Text } from './text-bytes.js';
 
-const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head', 'iframe', 'object']);
+const SKIPPED = new Set(['title', 'script', 'style', 'noscript', 'template', 'svg', 'head', 'iframe', 'object']);
 const BLOCKS = new Set([
   'p', 'div', 'section', 'article', 'header', 'footer', 'main', 'aside', 'nav', 'blockquote', 'pre',
   'table', 'tr', 'ul', 'ol', 'dl', 'dt', 'dd', 'figure', 'figcaption', 'address', 'form', 'fieldset', 'hr', 'br',
@@ -40,10 +40,12 @@ export function htmlToMarkdown(html: string): string {
   const listStack: Array<'ul' | 'ol'> = [];
   const counters: number[] = [];
 
+  let indent = '';
   const flush = (): void => {
     const text = inPre ? line : line.replace(/[ \t]+/g, ' ').trim();
-    if (text) lines.push(text);
+    if (text) lines.push(indent + text);
     line = '';
+    indent = '';
   };
   const blankLine = (): void => {
     flush();
@@ -67,7 +69,8 @@ export function htmlToMarkdown(html: string): string {
           const depth = Math.max(0, listStack.length - 1);
           const kind = listStack[listStack.length - 1];
           if (kind === 'ol') counters[counters.length - 1] = (counters[counters.length - 1] ?? 0) + 1;
-          line = `${'  '.repeat(depth)}${kind === 'ol' ? `${counters[counters.length - 1]}.` : '-'} `;
+          indent = '  '.repeat(depth);
+          line = `${kind === 'ol' ? `${counters[counters.length - 1]}.` : '-'} `;
         } else if (name === 'ul' || name === 'ol') {
           if (listStack.length === 0) blankLine();
           else flush();

@@ -1,0 +1,124 @@
+import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MemoryFilters, SimpleVectorDb, type MemoryRecord } from '../src/index.js';
+import { describeMemoryDbSemantics } from './memory-db-semantics.js';
+
+const dirs: string[] = [];
+const opened: SimpleVectorDb[] = [];
+const tempDir = async () => {
+  const d = await mkdtemp(join(tmpdir(), 'km-svdb-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(async () => {
+  for (const db of opened) await db.close();
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+const collect = async <T>(it: AsyncIterable<T>): Promise<T[]> => {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+};
+
+describeMemoryDbSemantics('SimpleVectorDb (volatile)', async () => new SimpleVectorDb());
+describeMemoryDbSemantics('SimpleVectorDb (disk)', async () => {
+  const db = new SimpleVectorDb({ directory: await tempDir(), durable: false });
+  opened.push(db);
+  return db;
+});
+
+describe('SimpleVectorDb persistence', () => {
+  const record = (id: string, v: number[], user = 'u'): MemoryRecord => ({ id, vector: v, tags: { user: [user] }, payload: { text: id } });
+
+  it('a new instance over the same folder sees every write, delete and index', async () => {
+    const dir = await tempDir();
+    const db = new SimpleVectorDb({ directory: dir });
+    await db.upsertBatch('docs', [record('a', [1, 0, 0]), record('b', [0, 1, 0], 'v'), record('c', [0, 0, 1])]);
+    await db.upsert('docs', record('b', [0, 1, 1], 'w'));
+    await db.delete('docs', { id: 'c' });
+    await db.createIndex('empty', 7);
+    await db.close();
+
+    const reopened = new SimpleVectorDb({ directory: dir });
+    expect(await reopened.getIndexes()).toEqual(['docs', 'empty']);
+    const all = await collect(reopened.getList('docs', { withEmbeddings: true }));
+    expect(all.map((r) => r.id)).toEqual(['a', 'b']);
+    expect(all[1]!.tags).toEqual({ user: ['w'] });
+    expect(Array.from(all[1]!.vector).map((x) => Math.round(x * 1e5) / 1e5)).toEqual([0, 1, 1]);
+    expect((await collect(reopened.getList('docs', { filters: [MemoryFilters.byTag('user', 'w')] }))).map((r) => r.id)).toEqual(['b']);
+    await expect(reopened.upsert('empty', record('x', [1, 2, 3]))).rejects.toMatchObject({ code: 'vector_size_mismatch' });
+  });
+
+  it('a torn write at the end of the log (crash mid-write) is dropped; earlier records survive', async () => {
+    const dir = await tempDir();
+    const db = new SimpleVectorDb({ directory: dir });
+    await db.upsertBatch('docs', [record('a', [1, 0, 0]), record('b', [0, 1, 0])]);
+    await db.close();
+    const log = join(dir, 'docs', 'records.log');
+    const intactSize = (await stat(log)).size;
+    // Half an entry: a length header promising more bytes than were written.
+    const torn = Buffer.alloc(20);
+    torn.writeUInt32LE(500, 0);
+    await appendFile(log, torn);
+
+    const reopened = new SimpleVectorDb({ directory: dir });
+    expect((await collect(reopened.getList('docs'))).map((r) => r.id)).toEqual(['a', 'b']);
+    expect((await stat(log)).size).toBe(intactSize);
+    await reopened.upsert('docs', record('c', [0, 0, 1]));
+    await reopened.close();
+    const third = new SimpleVectorDb({ directory: dir });
+    expect((await collect(third.getList('docs'))).map((r) => r.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a corrupted entry (bad checksum) ends the log there', async () => {
+    const dir = await tempDir();
+    const db = new SimpleVectorDb({ directory: dir });
+    await db.upsert('docs', record('a', [1, 0, 0]));
+    await db.upsert('docs', record('b', [0, 1, 0]));
+    await db.close();
+    const log = join(dir, 'docs', 'records.log');
+    const bytes = await readFile(log);
+    bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0xff; // flip bits in b's vector
+    await writeFile(log, bytes);
+    const reopened = new SimpleVectorDb({ directory: dir });
+    expect((await collect(reopened.getList('docs'))).map((r) => r.id)).toEqual(['a']);
+  });
+
+  it('compacts a log full of overwritten entries and keeps the latest state', async () => {
+    const dir = await tempDir();
+    const db = new SimpleVectorDb({ directory: dir, durable: false });
+    for (let round = 0; round < 30; round++) {
+      await db.upsertBatch('docs', Array.from({ length: 50 }, (_, i) => record(`r${i}`, [i, round, 1], `round-${round}`)));
+    }
+    await db.close();
+    const log = join(dir, 'docs', 'records.log');
+    // 1500 entries written; compaction keeps the file near 50 live records.
+    expect((await stat(log)).size).toBeLessThan(1500 * 60);
+    const reopened = new SimpleVectorDb({ directory: dir });
+    const all = await collect(reopened.getList('docs'));
+    expect(all).toHaveLength(50);
+    expect(all.every((r) => r.tags.user![0] === 'round-29')).toBe(true);
+  });
+
+  it('search spans several segments and stays exact after deletes (swap-remove)', async () => {
+    const db = new SimpleVectorDb();
+    const dims = 4;
+    const n = 70_000; // more than one 65,536-row segment
+    const batch: MemoryRecord[] = [];
+    for (let i = 0; i < n; i++) {
+      const angle = (i / n) * Math.PI;
+      batch.push({ id: `r${i}`, vector: [Math.cos(angle), Math.sin(angle), 0, 0], tags: { g: [String(i % 10)] }, payload: {} });
+    }
+    await db.upsertBatch('big', batch);
+    for (let i = 0; i < 1000; i++) await db.delete('big', { id: `r${i}` });
+    const [[best, score]] = (await collect(db.getSimilarList('big', [1, 0, 0, 0], { limit: 1 }))) as [[MemoryRecord, number]];
+    expect(best.id).toBe('r1000');
+    expect(score).toBeCloseTo(Math.cos((1000 / n) * Math.PI), 4);
+    const filtered = await collect(db.getSimilarList('big', [0, 1, 0, 0], { limit: 3, filters: [MemoryFilters.byTag('g', '7')] }));
+    expect(filtered.map(([r]) => r.id)).toEqual(['r34997', 'r35007', 'r34987']);
+    expect(await db.count('big')).toBe(n - 1000);
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { Document, MemoryFilter, MemoryFilters, isKmError, normalizeIndexName, parseTag, validateDocumentId, validateTags } from '../src/index.js';
+
+const code = (fn: () => unknown): string | undefined => {
+  try {
+    fn();
+    return undefined;
+  } catch (e) {
+    return isKmError(e) ? e.code : `not a KmError: ${String(e)}`;
+  }
+};
+
+describe('normalizeIndexName', () => {
+  it('trims, lower-cases and turns separators into dashes; empty means default', () => {
+    expect(normalizeIndexName('  My Index ')).toBe('my-index');
+    expect(normalizeIndexName('a\\b/c.d_e:f')).toBe('a-b-c-d-e-f');
+    expect(normalizeIndexName('')).toBe('default');
+    expect(normalizeIndexName('   ')).toBe('default');
+    expect(normalizeIndexName(undefined)).toBe('default');
+  });
+
+  it.each(['bad*name', "x'y", 'semi;colon', 'café', '---', 'a'.repeat(129), 'pct%'])('refuses %j', (name) => {
+    expect(code(() => normalizeIndexName(name))).toBe('invalid_index_name');
+  });
+});
+
+describe('validateDocumentId', () => {
+  it('accepts letters, digits, dot, underscore and dash', () => {
+    expect(validateDocumentId('Doc_1.v2-final')).toBe('Doc_1.v2-final');
+  });
+
+  it.each(['a/b', '..', 'a..b', '../etc', 'a\\b', 'with space', 'ä', '', 'x'.repeat(257), 'a:b'])('refuses %j', (id) => {
+    expect(code(() => validateDocumentId(id))).toBe('invalid_document_id');
+  });
+});
+
+describe('tags', () => {
+  it('parses key:value with colons in the value', () => {
+    expect(parseTag('url:http://x:80/y')).toEqual(['url', 'http://x:80/y']);
+  });
+
+  it('refuses a tag without colon, a reserved key, and non-string values', () => {
+    expect(code(() => parseTag('nocolon'))).toBe('invalid_tag');
+    expect(code(() => parseTag('__document_id:x'))).toBe('invalid_tag');
+    expect(code(() => validateTags({ user: [42] }))).toBe('invalid_tag');
+    expect(code(() => new Document('d').addTag('__synth', 'x'))).toBe('invalid_tag');
+  });
+
+  it('keeps several values of one key, without duplicates', () => {
+    expect(validateTags({ user: ['a', 'b', 'a'], one: 'x' })).toEqual({ user: ['a', 'b'], one: ['x'] });
+  });
+});
+
+describe('MemoryFilter', () => {
+  it('is immutable and chains AND conditions', () => {
+    const base = MemoryFilters.byTag('a', '1');
+    const both = base.byTag('b', '2').notTag('c', '3');
+    expect(base.conditions).toHaveLength(1);
+    expect(both.conditions).toEqual([
+      { key: 'a', value: '1', negated: false },
+      { key: 'b', value: '2', negated: false },
+      { key: 'c', value: '3', negated: true },
+    ]);
+  });
+
+  it('reads and writes the wire form, with ! for NOT', () => {
+    const f = MemoryFilter.fromJSON({ user: ['a', 'b'], '!type': ['draft'] });
+    expect(f.conditions).toHaveLength(3);
+    expect(f.toJSON()).toEqual({ user: ['a', 'b'], '!type': ['draft'] });
+  });
+
+  it('refuses a reserved tag written wrong, and malformed filters', () => {
+    expect(code(() => MemoryFilters.byTag('__document', 'x'))).toBe('invalid_filter');
+    expect(code(() => MemoryFilters.byTag('__Document_Id', 'x'))).toBe('invalid_filter');
+    expect(code(() => MemoryFilter.fromJSON(['x']))).toBe('invalid_filter');
+    expect(code(() => MemoryFilter.fromJSON({ user: [1] }))).toBe('invalid_filter');
+    expect(code(() => MemoryFilters.byTag('a:b', 'x'))).toBe('invalid_filter');
+  });
+});
