@@ -14,7 +14,7 @@ export interface QuotedSentence {
   relevance: number;
 }
 
-const SENTENCE = /(?<=[.!?。！？])\s+|\n+/u;
+const SENTENCE = /(?<=[.!?。！？])\s+|\n\s*\n/u;
 const WORD = /[\p{L}\p{N}]+/gu;
 
 /**
@@ -33,7 +33,7 @@ export async function selectSentences(
   for (const [record, relevance] of matches.slice(0, 20)) {
     const text = String(record.payload[PayloadFields.text] ?? '');
     for (const raw of text.split(SENTENCE)) {
-      const sentence = raw.replace(/^#+\s*/, '').trim();
+      const sentence = raw.replace(/^#+\s*/, '').replace(/\s+/g, ' ').trim();
       if (sentence.length < 12 || seen.has(sentence)) continue;
       seen.add(sentence);
       candidates.push({ text: sentence, record, relevance });
