@@ -15,7 +15,15 @@ import {
  * The DESIGN §4 semantics, run against any IMemoryDb. (The published form of this suite is
  * @km/conformance; this copy pins SimpleVectorDb's behaviour inside core.)
  */
-export function describeMemoryDbSemantics(name: string, factory: () => Promise<IMemoryDb>): void {
+export interface SemanticsOptions {
+  /** False for keyword stores: relevance and vector cases are skipped with that reason. @default true */
+  vectorSearch?: boolean;
+}
+
+export function describeMemoryDbSemantics(name: string, factory: () => Promise<IMemoryDb>, options: SemanticsOptions = {}): void {
+  const vectorSearch = options.vectorSearch ?? true;
+  const itVector = vectorSearch ? it : it.skip;
+  const noVectors = vectorSearch ? '' : ' [skipped: keyword store, no vectors or cosine relevance]';
   const fresh = async () => ({ db: await factory(), index: `t-${Math.random().toString(36).slice(2, 10)}` });
   const collect = async <T>(it: AsyncIterable<T>): Promise<T[]> => {
     const out: T[] = [];
@@ -52,7 +60,7 @@ export function describeMemoryDbSemantics(name: string, factory: () => Promise<I
       await db.deleteIndex(index);
       await db.delete(index, { id: 'nope' });
       expect(await collect(db.getList(index))).toEqual([]);
-      expect(await collect(db.getSimilarList(index, [1, 0, 0]))).toEqual([]);
+      expect(await collect(db.getSimilarList(index, vectorSearch ? [1, 0, 0] : 'word'))).toEqual([]);
     });
 
     it('deleteIndex removes the index and its records', async () => {
@@ -73,7 +81,7 @@ export function describeMemoryDbSemantics(name: string, factory: () => Promise<I
       expect(all).toHaveLength(1);
       expect(all[0]!.payload).toEqual({ text: 'second' });
       expect(all[0]!.tags).toEqual({ v: ['2'] });
-      expect(Array.from(all[0]!.vector)).toEqual([0, 1, 0]);
+      if (vectorSearch) expect(Array.from(all[0]!.vector)).toEqual([0, 1, 0]);
       expect(await collect(db.getList(index, { filters: [MemoryFilters.byTag('v', '1')] }))).toEqual([]);
     });
 
@@ -117,7 +125,7 @@ export function describeMemoryDbSemantics(name: string, factory: () => Promise<I
       expect((await collect(db.getList(index))).map((r) => r.id)).toEqual(['b']);
     });
 
-    it('withEmbeddings=false returns records without vectors, true with them', async () => {
+    itVector('withEmbeddings=false returns records without vectors, true with them' + noVectors, async () => {
       const { db, index } = await fresh();
       await db.upsert(index, rec('a', [0.5, -0.25, 2]));
       const [without] = await collect(db.getList(index, { withEmbeddings: false }));
@@ -136,7 +144,7 @@ export function describeMemoryDbSemantics(name: string, factory: () => Promise<I
       expect(record!.payload).toEqual(payload);
     });
 
-    it('refuses a vector of the wrong size with a typed error', async () => {
+    itVector('refuses a vector of the wrong size with a typed error' + noVectors, async () => {
       const { db, index } = await fresh();
       await db.createIndex(index, 3);
       await expect(db.upsert(index, rec('a', [1, 0]))).rejects.toSatisfy((e: unknown) => isKmError(e, 'vector_size_mismatch'));
@@ -157,7 +165,7 @@ export function describeMemoryDbSemantics(name: string, factory: () => Promise<I
       return { db, index };
     };
 
-    it('relevance equals cosine similarity within 1e-3, most relevant first', async () => {
+    itVector('relevance equals cosine similarity within 1e-3, most relevant first' + noVectors, async () => {
       const { db, index } = await seed();
       const query = [0.9, 0.4, 0.1, 0.2];
       const results = await collect(db.getSimilarList(index, query, { minRelevance: -1, limit: 10 }));
@@ -168,7 +176,7 @@ export function describeMemoryDbSemantics(name: string, factory: () => Promise<I
       results.forEach(([, score], i) => expect(Math.abs(score - expected[i]![1])).toBeLessThan(1e-3));
     });
 
-    it('minRelevance keeps results >= it; limit caps the count', async () => {
+    itVector('minRelevance keeps results >= it; limit caps the count' + noVectors, async () => {
       const { db, index } = await seed();
       const query = [1, 0, 0, 0];
       const kept = await collect(db.getSimilarList(index, query, { minRelevance: 0.7 }));
@@ -222,10 +230,11 @@ export function describeMemoryDbSemantics(name: string, factory: () => Promise<I
         expect(expected.length, 'vacuous case').toBeLessThan(Object.keys(seedTags).length);
         const { db, index } = await fresh();
         let i = 0;
-        for (const [id, tags] of Object.entries(seedTags)) await db.upsert(index, rec(id, [1, ++i, 0.5], tags));
+        for (const [id, tags] of Object.entries(seedTags)) await db.upsert(index, rec(id, [1, ++i, 0.5], tags, { text: 'shared words' }));
         const listed = (await collect(db.getList(index, { filters }))).map((r) => r.id).sort();
         expect(listed).toEqual(expected);
-        const similar = (await collect(db.getSimilarList(index, [1, 1, 1], { filters, minRelevance: -1 }))).map(([r]) => r.id).sort();
+        const query = vectorSearch ? [1, 1, 1] : 'shared words';
+        const similar = (await collect(db.getSimilarList(index, query, { filters, minRelevance: -1 }))).map(([r]) => r.id).sort();
         expect(similar).toEqual(expected);
       });
     }

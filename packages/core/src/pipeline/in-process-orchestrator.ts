@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-step-handler.js';
 import { mimeTypeOf } from '../decoders/mime-types.js';
 import { InvalidInputError, KmError } from '../errors/km-error.js';
-import { DEFAULT_STEPS, PIPELINE_STATUS_FILE } from '../models/constants.js';
+import { DEFAULT_STEPS, PIPELINE_STATUS_FILE, Steps } from '../models/constants.js';
 import type { DataPipeline, PreviousExecution, UploadedFileDetails } from '../models/data-pipeline.js';
 import type { Document, DocumentFileSource } from '../models/document.js';
 import { cloneTags } from '../models/tag-collection.js';
@@ -15,6 +15,8 @@ import { fileNamesOf, stableId } from './pipeline-files.js';
 import { PipelineStatusStore } from './pipeline-status-store.js';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+
+const DELETION_STEPS = new Set<string>([Steps.deleteDocument, Steps.deleteIndex]);
 
 /** Options of {@link InProcessPipelineOrchestrator}. */
 export interface OrchestratorOptions {
@@ -116,6 +118,8 @@ export class InProcessPipelineOrchestrator {
       }
       pipeline.remaining_steps.shift();
       pipeline.completed_steps.push(step);
+      // After a deletion step there is nothing left to record the state in.
+      if (DELETION_STEPS.has(step)) return pipeline;
       await this.statusStore.write(pipeline);
     }
     await this.purgePreviousExecutions(pipeline);
