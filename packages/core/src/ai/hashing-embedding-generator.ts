@@ -27,8 +27,8 @@ const WORD = /[\p{L}\p{N}]+/gu;
  */
 export class HashingEmbeddingGenerator implements ITextEmbeddingGenerator {
   readonly dimensions: number;
-  readonly maxTokens = 8192;
-  readonly maxBatchSize = 256;
+  readonly maxTokens: number = 8192;
+  readonly maxBatchSize: number = 256;
   readonly modelName: string;
   readonly tokenizer: ITextTokenizer = new CL100KTokenizer();
   private readonly ngrams: number[];

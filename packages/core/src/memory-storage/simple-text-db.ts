@@ -1,5 +1,5 @@
 import { resolve, join } from 'node:path';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import type { IMemoryDb, ListOptions, MemoryDbCapabilities, SimilarityOptions } from '../contracts/memory-db.js';
 import { InvalidInputError } from '../errors/km-error.js';
 import { matchesFilters } from '../models/memory-filter.js';
@@ -7,6 +7,7 @@ import type { MemoryRecord } from '../models/memory-record.js';
 import { cloneTags, type TagCollection } from '../models/tag-collection.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { normalizeIndexName } from '../validation/index-name.js';
+import { listIndexFolders, searchLimit } from './index-folders.js';
 import { RecordLog } from './record-log.js';
 import { checkRecord } from './record-input.js';
 
@@ -112,7 +113,7 @@ export class SimpleTextDb implements IMemoryDb {
     const words = [...new Set(query.toLowerCase().match(WORD) ?? [])];
     if (words.length === 0) return;
     const min = options.minRelevance ?? 0;
-    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : this.maxSearchResults;
+    const limit = searchLimit(options.limit, this.maxSearchResults);
     const scored: Array<[TextEntry, number]> = [];
     for (const entry of target.records.values()) {
       if (!matchesFilters(entry.tags, options.filters)) continue;
@@ -158,16 +159,7 @@ export class SimpleTextDb implements IMemoryDb {
 
   private async loadAll(): Promise<void> {
     if (!this.directory) return;
-    await mkdir(this.directory, { recursive: true });
-    for (const entry of await readdir(this.directory, { withFileTypes: true })) {
-      if (!entry.isDirectory()) continue;
-      let name: string;
-      try {
-        name = normalizeIndexName(entry.name);
-      } catch {
-        continue;
-      }
-      if (name !== entry.name) continue;
+    for (const name of await listIndexFolders(this.directory)) {
       const log = new RecordLog(join(this.directory, name), this.durable);
       const records = new Map<string, TextEntry>();
       for (const e of await log.load()) {

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { IMemoryDb, ListOptions, MemoryDbCapabilities, SimilarityOptions } from '../contracts/memory-db.js';
 import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
@@ -7,6 +7,7 @@ import type { MemoryRecord } from '../models/memory-record.js';
 import { cloneTags } from '../models/tag-collection.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { normalizeIndexName } from '../validation/index-name.js';
+import { listIndexFolders, searchLimit } from './index-folders.js';
 import { RecordLog, type LogEntry } from './record-log.js';
 import { checkRecord, type CheckedRecord } from './record-input.js';
 import { VectorIndex, type IndexEntry } from './vector-index.js';
@@ -122,7 +123,7 @@ export class SimpleVectorDb implements IMemoryDb {
     if (!loaded) return;
     this.checkSize(name, loaded.vectors, vector.length);
     options.signal?.throwIfAborted();
-    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : this.maxSearchResults;
+    const limit = searchLimit(options.limit, this.maxSearchResults);
     const results = loaded.vectors.search(vector, {
       filters: options.filters,
       minRelevance: options.minRelevance ?? 0,
@@ -178,10 +179,8 @@ export class SimpleVectorDb implements IMemoryDb {
 
   private async loadAll(): Promise<void> {
     if (!this.directory) return;
-    await mkdir(this.directory, { recursive: true });
-    for (const entry of await readdir(this.directory, { withFileTypes: true })) {
-      if (!entry.isDirectory() || !isNormalizedName(entry.name)) continue;
-      const folder = join(this.directory, entry.name);
+    for (const name of await listIndexFolders(this.directory)) {
+      const folder = join(this.directory, name);
       let meta: { vectorSize?: unknown };
       try {
         meta = JSON.parse(await readFile(join(folder, INDEX_META), 'utf8')) as { vectorSize?: unknown };
@@ -201,7 +200,7 @@ export class SimpleVectorDb implements IMemoryDb {
         }
       }
       log.deadEntries = entries.length - vectors.size;
-      this.indexes.set(entry.name, { vectors, log });
+      this.indexes.set(name, { vectors, log });
     }
   }
 
@@ -265,14 +264,6 @@ export class SimpleVectorDb implements IMemoryDb {
       });
     }
     await log.rewrite(entries);
-  }
-}
-
-function isNormalizedName(name: string): boolean {
-  try {
-    return normalizeIndexName(name) === name;
-  } catch {
-    return false;
   }
 }
 
