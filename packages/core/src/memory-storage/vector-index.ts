@@ -137,12 +137,15 @@ export class VectorIndex {
         if (segment.count === 0) continue;
         const scores = segment.scoreAll();
         const slots = this.rowSlots[s]!;
+        // The threshold only changes on push: keep it in a local so the loop stays tight.
+        let threshold = top.threshold;
         for (let r = 0; r < scores.length; r++) {
           const score = scores[r]!;
-          if (score < min || score <= top.threshold) continue;
+          if (score < min || score <= threshold) continue;
           const slot = slots[r]!;
           if (matched !== 'all' && !matched.has(slot)) continue;
           top.push(score, slot);
+          threshold = top.threshold;
         }
       }
     }
