@@ -413,6 +413,12 @@ describe('MemoryServerless bad input', () => {
     await expect(memory.ask('   ')).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_argument'));
   });
 
+  it('a vector DB with no embedding generator fails the document with a clear reason', async () => {
+    const { memory } = setup((b) => b.withEmbeddingGenerator(null));
+    await expect(memory.importText('text', { documentId: 'nov' })).rejects.toSatisfy((e: unknown) => isKmError(e, 'pipeline_failed'));
+    expect((await memory.getDocumentStatus('nov'))!.error).toContain('needs embeddings');
+  });
+
   it('a stream that fails mid-upload leaves nothing behind', async () => {
     const { memory, storage } = setup();
     async function* failing() {

@@ -1,4 +1,5 @@
 import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-step-handler.js';
+import { KmError } from '../errors/km-error.js';
 import { MimeTypes, Steps } from '../models/constants.js';
 import { logOnFile, type DataPipeline, type GeneratedFileDetails, type UploadedFileDetails } from '../models/data-pipeline.js';
 import type { PipelineContext } from '../pipeline/pipeline-context.js';
@@ -64,6 +65,9 @@ export class GenerateEmbeddingsHandler implements IPipelineStepHandler {
     await mapWithConcurrency(batches(pending, size), embedding.concurrency, async (batch) => {
       signal?.throwIfAborted();
       const vectors = await generator.generateEmbeddings(batch.map((p) => p.text), signal);
+      if (vectors.length !== batch.length) {
+        throw new KmError('invalid_argument', `${model} returned ${vectors.length} embeddings for ${batch.length} texts`);
+      }
       for (let i = 0; i < batch.length; i++) {
         const p = batch[i]!;
         const vector = vectors[i]!;

@@ -95,7 +95,12 @@ export class SimpleVectorDb implements IMemoryDb {
   async upsertBatch(index: string, records: MemoryRecord[]): Promise<string[]> {
     const name = normalizeIndexName(index);
     const checked = records.map((r) => checkRecord(r, CONNECTOR));
-    for (const r of checked) checkVector(r.vector, `vector of record "${r.id}"`);
+    for (const r of checked) {
+      checkVector(r.vector, `vector of record "${r.id}"`);
+      if (r.vector.length === 0) {
+        throw new InvalidInputError('invalid_argument', `record "${r.id}" has no vector; SimpleVectorDb needs embeddings`, { connector: CONNECTOR });
+      }
+    }
     await this.ready();
     if (checked.length === 0) return [];
     return this.mutex.run(name, async () => {
