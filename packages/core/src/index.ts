@@ -115,3 +115,6 @@ export { BasicWebPageFetcher, type IWebPageFetcher, type WebPage } from './web/w
 export { MemoryServerless } from './memory-serverless.js';
 export { KernelMemoryBuilder, type HandlerFactory } from './kernel-memory-builder.js';
 export { createConsoleLogger, silentLogger, type Logger, type LogLevel } from './util/logger.js';
+
+// Queues
+export { InMemoryQueue, InMemoryQueueBroker, poisonQueueName, type InMemoryQueueOptions } from './queue/in-memory-queue.js';

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryFilters, SimpleTextDb, isKmError } from '../src/index.js';
 import { collect } from './helpers.js';
-import { describeMemoryDbSemantics } from './memory-db-semantics.js';
 
 const dirs: string[] = [];
 const opened: SimpleTextDb[] = [];
@@ -13,18 +12,7 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-describeMemoryDbSemantics('SimpleTextDb (volatile)', async () => new SimpleTextDb(), { vectorSearch: false });
-describeMemoryDbSemantics(
-  'SimpleTextDb (disk)',
-  async () => {
-    const d = await mkdtemp(join(tmpdir(), 'km-stdb-'));
-    dirs.push(d);
-    const db = new SimpleTextDb({ directory: d, durable: false });
-    opened.push(db);
-    return db;
-  },
-  { vectorSearch: false },
-);
+// The DESIGN §4 semantics run through @km/conformance in tests-integration.
 
 describe('SimpleTextDb keyword search', () => {
   const seed = async (db: SimpleTextDb) => {

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryFilters, SimpleVectorDb, type MemoryRecord } from '../src/index.js';
-import { describeMemoryDbSemantics } from './memory-db-semantics.js';
 
 const dirs: string[] = [];
 const opened: SimpleVectorDb[] = [];
@@ -23,12 +22,7 @@ const collect = async <T>(it: AsyncIterable<T>): Promise<T[]> => {
   return out;
 };
 
-describeMemoryDbSemantics('SimpleVectorDb (volatile)', async () => new SimpleVectorDb());
-describeMemoryDbSemantics('SimpleVectorDb (disk)', async () => {
-  const db = new SimpleVectorDb({ directory: await tempDir(), durable: false });
-  opened.push(db);
-  return db;
-});
+// The DESIGN §4 semantics run through @km/conformance in tests-integration.
 
 describe('SimpleVectorDb persistence', () => {
   const record = (id: string, v: number[], user = 'u'): MemoryRecord => ({ id, vector: v, tags: { user: [user] }, payload: { text: id } });

@@ -1,0 +1,65 @@
+import { isKmError, matchesFilters, MemoryFilter, MemoryFilters } from '@km/core';
+import { describe, expect, it } from 'vitest';
+import { collect, eventually } from '../util/async.js';
+import { FILTER_CASES, FILTER_SEED } from './filter-cases.js';
+import { record, upsertAll, type MemoryDbFixture } from './memory-db-fixture.js';
+import type { ResolvedMemoryDbSuite } from './memory-db-suite-options.js';
+
+/** Every filter case against an in-memory oracle; unsupported conditions must throw. */
+export function filterCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<MemoryDbFixture>): void {
+  const wait = (fn: () => Promise<void>) => eventually(fn, suite.visibilityTimeoutMs);
+  const ids = Object.keys(FILTER_SEED);
+  const expectedIds = (filters: MemoryFilter[]) => ids.filter((id) => matchesFilters(FILTER_SEED[id]!, filters)).sort();
+  const seed = async () => {
+    const f = await fresh();
+    await f.db.createIndex(f.index, 3);
+    await upsertAll(
+      f.db,
+      f.index,
+      ids.map((id, i) => record(id, [1, i + 1, 0.5], FILTER_SEED[id]!, { text: 'shared words' })),
+    );
+    return f;
+  };
+  const query = suite.vectorSearch ? [1, 1, 1] : 'shared words';
+
+  describe('filters', () => {
+    for (const [name, { filters, negated }] of Object.entries(FILTER_CASES)) {
+      if (negated && !suite.negatedFilters) {
+        it(`${name}: NOT is unsupported, so the query must throw (never ignore the condition)`, async () => {
+          const { db, index } = await seed();
+          await expect(collect(db.getList(index, { filters }))).rejects.toSatisfy((e: unknown) => isKmError(e, 'unsupported_filter'));
+          await expect(collect(db.getSimilarList(index, query, { filters, minRelevance: -1 }))).rejects.toSatisfy(
+            (e: unknown) => isKmError(e, 'unsupported_filter'),
+          );
+        });
+        continue;
+      }
+      it(`${name}: getList and getSimilarList return exactly the oracle's records`, async () => {
+        const expected = expectedIds(filters);
+        // A case expecting nothing or everything would pass with a filter that does nothing.
+        expect(expected.length, `vacuous case "${name}": the oracle expects no record`).toBeGreaterThan(0);
+        expect(expected.length, `vacuous case "${name}": the oracle expects every record`).toBeLessThan(ids.length);
+        const { db, index } = await seed();
+        await wait(async () => {
+          expect((await collect(db.getList(index, { filters }))).map((r) => r.id).sort()).toEqual(expected);
+          const similar = await collect(db.getSimilarList(index, query, { filters, minRelevance: -1, limit: 100 }));
+          expect(similar.map(([r]) => r.id).sort()).toEqual(expected);
+        });
+      });
+    }
+
+    it('an empty filter list, or an empty filter in the list, matches everything', async () => {
+      const { db, index } = await seed();
+      await wait(async () => {
+        expect(await collect(db.getList(index, { filters: [] }))).toHaveLength(ids.length);
+        expect(await collect(db.getList(index, { filters: [new MemoryFilter(), MemoryFilters.byTag('user', 'alice')] }))).toHaveLength(ids.length);
+      });
+    });
+
+    it('a filter on a value no record has matches nothing', async () => {
+      const { db, index } = await seed();
+      await wait(async () => expect(await collect(db.getList(index))).toHaveLength(ids.length));
+      expect(await collect(db.getList(index, { filters: [MemoryFilters.byTag('user', 'nobody')] }))).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,29 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeMemoryDb } from '@km/conformance';
+import { SimpleTextDb, SimpleVectorDb } from '@km/core';
+import { afterAll } from 'vitest';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+const tempDir = async () => {
+  const d = await mkdtemp(join(tmpdir(), 'km-it-'));
+  dirs.push(d);
+  return d;
+};
+
+describeMemoryDb('SimpleVectorDb (volatile)', { create: () => new SimpleVectorDb(), capabilities: { createsIndexOnUpsert: true } });
+describeMemoryDb('SimpleVectorDb (disk)', {
+  create: async () => new SimpleVectorDb({ directory: await tempDir(), durable: false }),
+  dispose: (db) => (db as SimpleVectorDb).close(),
+  capabilities: { createsIndexOnUpsert: true },
+});
+describeMemoryDb('SimpleTextDb (volatile)', { create: () => new SimpleTextDb(), capabilities: { vectorSearch: false, createsIndexOnUpsert: true } });
+describeMemoryDb('SimpleTextDb (disk)', {
+  create: async () => new SimpleTextDb({ directory: await tempDir(), durable: false }),
+  dispose: (db) => (db as SimpleTextDb).close(),
+  capabilities: { vectorSearch: false, createsIndexOnUpsert: true },
+});
