@@ -70,7 +70,9 @@ export { MemoryContentStorage } from './content-storage/memory-content-storage.j
 export { SimpleVectorDb, type SimpleVectorDbOptions } from './memory-storage/simple-vector-db.js';
 export { SimpleTextDb, type SimpleTextDbOptions } from './memory-storage/simple-text-db.js';
 export { upsertRecords, listRecordIds } from './memory-storage/memory-db-operations.js';
-export { cosineSimilarity, normalize, l2norm } from './memory-storage/vector-math.js';
+export { cosineSimilarity, normalize, l2norm, checkVector } from './memory-storage/vector-math.js';
+export { checkRecord, type CheckedRecord } from './memory-storage/record-input.js';
+export { searchLimit } from './memory-storage/index-folders.js';
 
 // AI
 export { CL100KTokenizer } from './ai/gpt-tokenizer.js';

@@ -1,0 +1,52 @@
+import type { ITextEmbeddingGenerator } from '@km/core';
+import type { PGliteLike, PgPoolLike } from './sql-client.js';
+
+/** Column names of a memory table; map them to use an existing table (KM's custom schema). */
+export interface PostgresColumns {
+  /** @default 'id' */
+  id: string;
+  /** @default 'embedding' */
+  embedding: string;
+  /** `key:value` text[]. @default 'tags' */
+  tags: string;
+  /** @default 'payload' */
+  payload: string;
+  /** Partition text, for lexical search. @default 'content' */
+  content: string;
+}
+
+/** Options of {@link PostgresMemoryDb}. Give one of `pool`, `connectionString` or `pglite`. */
+export interface PostgresMemoryDbOptions {
+  /** A ready `pg.Pool` (not closed by the connector). */
+  pool?: PgPoolLike;
+  /** Connection string for a pool the connector creates (and closes). */
+  connectionString?: string;
+  /** Most connections of the pool made from `connectionString`. @default 10 */
+  maxConnections?: number;
+  /** An in-process PGlite instance loaded with `@electric-sql/pglite-pgvector`. */
+  pglite?: PGliteLike;
+  /** Schema of the tables. @default 'public' */
+  schema?: string;
+  /** Prefix of table names: index `docs` lives in table `km-docs`. @default 'km-' */
+  tablePrefix?: string;
+  /** Existing tables to use for some indexes (index name → table name), with `columns` mapping their columns. */
+  tables?: Record<string, string>;
+  /** Column names; defaults in {@link PostgresColumns}. */
+  columns?: Partial<PostgresColumns>;
+  /** Run `CREATE EXTENSION IF NOT EXISTS vector` on first use. @default true */
+  createExtension?: boolean;
+  /** HNSW build parameters. @default { m: 16, efConstruction: 64 } */
+  hnsw?: { m?: number; efConstruction?: number };
+  /** Create the HNSW index with a table (false: exact scans only). @default true */
+  createVectorIndex?: boolean;
+  /** `hnsw.ef_search` of searches (raised to the limit when smaller). @default 100 */
+  efSearch?: number;
+  /** Results of a search whose limit is `<= 0`. @default 100 */
+  maxSearchResults?: number;
+  /** Records per INSERT statement in batch upserts. @default 500 */
+  batchSize?: number;
+  /** Embeds text queries passed to `getSimilarList`; vector queries need none. */
+  embeddingGenerator?: ITextEmbeddingGenerator;
+}
+
+export const DEFAULT_COLUMNS: PostgresColumns = { id: 'id', embedding: 'embedding', tags: 'tags', payload: 'payload', content: 'content' };

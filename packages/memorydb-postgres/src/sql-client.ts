@@ -1,0 +1,75 @@
+/** Rows of a query. */
+export interface SqlResult<R> {
+  rows: R[];
+}
+
+/** Runs parameterised SQL. */
+export interface SqlQueryable {
+  query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<SqlResult<R>>;
+}
+
+/** A connection the connector can query and open transactions on. */
+export interface SqlClient extends SqlQueryable {
+  /** Runs `fn` inside BEGIN/COMMIT on one connection; rolls back when it throws. */
+  transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T>;
+  /** Releases what the connector opened itself (not what the caller passed in). */
+  close(): Promise<void>;
+}
+
+/** The slice of `pg.Pool` the connector uses. */
+export interface PgPoolLike {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  connect(): Promise<PgPoolClientLike>;
+  end(): Promise<void>;
+}
+
+/** The slice of `pg.PoolClient` the connector uses. */
+export interface PgPoolClientLike {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  release(error?: Error | boolean): void;
+}
+
+/** The slice of a PGlite instance the connector uses. */
+export interface PGliteLike {
+  query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }>;
+  transaction<T>(fn: (tx: { query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }> }) => Promise<T>): Promise<T>;
+}
+
+/** A client over a `pg` pool; `owned` pools are ended by `close()`. */
+export function clientFromPool(pool: PgPoolLike, owned: boolean): SqlClient {
+  return {
+    query: async <R>(text: string, params?: unknown[]) => (await pool.query(text, params)) as SqlResult<R>,
+    async transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T> {
+      const connection = await pool.connect();
+      try {
+        await connection.query('BEGIN');
+        const tx: SqlQueryable = { query: async <R>(text: string, params?: unknown[]) => (await connection.query(text, params)) as SqlResult<R> };
+        const result = await fn(tx);
+        await connection.query('COMMIT');
+        connection.release();
+        return result;
+      } catch (error) {
+        try {
+          await connection.query('ROLLBACK');
+          connection.release();
+        } catch {
+          connection.release(true); // the connection is broken: drop it from the pool
+        }
+        throw error;
+      }
+    },
+    close: async () => {
+      if (owned) await pool.end();
+    },
+  };
+}
+
+/** A client over an (in-process) PGlite instance. */
+export function clientFromPGlite(db: PGliteLike): SqlClient {
+  return {
+    query: <R>(text: string, params?: unknown[]) => db.query<R>(text, params),
+    transaction: <T>(fn: (tx: SqlQueryable) => Promise<T>) =>
+      db.transaction((tx) => fn({ query: <R>(text: string, params?: unknown[]) => tx.query<R>(text, params) })),
+    close: async () => undefined,
+  };
+}
