@@ -150,29 +150,31 @@ export class PostgresMemoryDb implements IMemoryDb {
     const size = Math.max(1, this.options.batchSize ?? 500);
     const client = await this.client();
     if (!(await this.exists(table))) throw new IndexNotFoundError(name, { connector: CONNECTOR });
+    const insert = (tx: SqlQueryable, batch: typeof unique) =>
+      tx.query(
+        `INSERT INTO ${table} (${[c.id, c.embedding, c.tags, c.payload, c.content].map(quoteIdent).join(', ')})
+         SELECT r.id, r.embedding::vector, ARRAY(SELECT jsonb_array_elements_text(r.tags)), r.payload, r.content
+         FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[]) AS r(id, embedding, tags, payload, content)
+         ON CONFLICT (${quoteIdent(c.id)}) DO UPDATE SET
+           ${quoteIdent(c.embedding)} = EXCLUDED.${quoteIdent(c.embedding)},
+           ${quoteIdent(c.tags)} = EXCLUDED.${quoteIdent(c.tags)},
+           ${quoteIdent(c.payload)} = EXCLUDED.${quoteIdent(c.payload)},
+           ${quoteIdent(c.content)} = EXCLUDED.${quoteIdent(c.content)}`,
+        [
+          batch.map((r) => r.id),
+          batch.map((r) => pgvector.toSql(Array.from(r.vector))),
+          batch.map((r) => JSON.stringify(encodeTags(r.tags))),
+          batch.map((r) => r.payloadJson),
+          batch.map((r) => textOf(r.payloadJson)),
+        ],
+      );
     try {
-      await client.transaction(async (tx) => {
-        for (let i = 0; i < unique.length; i += size) {
-          const batch = unique.slice(i, i + size);
-          await tx.query(
-            `INSERT INTO ${table} (${[c.id, c.embedding, c.tags, c.payload, c.content].map(quoteIdent).join(', ')})
-             SELECT r.id, r.embedding::vector, ARRAY(SELECT jsonb_array_elements_text(r.tags)), r.payload, r.content
-             FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[]) AS r(id, embedding, tags, payload, content)
-             ON CONFLICT (${quoteIdent(c.id)}) DO UPDATE SET
-               ${quoteIdent(c.embedding)} = EXCLUDED.${quoteIdent(c.embedding)},
-               ${quoteIdent(c.tags)} = EXCLUDED.${quoteIdent(c.tags)},
-               ${quoteIdent(c.payload)} = EXCLUDED.${quoteIdent(c.payload)},
-               ${quoteIdent(c.content)} = EXCLUDED.${quoteIdent(c.content)}`,
-            [
-              batch.map((r) => r.id),
-              batch.map((r) => pgvector.toSql(Array.from(r.vector))),
-              batch.map((r) => JSON.stringify(encodeTags(r.tags))),
-              batch.map((r) => r.payloadJson),
-              batch.map((r) => textOf(r.payloadJson)),
-            ],
-          );
-        }
-      });
+      // One statement is atomic on its own; several share a transaction so a batch lands whole.
+      if (unique.length <= size) await insert(client, unique);
+      else
+        await client.transaction(async (tx) => {
+          for (let i = 0; i < unique.length; i += size) await insert(tx, unique.slice(i, i + size));
+        });
     } catch (error) {
       if (isUndefinedTable(error)) this.forget(table);
       throw translateError(error, name);
