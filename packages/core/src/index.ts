@@ -73,6 +73,7 @@ export { upsertRecords, listRecordIds } from './memory-storage/memory-db-operati
 export { cosineSimilarity, normalize, l2norm, checkVector } from './memory-storage/vector-math.js';
 export { checkRecord, type CheckedRecord } from './memory-storage/record-input.js';
 export { searchLimit } from './memory-storage/index-folders.js';
+export { resolveQueryVector } from './memory-storage/query-vector.js';
 
 // AI
 export { CL100KTokenizer } from './ai/gpt-tokenizer.js';

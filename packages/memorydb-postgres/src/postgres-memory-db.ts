@@ -5,6 +5,7 @@ import {
   checkRecord,
   checkVector,
   normalizeIndexName,
+  resolveQueryVector,
   searchLimit,
   type IMemoryDb,
   type ListOptions,
@@ -188,7 +189,7 @@ export class PostgresMemoryDb implements IMemoryDb {
     options: SimilarityOptions = {},
   ): AsyncIterable<[MemoryRecord, number]> {
     const name = normalizeIndexName(index);
-    const vector = await this.queryVector(query, options.signal);
+    const vector = await resolveQueryVector(query, this.options.embeddingGenerator, CONNECTOR, options.signal);
     const limit = searchLimit(options.limit, this.options.maxSearchResults ?? 100);
     const table = this.table(name);
     const c = this.columns;
@@ -289,15 +290,6 @@ export class PostgresMemoryDb implements IMemoryDb {
       [table, this.columns.embedding],
     );
     return rows[0] ? Number(rows[0].atttypmod) : undefined;
-  }
-
-  private async queryVector(query: string | Float32Array | number[], signal?: AbortSignal): Promise<Float32Array | number[]> {
-    if (typeof query !== 'string') return checkVector(query, 'query vector');
-    const generator = this.options.embeddingGenerator;
-    if (!generator) {
-      throw new KmError('not_configured', 'a text query needs an embedding generator; pass a vector or configure one', { connector: CONNECTOR });
-    }
-    return (await generator.generateEmbeddings([query], signal))[0]!;
   }
 
   private client(): Promise<SqlClient> {

@@ -12,6 +12,7 @@ import { RecordLog, type LogEntry } from './record-log.js';
 import { checkRecord, type CheckedRecord } from './record-input.js';
 import { VectorIndex, type IndexEntry } from './vector-index.js';
 import { checkVector } from './vector-math.js';
+import { resolveQueryVector } from './query-vector.js';
 
 const CONNECTOR = 'simple-vector-db';
 const INDEX_META = 'index.json';
@@ -124,7 +125,7 @@ export class SimpleVectorDb implements IMemoryDb {
     const name = normalizeIndexName(index);
     await this.ready();
     const loaded = this.indexes.get(name);
-    const vector = await this.queryVector(query, options.signal);
+    const vector = await resolveQueryVector(query, this.embeddingGenerator, CONNECTOR, options.signal);
     if (!loaded) return;
     this.checkSize(name, loaded.vectors, vector.length);
     options.signal?.throwIfAborted();
@@ -235,17 +236,6 @@ export class SimpleVectorDb implements IMemoryDb {
         connector: CONNECTOR,
       });
     }
-  }
-
-  private async queryVector(query: string | Float32Array | number[], signal?: AbortSignal): Promise<Float32Array | number[]> {
-    if (typeof query !== 'string') return checkVector(query, 'query vector');
-    if (!this.embeddingGenerator) {
-      throw new KmError('not_configured', 'a text query needs an embedding generator; pass a vector or configure one', {
-        connector: CONNECTOR,
-      });
-    }
-    const [vector] = await this.embeddingGenerator.generateEmbeddings([query], signal);
-    return vector!;
   }
 
   private toRecord(vectors: VectorIndex, entry: IndexEntry, withEmbeddings = false): MemoryRecord {
