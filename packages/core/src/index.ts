@@ -58,7 +58,7 @@ export type {
 } from './contracts/kernel-memory.js';
 
 // Validation
-export { normalizeIndexName, MAX_INDEX_NAME_LENGTH } from './validation/index-name.js';
+export { normalizeIndexName, isNormalizedIndexName, MAX_INDEX_NAME_LENGTH } from './validation/index-name.js';
 export { validateDocumentId, newDocumentId, MAX_DOCUMENT_ID_LENGTH } from './validation/document-id.js';
 export { validateFileName } from './validation/file-name.js';
 
@@ -71,8 +71,8 @@ export { SimpleVectorDb, type SimpleVectorDbOptions } from './memory-storage/sim
 export { SimpleTextDb, type SimpleTextDbOptions } from './memory-storage/simple-text-db.js';
 export { upsertRecords, listRecordIds } from './memory-storage/memory-db-operations.js';
 export { cosineSimilarity, normalize, l2norm, checkVector } from './memory-storage/vector-math.js';
-export { checkRecord, type CheckedRecord } from './memory-storage/record-input.js';
-export { searchLimit } from './memory-storage/index-folders.js';
+export { checkRecord, checkVectorRecord, type CheckedRecord } from './memory-storage/record-input.js';
+export { searchLimit } from './memory-storage/search-limit.js';
 export { resolveQueryVector } from './memory-storage/query-vector.js';
 
 // AI

@@ -2,8 +2,8 @@ import {
   IndexNotFoundError,
   InvalidInputError,
   KmError,
-  checkRecord,
-  checkVector,
+  checkVectorRecord,
+  isNormalizedIndexName,
   normalizeIndexName,
   resolveQueryVector,
   searchLimit,
@@ -118,7 +118,7 @@ export class PostgresMemoryDb implements IMemoryDb {
     for (const table of tables) {
       if (!table.startsWith(this.prefix)) continue;
       const candidate = table.slice(this.prefix.length);
-      if (isNormalized(candidate) && !this.options.tables?.[candidate]) names.add(candidate);
+      if (isNormalizedIndexName(candidate) && !this.options.tables?.[candidate]) names.add(candidate);
     }
     for (const [index, table] of Object.entries(this.options.tables ?? {})) if (tables.has(table)) names.add(index);
     return [...names].sort();
@@ -137,12 +137,7 @@ export class PostgresMemoryDb implements IMemoryDb {
 
   async upsertBatch(index: string, records: MemoryRecord[]): Promise<string[]> {
     const name = normalizeIndexName(index);
-    const checked = records.map((r) => {
-      const c = checkRecord(r, CONNECTOR);
-      checkVector(c.vector, `vector of record "${c.id}"`);
-      if (c.vector.length === 0) throw new InvalidInputError('invalid_argument', `record "${c.id}" has no vector`, { connector: CONNECTOR });
-      return c;
-    });
+    const checked = records.map((r) => checkVectorRecord(r, CONNECTOR));
     if (checked.length === 0) return [];
     // One row per id (the last wins), or ON CONFLICT would touch a row twice.
     const unique = [...new Map(checked.map((r) => [r.id, r])).values()];
@@ -323,12 +318,4 @@ function toRecord(row: Row): MemoryRecord {
 function textOf(payloadJson: string): string {
   const text = (JSON.parse(payloadJson) as { text?: unknown }).text;
   return typeof text === 'string' ? text : '';
-}
-
-function isNormalized(name: string): boolean {
-  try {
-    return normalizeIndexName(name) === name;
-  } catch {
-    return false;
-  }
 }

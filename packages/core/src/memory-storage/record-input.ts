@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../errors/km-error.js';
 import type { MemoryRecord } from '../models/memory-record.js';
 import { validateTags, type TagCollection } from '../models/tag-collection.js';
+import { checkVector } from './vector-math.js';
 
 /** A record checked and copied for storage. */
 export interface CheckedRecord {
@@ -32,4 +33,14 @@ export function checkRecord(record: MemoryRecord, connector?: string): CheckedRe
     throw new InvalidInputError('invalid_argument', `payload of record "${record.id}" must be an object`, options);
   }
   return { id: record.id, vector: record.vector, tags: validateTags(record.tags, true), payloadJson };
+}
+
+/** {@link checkRecord} for stores that need embeddings: the vector must be present and finite. */
+export function checkVectorRecord(record: MemoryRecord, connector: string): CheckedRecord {
+  const checked = checkRecord(record, connector);
+  checkVector(checked.vector, `vector of record "${checked.id}"`);
+  if (checked.vector.length === 0) {
+    throw new InvalidInputError('invalid_argument', `record "${checked.id}" has no vector; ${connector} needs embeddings`, { connector });
+  }
+  return checked;
 }

@@ -7,7 +7,8 @@ import type { MemoryRecord } from '../models/memory-record.js';
 import { cloneTags, type TagCollection } from '../models/tag-collection.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { normalizeIndexName } from '../validation/index-name.js';
-import { listIndexFolders, searchLimit } from './index-folders.js';
+import { listIndexFolders } from './index-folders.js';
+import { searchLimit } from './search-limit.js';
 import { RecordLog } from './record-log.js';
 import { checkRecord } from './record-input.js';
 

@@ -7,11 +7,11 @@ import type { MemoryRecord } from '../models/memory-record.js';
 import { cloneTags } from '../models/tag-collection.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { normalizeIndexName } from '../validation/index-name.js';
-import { listIndexFolders, searchLimit } from './index-folders.js';
+import { listIndexFolders } from './index-folders.js';
+import { searchLimit } from './search-limit.js';
 import { RecordLog, type LogEntry } from './record-log.js';
-import { checkRecord, type CheckedRecord } from './record-input.js';
+import { checkVectorRecord, type CheckedRecord } from './record-input.js';
 import { VectorIndex, type IndexEntry } from './vector-index.js';
-import { checkVector } from './vector-math.js';
 import { resolveQueryVector } from './query-vector.js';
 
 const CONNECTOR = 'simple-vector-db';
@@ -95,13 +95,7 @@ export class SimpleVectorDb implements IMemoryDb {
 
   async upsertBatch(index: string, records: MemoryRecord[]): Promise<string[]> {
     const name = normalizeIndexName(index);
-    const checked = records.map((r) => checkRecord(r, CONNECTOR));
-    for (const r of checked) {
-      checkVector(r.vector, `vector of record "${r.id}"`);
-      if (r.vector.length === 0) {
-        throw new InvalidInputError('invalid_argument', `record "${r.id}" has no vector; SimpleVectorDb needs embeddings`, { connector: CONNECTOR });
-      }
-    }
+    const checked = records.map((r) => checkVectorRecord(r, CONNECTOR));
     await this.ready();
     if (checked.length === 0) return [];
     return this.mutex.run(name, async () => {

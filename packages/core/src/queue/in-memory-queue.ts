@@ -85,6 +85,7 @@ export class InMemoryQueue implements IQueue {
   /** Messages waiting for their retry delay, returned to the queue if this client closes first. */
   private readonly retries = new Map<NodeJS.Timeout, QueuedMessage>();
   private wake: (() => void) | undefined;
+  private started = false;
 
   constructor(options: InMemoryQueueOptions = {}) {
     this.broker = options.broker ?? defaultBroker;
@@ -132,8 +133,6 @@ export class InMemoryQueue implements IQueue {
     if (this.name && this.wake) this.broker.queue(this.name).waiters.delete(this.wake);
     this.wake?.();
   }
-
-  private started = false;
 
   private startWorkers(): void {
     if (this.started || !this.consuming || !this.handler || !this.name || this.closed) return;

@@ -36,3 +36,12 @@ export function normalizeIndexName(index: string | null | undefined): string {
   }
   return normalized;
 }
+
+/** True when `name` is already a normalised index name (e.g. a folder or table found on disk). */
+export function isNormalizedIndexName(name: string): boolean {
+  try {
+    return normalizeIndexName(name) === name;
+  } catch {
+    return false;
+  }
+}

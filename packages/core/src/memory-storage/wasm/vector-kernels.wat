@@ -32,7 +32,7 @@
       (f32.add (f32x4.extract_lane 0 (local.get $a0)) (f32x4.extract_lane 1 (local.get $a0)))
       (f32.add (f32x4.extract_lane 2 (local.get $a0)) (f32x4.extract_lane 3 (local.get $a0)))))
 
-;; out[r] = dot(query, row r) for the $n rows starting at $rows. Rows are scored four at a
+  ;; out[r] = dot(query, row r) for the $n rows starting at $rows. Rows are scored four at a
   ;; time so each query load serves four rows; the last $n % 4 rows go through $dot.
   (func (export "dots") (param $q i32) (param $rows i32) (param $n i32) (param $stride i32) (param $out i32)
     (local $r i32) (local $rowBytes i32) (local $k i32) (local $qv v128)
@@ -113,7 +113,7 @@
       (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
       (f32.add (f32x4.extract_lane 2 (local.get $v)) (f32x4.extract_lane 3 (local.get $v)))))
 
-    ;; Sum of $n floats starting at $p ($n a multiple of 16): reads memory once, the
+  ;; Sum of $n floats starting at $p ($n a multiple of 16): reads memory once, the
   ;; bandwidth floor the benchmark compares search against.
   (func (export "sum") (param $p i32) (param $n i32) (result f32)
     (local $end i32) (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
