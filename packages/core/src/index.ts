@@ -76,7 +76,7 @@ export { searchLimit } from './memory-storage/search-limit.js';
 export { resolveQueryVector } from './memory-storage/query-vector.js';
 
 // AI
-export { CL100KTokenizer } from './ai/gpt-tokenizer.js';
+export { CL100KTokenizer, PLAIN_TEXT_ENCODING } from './ai/gpt-tokenizer.js';
 export { HashingEmbeddingGenerator, type HashingEmbeddingGeneratorOptions } from './ai/hashing-embedding-generator.js';
 
 // Decoders
@@ -117,6 +117,7 @@ export { BasicWebPageFetcher, type IWebPageFetcher, type WebPage } from './web/w
 // Memory
 export { MemoryServerless } from './memory-serverless.js';
 export { KernelMemoryBuilder, type HandlerFactory } from './kernel-memory-builder.js';
+export { mapWithConcurrency, batches } from './util/concurrency.js';
 export { createConsoleLogger, silentLogger, type Logger, type LogLevel } from './util/logger.js';
 
 // Queues

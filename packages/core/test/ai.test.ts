@@ -32,4 +32,11 @@ describe('CL100KTokenizer', () => {
     expect(t.countTokens('hello world')).toBe(2);
     expect(t.getTokens('Tokenizers split words.').join('')).toBe('Tokenizers split words.');
   });
+
+  it('counts special-token markers in user text as plain text instead of throwing', () => {
+    const t = new CL100KTokenizer();
+    const text = 'before <|endoftext|> after';
+    expect(t.countTokens(text)).toBeGreaterThan(3);
+    expect(t.getTokens(text).join('')).toBe(text);
+  });
 });

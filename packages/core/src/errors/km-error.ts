@@ -21,7 +21,11 @@ export type KmErrorCode =
   | 'pipeline_failed'
   | 'handler_not_found'
   | 'aborted'
-  | 'transient';
+  | 'transient'
+  | 'unauthorized'
+  | 'rate_limited'
+  | 'input_too_long'
+  | 'upstream_error';
 
 export interface KmErrorOptions {
   /** Name of the connector that raised the error, e.g. `qdrant`; omitted for core. */

@@ -1,0 +1,76 @@
+import { KmError, type KmErrorCode } from '@km/core';
+import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+
+/** Connector name carried by every error of this package. */
+export const CONNECTOR = 'openai';
+
+/** HTTP statuses worth retrying: timeouts, conflicts, rate limits and server errors. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/**
+ * Delay the server asked for, in ms, from `retry-after-ms` or `retry-after` (seconds or an
+ * HTTP date). Undefined when absent or unreadable.
+ */
+export function retryAfterMs(headers: Headers | undefined, now: number = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get('retry-after-ms');
+  if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = headers.get('retry-after');
+  if (value === null || value.trim() === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.max(0, Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** A KmError that remembers how long the server asked us to wait before retrying. */
+export class OpenAIRequestError extends KmError {
+  /** HTTP status, when the server answered. */
+  readonly status: number | undefined;
+  /** The server's `Retry-After`, in ms. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(code: KmErrorCode, message: string, options: { status?: number; retryAfterMs?: number; transient: boolean; cause?: unknown }) {
+    super(code, message, { connector: CONNECTOR, transient: options.transient, cause: options.cause });
+    this.name = 'OpenAIRequestError';
+    this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+function codeOf(status: number, apiCode: string | null | undefined): KmErrorCode {
+  if (status === 401 || status === 403) return 'unauthorized';
+  if (status === 429) return 'rate_limited';
+  if (status === 404) return 'not_configured';
+  if (apiCode === 'context_length_exceeded' || apiCode === 'string_above_max_length') return 'input_too_long';
+  if (status === 400 || status === 422) return 'invalid_argument';
+  return isRetryableStatus(status) ? 'transient' : 'upstream_error';
+}
+
+/**
+ * Maps whatever the SDK threw to a KmError: transient for connection failures, timeouts, 408,
+ * 409, 429 and 5xx; fatal for the rest (bad request, auth, unknown model or deployment).
+ * An abort becomes `aborted`.
+ */
+export function toKmError(e: unknown, what: string, signal?: AbortSignal): KmError {
+  if (e instanceof KmError) return e;
+  if (e instanceof APIUserAbortError || signal?.aborted || (e instanceof Error && e.name === 'AbortError')) {
+    return new KmError('aborted', `${what}: aborted`, { connector: CONNECTOR, cause: e });
+  }
+  if (e instanceof APIConnectionError) {
+    return new OpenAIRequestError('transient', `${what}: ${e.message}`, { transient: true, cause: e });
+  }
+  if (e instanceof APIError && typeof e.status === 'number') {
+    const code = codeOf(e.status, e.code);
+    const hint = code === 'not_configured' ? ' (check the model or deployment name and the base URL)' : '';
+    return new OpenAIRequestError(code, `${what}: HTTP ${e.status} ${e.message}${hint}`, {
+      status: e.status,
+      retryAfterMs: retryAfterMs(e.headers),
+      transient: isRetryableStatus(e.status),
+      cause: e,
+    });
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  return new KmError('upstream_error', `${what}: ${message}`, { connector: CONNECTOR, cause: e });
+}
