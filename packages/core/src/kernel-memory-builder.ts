@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { HashingEmbeddingGenerator } from './ai/hashing-embedding-generator.js';
+import { DefaultEmbeddingGenerator } from './ai/default-embedding-generator.js';
 import { DiskContentStorage } from './content-storage/disk-content-storage.js';
 import { MemoryContentStorage } from './content-storage/memory-content-storage.js';
 import type { IContentDecoder } from './contracts/content-decoder.js';
@@ -25,7 +25,8 @@ export type HandlerFactory = IPipelineStepHandler | ((context: PipelineContext) 
 /**
  * Assembles a `MemoryServerless`. Anything not set falls back to the embedded defaults:
  * volatile (or, with `withDataDirectory`, on-disk) content storage and SimpleVectorDb,
- * hashing embeddings, and extractive answers (no text generator).
+ * the offline model of `@km/ai-local` when it is installed (else hashing embeddings, with a
+ * warning), and extractive answers (no text generator).
  *
  * ```ts
  * const memory = new KernelMemoryBuilder()
@@ -122,7 +123,9 @@ export class KernelMemoryBuilder {
 
   build(): MemoryServerless {
     const dir = this.dataDirectory;
-    const embeddingGenerator = this.embeddingGenerator === undefined ? new HashingEmbeddingGenerator() : (this.embeddingGenerator ?? undefined);
+    const logger = this.logger ?? createConsoleLogger();
+    const embeddingGenerator =
+      this.embeddingGenerator === undefined ? new DefaultEmbeddingGenerator({ logger }) : (this.embeddingGenerator ?? undefined);
     const memoryDbs = this.memoryDbs.length > 0 ? [...this.memoryDbs] : [new SimpleVectorDb(dir ? { directory: join(dir, 'vectors') } : {})];
     const context: PipelineContext = {
       contentStorage: this.contentStorage ?? (dir ? new DiskContentStorage({ directory: join(dir, 'files') }) : new MemoryContentStorage()),
@@ -130,7 +133,7 @@ export class KernelMemoryBuilder {
       embeddingGenerator,
       textGenerator: this.textGenerator,
       decoders: this.decoders,
-      logger: this.logger ?? createConsoleLogger(),
+      logger,
       partitioning: { maxTokensPerChunk: 1000, overlapTokens: 100, ...this.partitioning },
       embedding: { concurrency: 4, ...this.embedding },
     };

@@ -13,4 +13,12 @@ export interface ITextEmbeddingGenerator {
   readonly tokenizer: ITextTokenizer;
   /** One embedding per text, in order. */
   generateEmbeddings(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /**
+   * Loads the model, for generators that load one lazily. Once it resolves, `maxTokens`,
+   * `dimensions`, `modelName` and `tokenizer` are final; the pipeline awaits it before reading
+   * them. Rejects when the model cannot load.
+   */
+  ready?(): Promise<void>;
+  /** Releases what the generator holds (worker threads, sessions). */
+  close?(): Promise<void>;
 }

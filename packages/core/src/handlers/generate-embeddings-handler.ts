@@ -44,6 +44,7 @@ export class GenerateEmbeddingsHandler implements IPipelineStepHandler {
       }
       return { result: 'success', pipeline };
     }
+    await generator.ready?.();
     const model = generatorName(generator);
     const pending: PendingPartition[] = [];
     let reused = 0;

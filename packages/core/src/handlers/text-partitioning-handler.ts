@@ -23,6 +23,7 @@ export class TextPartitioningHandler implements IPipelineStepHandler {
 
   async invoke(pipeline: DataPipeline, signal?: AbortSignal): Promise<StepOutcome> {
     const { partitioning, embeddingGenerator, logger } = this.context;
+    await embeddingGenerator?.ready?.();
     const tokenizer = embeddingGenerator?.tokenizer ?? new CL100KTokenizer();
     let max = numberArg(pipeline.args, 'maxTokensPerChunk', partitioning.maxTokensPerChunk);
     if (embeddingGenerator && max > embeddingGenerator.maxTokens) {

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { WorkerPool } from '../src/index.js';
+
+const script = new URL('./fixtures/scripted-worker.mjs', import.meta.url);
+type Reply = { value: number; thread: number };
+
+describe('WorkerPool', () => {
+  it('runs jobs on every worker, in parallel, with results matched to their jobs', async () => {
+    const pool = new WorkerPool<number | string, Reply>(script, 2, { delayMs: 50 }, 'test');
+    try {
+      const replies = await Promise.all([1, 2, 3, 4].map((n) => pool.run(n)));
+      expect(replies.map((r) => r.value)).toEqual([2, 4, 6, 8]);
+      expect(new Set(replies.map((r) => r.thread)).size).toBe(2);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a worker that dies fails only its own job, transiently, and is replaced', async () => {
+    const pool = new WorkerPool<number | string, Reply>(script, 1, {}, 'test');
+    try {
+      await expect(pool.run('crash')).rejects.toMatchObject({ code: 'transient', transient: true });
+      expect((await pool.run(5)).value).toBe(10);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a job error is reported as a typed error and the worker keeps serving', async () => {
+    const pool = new WorkerPool<number | string, Reply>(script, 1, {}, 'test');
+    try {
+      await expect(pool.run('fail')).rejects.toMatchObject({ code: 'upstream_error', message: expect.stringMatching(/bad input/) });
+      expect((await pool.run(1)).value).toBe(2);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a model that cannot load fails start with not_configured', async () => {
+    const pool = new WorkerPool<number, Reply>(script, 1, { failInit: true }, 'test');
+    await expect(pool.start()).rejects.toMatchObject({ code: 'not_configured', message: expect.stringMatching(/no model here/) });
+    await pool.close();
+  });
+
+  it('refuses a bad size and work after close', async () => {
+    expect(() => new WorkerPool(script, 0, {}, 'test')).toThrow(/positive integer/);
+    const pool = new WorkerPool<number, Reply>(script, 1, {}, 'test');
+    await pool.close();
+    await expect(pool.run(1)).rejects.toMatchObject({ code: 'not_configured' });
+  });
+});
