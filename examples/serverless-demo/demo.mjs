@@ -1,14 +1,18 @@
 // km serverless demo: the whole pipeline in this process on embedded defaults (files and
-// vectors on disk, hashing embeddings, extractive answers): no key, no network.
+// vectors on disk, the offline Universal Sentence Encoder from @km/ai-local in worker threads,
+// extractive answers): no key, no network.
 //
 //   pnpm start                          import the demo documents, run sample questions
 //   pnpm start -- "your question"       ask your own question
 //   KM_DATA_DIR=/tmp/km pnpm start      keep the data elsewhere (default: .km-data)
 import { resolve } from 'node:path';
-import { KernelMemoryBuilder, MemoryFilters } from '@km/core';
+import { DefaultEmbeddingGenerator, KernelMemoryBuilder, MemoryFilters } from '@km/core';
 
 const dataDir = resolve(process.env.KM_DATA_DIR ?? resolve(import.meta.dirname, '../../.km-data'));
-const memory = new KernelMemoryBuilder().withDataDirectory(dataDir).build();
+const embeddings = new DefaultEmbeddingGenerator();
+const memory = new KernelMemoryBuilder().withDataDirectory(dataDir).withEmbeddingGenerator(embeddings).build();
+await embeddings.ready();
+console.log(`embeddings: ${embeddings.modelName}`);
 
 const documents = [
   {
