@@ -113,7 +113,16 @@ export { DEFAULT_SEARCH_OPTIONS, type SearchClientOptions } from './search/searc
 export { EXTRACTIVE_PREAMBLE } from './search/extractive-answer.js';
 
 // Web
-export { BasicWebPageFetcher, type IWebPageFetcher, type WebPage } from './web/web-page-fetcher.js';
+export {
+  WebPageFetcher,
+  BasicWebPageFetcher,
+  type WebPageFetcherOptions,
+  type BasicWebPageFetcherOptions,
+  type IWebPageFetcher,
+  type WebPage,
+} from './web/web-page-fetcher.js';
+export { isBlockedAddress } from './web/address-policy.js';
+export { sniffMimeType } from './web/sniff-mime-type.js';
 
 // Memory
 export { MemoryServerless } from './memory-serverless.js';

@@ -17,7 +17,7 @@ import type { EmbeddingOptions, PartitionOptions, PipelineContext } from './pipe
 import { SearchClient } from './search/search-client.js';
 import type { SearchClientOptions } from './search/search-options.js';
 import { createConsoleLogger, type Logger } from './util/logger.js';
-import { BasicWebPageFetcher, type IWebPageFetcher } from './web/web-page-fetcher.js';
+import { WebPageFetcher, type IWebPageFetcher } from './web/web-page-fetcher.js';
 
 /** A handler, or a function that makes one from the pipeline context. */
 export type HandlerFactory = IPipelineStepHandler | ((context: PipelineContext) => IPipelineStepHandler);
@@ -144,6 +144,6 @@ export class KernelMemoryBuilder {
       { memoryDb: memoryDbs[0]!, embeddingGenerator, textGenerator: this.textGenerator, logger: context.logger },
       this.searchOptions,
     );
-    return new MemoryServerless(orchestrator, searchClient, this.webFetcher ?? new BasicWebPageFetcher());
+    return new MemoryServerless(orchestrator, searchClient, this.webFetcher ?? new WebPageFetcher());
   }
 }

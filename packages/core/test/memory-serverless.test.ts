@@ -16,6 +16,7 @@ import {
   ReservedTags,
   SimpleTextDb,
   SimpleVectorDb,
+  WebPageFetcher,
   isKmError,
   markProcessed,
   pendingFiles,
@@ -323,7 +324,9 @@ describe('MemoryServerless end to end', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/page`;
-      const { memory } = setup();
+      const { memory: guarded } = setup();
+      await expect(guarded.importWebPage(url, { documentId: 'web' })).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_argument'));
+      const { memory } = setup((b) => b.withWebPageFetcher(new WebPageFetcher({ allowPrivateNetworks: true })));
       await memory.importWebPage(url, { documentId: 'web' });
       const result = await memory.search('lighthouses ships');
       expect(result.results[0]).toMatchObject({ documentId: 'web', sourceUrl: url, sourceContentType: 'text/html' });

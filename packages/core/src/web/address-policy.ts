@@ -1,0 +1,65 @@
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Addresses a web import must not reach unless allowed: loopback, private (RFC 1918, unique
+ * local), link-local (which holds the cloud metadata endpoint 169.254.169.254), carrier-grade
+ * NAT, multicast, reserved and unspecified ranges, for IPv4 and IPv6, including IPv4 mapped
+ * into IPv6 (::ffff:127.0.0.1) and NAT64 (64:ff9b::/96).
+ */
+const BLOCKED = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  BLOCKED.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+  ['2001:db8::', 32],
+] as const) {
+  BLOCKED.addSubnet(network, prefix, 'ipv6');
+}
+
+/** The IPv4 address embedded in an IPv4-mapped, IPv4-compatible or NAT64 IPv6 address. */
+function embeddedIpv4(address: string): string | undefined {
+  const lower = address.toLowerCase();
+  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted) return dotted[1];
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (hex) {
+    const high = parseInt(hex[1]!, 16);
+    const low = parseInt(hex[2]!, 16);
+    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  }
+  return undefined;
+}
+
+/** True when `address` (an IP literal) is in a range web imports refuse by default. */
+export function isBlockedAddress(address: string): boolean {
+  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const family = isIP(bare);
+  if (family === 4) return BLOCKED.check(bare, 'ipv4');
+  if (family === 6) {
+    const v4 = embeddedIpv4(bare);
+    if (v4) return BLOCKED.check(v4, 'ipv4');
+    return BLOCKED.check(bare, 'ipv6');
+  }
+  return true; // not an IP: refuse rather than guess
+}
