@@ -92,7 +92,7 @@ export { mimeTypeOf, registerMimeType, baseMimeType } from './decoders/mime-type
 export { chunkText, type ChunkOptions } from './text-chunker/text-chunker.js';
 
 // Pipeline
-export type { PipelineContext, PartitionOptions, EmbeddingOptions } from './pipeline/pipeline-context.js';
+export type { PipelineContext, PartitionOptions, EmbeddingOptions, ExtractionOptions } from './pipeline/pipeline-context.js';
 export { InProcessPipelineOrchestrator, type OrchestratorOptions, type PipelineRequest } from './pipeline/in-process-orchestrator.js';
 export { PipelineStatusStore } from './pipeline/pipeline-status-store.js';
 export { stableId, contentHash, generatedFilesOf, writeGeneratedFile, readTextFile } from './pipeline/pipeline-files.js';

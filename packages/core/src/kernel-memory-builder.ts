@@ -13,7 +13,7 @@ import { createDefaultHandlers } from './handlers/default-handlers.js';
 import { SimpleVectorDb } from './memory-storage/simple-vector-db.js';
 import { MemoryServerless } from './memory-serverless.js';
 import { InProcessPipelineOrchestrator, type OrchestratorOptions } from './pipeline/in-process-orchestrator.js';
-import type { EmbeddingOptions, PartitionOptions, PipelineContext } from './pipeline/pipeline-context.js';
+import type { EmbeddingOptions, ExtractionOptions, PartitionOptions, PipelineContext } from './pipeline/pipeline-context.js';
 import { SearchClient } from './search/search-client.js';
 import type { SearchClientOptions } from './search/search-options.js';
 import { createConsoleLogger, type Logger } from './util/logger.js';
@@ -42,6 +42,7 @@ export class KernelMemoryBuilder {
   private textGenerator: ITextGenerator | undefined;
   private readonly handlers: HandlerFactory[] = [];
   private readonly decoders = DecoderRegistry.withDefaults();
+  private extraction: Partial<ExtractionOptions> = {};
   private dataDirectory: string | undefined;
   private logger: Logger | undefined;
   private partitioning: Partial<PartitionOptions> = {};
@@ -80,6 +81,12 @@ export class KernelMemoryBuilder {
   }
 
   /** Registers a decoder; it wins over built-ins for the MIME types it supports. */
+  /** Settings of the extract step, e.g. the per-file decoder time limit. */
+  withExtractionOptions(options: Partial<ExtractionOptions>): this {
+    this.extraction = { ...this.extraction, ...options };
+    return this;
+  }
+
   withDecoder(decoder: IContentDecoder): this {
     this.decoders.register(decoder);
     return this;
@@ -133,6 +140,7 @@ export class KernelMemoryBuilder {
       embeddingGenerator,
       textGenerator: this.textGenerator,
       decoders: this.decoders,
+      extraction: { decoderTimeoutMs: 120_000, ...this.extraction },
       logger,
       partitioning: { maxTokensPerChunk: 1000, overlapTokens: 100, ...this.partitioning },
       embedding: { concurrency: 4, ...this.embedding },

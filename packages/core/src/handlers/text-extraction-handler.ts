@@ -1,9 +1,41 @@
+import type { ExtractedContent, IContentDecoder } from '../contracts/content-decoder.js';
 import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-step-handler.js';
+import { KmError } from '../errors/km-error.js';
 import { MimeTypes, Steps } from '../models/constants.js';
 import { logOnFile, type DataPipeline } from '../models/data-pipeline.js';
 import type { PipelineContext } from '../pipeline/pipeline-context.js';
 import { writeGeneratedFile } from '../pipeline/pipeline-files.js';
 import { markProcessed, pendingFiles } from './handler-utils.js';
+
+/**
+ * Runs a decoder with a time limit: its signal aborts at the limit, and the file fails then
+ * even if the decoder does not listen (its work is abandoned, never awaited).
+ */
+async function decodeWithTimeLimit(
+  decoder: IContentDecoder,
+  data: Buffer,
+  fileName: string,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<ExtractedContent> {
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(), timeoutMs);
+  const combined = signal ? AbortSignal.any([signal, limit.signal]) : limit.signal;
+  try {
+    return await new Promise<ExtractedContent>((resolve, reject) => {
+      const onAbort = () =>
+        reject(
+          limit.signal.aborted
+            ? new KmError('content_too_large', `${decoder.name} took longer than ${timeoutMs} ms (decoderTimeoutMs)`)
+            : (signal?.reason ?? new KmError('aborted', 'aborted')),
+        );
+      combined.addEventListener('abort', onAbort, { once: true });
+      decoder.decode(data, { fileName, signal: combined }).then(resolve, (e: unknown) => (combined.aborted ? onAbort() : reject(e)));
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Name of the JSON file holding the sections extracted from `fileName`. */
 export const extractedContentName = (fileName: string): string => `${fileName}.extract.json`;
@@ -38,7 +70,7 @@ export class TextExtractionHandler implements IPipelineStepHandler {
       }
       try {
         const data = await contentStorage.readFile(pipeline.index, pipeline.document_id, file.name);
-        const content = await decoder.decode(data, { fileName: file.name, ...(signal ? { signal } : {}) });
+        const content = await decodeWithTimeLimit(decoder, data, file.name, this.context.extraction?.decoderTimeoutMs ?? 120_000, signal);
         const text = content.sections.map((s) => s.text).join('\n\n');
         await writeGeneratedFile(this.context, pipeline, file, {
           name: extractedContentName(file.name),

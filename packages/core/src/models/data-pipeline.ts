@@ -91,6 +91,8 @@ export interface DataPipelineStatus {
   remaining_steps: string[];
   completed_steps: string[];
   error?: string;
+  /** Files that failed on their own (the document went on without them), with the reason. */
+  failed_files?: Array<{ name: string; error: string }>;
 }
 
 /** True when every step ran. */
@@ -114,6 +116,8 @@ export function toPipelineStatus(pipeline: DataPipeline): DataPipelineStatus {
     completed_steps: pipeline.completed_steps,
   };
   if (pipeline.error !== undefined) status.error = pipeline.error;
+  const failedFiles = pipeline.files.filter((f) => f.error !== undefined).map((f) => ({ name: f.name, error: f.error! }));
+  if (failedFiles.length > 0) status.failed_files = failedFiles;
   return status;
 }
 

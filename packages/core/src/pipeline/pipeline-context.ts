@@ -21,6 +21,15 @@ export interface EmbeddingOptions {
   concurrency: number;
 }
 
+/** Settings of the extract step. */
+export interface ExtractionOptions {
+  /**
+   * Time limit of one file's decoding, in ms. A file over it fails alone with a reason that
+   * names the limit. @default 120000
+   */
+  decoderTimeoutMs: number;
+}
+
 /** What pipeline handlers work with: the stores, the AI services and the settings. */
 export interface PipelineContext {
   readonly contentStorage: IContentStorage;
@@ -32,4 +41,6 @@ export interface PipelineContext {
   readonly logger: Logger;
   readonly partitioning: PartitionOptions;
   readonly embedding: EmbeddingOptions;
+  /** @default { decoderTimeoutMs: 120000 } */
+  readonly extraction?: ExtractionOptions;
 }

@@ -1,0 +1,69 @@
+import type { ExtractedContent, IContentDecoder } from '@km/core';
+import { checkFileSize, DEFAULT_LIMITS, overLimit, type DecoderLimits } from './limits.js';
+import { rowsAsText } from './rows-as-text.js';
+
+/**
+ * CSV (and TSV): RFC 4180 quoting, the delimiter (comma, semicolon or tab) guessed from the
+ * first line, a UTF-8 byte-order mark dropped. One section; each row under the header becomes
+ * `column: value` lines.
+ */
+export class CsvDecoder implements IContentDecoder {
+  readonly name = 'csv';
+  private readonly limits: DecoderLimits;
+
+  constructor(limits: Partial<DecoderLimits> = {}) {
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+  }
+
+  supportsMimeType(mimeType: string): boolean {
+    return mimeType === 'text/csv' || mimeType === 'text/tab-separated-values' || mimeType === 'application/csv';
+  }
+
+  async decode(data: Buffer): Promise<ExtractedContent> {
+    checkFileSize(data, this.limits, 'CSV');
+    const text = data.toString('utf8').replace(/^\uFEFF/, '');
+    const rows = parseCsv(text, guessDelimiter(text), this.limits.maxRows);
+    return { sections: [{ number: 1, text: rowsAsText(rows), sentencesAreComplete: true }], mimeType: 'text/plain' };
+  }
+}
+
+function guessDelimiter(text: string): string {
+  const firstLine = text.slice(0, text.indexOf('\n') >>> 0);
+  const counts = [',', ';', '\t'].map((d) => [d, firstLine.split(d).length] as const);
+  return counts.sort((a, b) => b[1] - a[1])[0]![0];
+}
+
+/** RFC 4180 rows: quoted fields may hold delimiters, newlines and doubled quotes. */
+export function parseCsv(text: string, delimiter = ',', maxRows = Infinity): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i++;
+        } else quoted = false;
+      } else field += ch;
+    } else if (ch === '"' && field === '') quoted = true;
+    else if (ch === delimiter) {
+      row.push(field);
+      field = '';
+    } else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++;
+      row.push(field);
+      rows.push(row);
+      if (rows.length > maxRows) throw overLimit('the CSV file', 'maxRows', maxRows);
+      row = [];
+      field = '';
+    } else field += ch;
+  }
+  if (field !== '' || row.length > 0) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}

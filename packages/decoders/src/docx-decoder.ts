@@ -1,0 +1,149 @@
+import type { ContentSection, ExtractedContent, IContentDecoder } from '@km/core';
+import { checkAborted, checkFileSize, DEFAULT_LIMITS, unreadable, type DecoderLimits } from './limits.js';
+import { markdownTable } from './ooxml/markdown-table.js';
+import { readXml } from './ooxml/xml.js';
+import { readZipEntries } from './zip/safe-unzip.js';
+
+export const DOCX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+const DOCUMENT_PART = 'word/document.xml';
+
+/**
+ * Word (.docx): paragraphs, headings as markdown headings (`Heading1`..`Heading9`, `Title`,
+ * outline levels), list items as `- `, tables as markdown tables. Sections follow the page
+ * breaks Word recorded (explicit breaks and the last rendered layout), so `sectionNumber` is
+ * the page as Word last laid it out.
+ */
+export class DocxDecoder implements IContentDecoder {
+  readonly name = 'docx';
+  private readonly limits: DecoderLimits;
+
+  constructor(limits: Partial<DecoderLimits> = {}) {
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+  }
+
+  supportsMimeType(mimeType: string): boolean {
+    return mimeType === DOCX_MIME_TYPE;
+  }
+
+  async decode(data: Buffer, options: { signal?: AbortSignal } = {}): Promise<ExtractedContent> {
+    checkFileSize(data, this.limits, 'Word');
+    const parts = readZipEntries(data, (name) => name === DOCUMENT_PART, this.limits, 'Word', options.signal);
+    const xml = parts.get(DOCUMENT_PART);
+    if (!xml) throw unreadable('Word', `${DOCUMENT_PART} is missing`);
+    checkAborted(options.signal);
+    return { sections: docxSections(xml), mimeType: 'text/markdown' };
+  }
+}
+
+/** Walks document.xml and returns its text as markdown, split at page breaks. */
+export function docxSections(xml: Uint8Array): ContentSection[] {
+  const pages: string[][] = [[]];
+  let paragraph = '';
+  let inText = false;
+  let heading = 0;
+  let listItem = false;
+  let breakBefore = false;
+  let breakAfter = false;
+  let tableDepth = 0;
+  let rows: string[][] = [];
+  let row: string[] | undefined;
+  let cell: string[] | undefined;
+
+  const newPage = () => {
+    if (pages[pages.length - 1]!.length > 0) pages.push([]);
+  };
+  const emit = (block: string) => pages[pages.length - 1]!.push(block);
+
+  readXml(xml, {
+    open(name, a) {
+      switch (name) {
+        case 'p':
+          paragraph = '';
+          heading = 0;
+          listItem = false;
+          break;
+        case 'pStyle': {
+          const style = a.val ?? '';
+          const match = /^heading\s?(\d)$/i.exec(style);
+          if (match) heading = Number(match[1]);
+          else if (/^title$/i.test(style)) heading = 1;
+          else if (/^subtitle$/i.test(style)) heading = 2;
+          break;
+        }
+        case 'outlineLvl':
+          if (!heading && a.val !== undefined && Number(a.val) < 9) heading = Number(a.val) + 1;
+          break;
+        case 'numPr':
+          listItem = true;
+          break;
+        case 't':
+          inText = true;
+          break;
+        case 'tab':
+          if (tableDepth === 0 || cell) paragraph += '\t';
+          break;
+        case 'br':
+        case 'cr':
+          if (a.type === 'page') {
+            if (paragraph.trim() === '' && tableDepth === 0) breakBefore = true;
+            else breakAfter = true;
+          } else paragraph += '\n';
+          break;
+        case 'lastRenderedPageBreak':
+          if (tableDepth === 0) {
+            if (paragraph.trim() === '') breakBefore = true;
+            else breakAfter = true;
+          }
+          break;
+        case 'tbl':
+          tableDepth++;
+          if (tableDepth === 1) rows = [];
+          break;
+        case 'tr':
+          if (tableDepth === 1) row = [];
+          break;
+        case 'tc':
+          if (tableDepth === 1) cell = [];
+          break;
+      }
+    },
+    text(text) {
+      if (inText) paragraph += text;
+    },
+    close(name) {
+      switch (name) {
+        case 't':
+          inText = false;
+          break;
+        case 'p': {
+          const text = paragraph.replace(/[ \t]+\n/g, '\n').trim();
+          if (tableDepth > 0) {
+            if (text && cell) cell.push(text);
+            break;
+          }
+          if (breakBefore) newPage();
+          breakBefore = false;
+          if (text) emit(heading ? `${'#'.repeat(Math.min(heading, 6))} ${text}` : listItem ? `- ${text}` : text);
+          if (breakAfter) newPage();
+          breakAfter = false;
+          break;
+        }
+        case 'tc':
+          if (tableDepth === 1 && row && cell) row.push(cell.join(' '));
+          cell = undefined;
+          break;
+        case 'tr':
+          if (tableDepth === 1 && row) rows.push(row);
+          row = undefined;
+          break;
+        case 'tbl':
+          tableDepth--;
+          if (tableDepth === 0 && rows.length > 0) emit(markdownTable(rows));
+          break;
+      }
+    },
+  });
+  return pages
+    .map((blocks, i) => ({ number: i + 1, text: blocks.join('\n\n'), sentencesAreComplete: true }))
+    .filter((s) => s.text.trim() !== '');
+}

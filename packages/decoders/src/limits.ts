@@ -1,0 +1,49 @@
+import { KmError } from '@km/core';
+
+/** Limits every decoder of this package enforces. A file over one fails with the limit's name. */
+export interface DecoderLimits {
+  /** Largest input file, in bytes. @default 100 MiB */
+  maxFileBytes: number;
+  /** Office files (zip): most bytes inflated from the parts read, in all. @default 256 MiB */
+  maxUncompressedBytes: number;
+  /** Office files (zip): most entries in the archive. @default 10000 */
+  maxZipEntries: number;
+  /** Most PDF pages or presentation slides. @default 2000 */
+  maxPages: number;
+  /** Most spreadsheet sheets. @default 200 */
+  maxSheets: number;
+  /** Most rows read per sheet or CSV file. @default 1000000 */
+  maxRows: number;
+  /** Images: most pixels (width × height) sent to OCR. @default 50000000 */
+  maxImagePixels: number;
+}
+
+export const DEFAULT_LIMITS: DecoderLimits = {
+  maxFileBytes: 100 * 1024 * 1024,
+  maxUncompressedBytes: 256 * 1024 * 1024,
+  maxZipEntries: 10_000,
+  maxPages: 2_000,
+  maxSheets: 200,
+  maxRows: 1_000_000,
+  maxImagePixels: 50_000_000,
+};
+
+/** The error of a file over a limit: `content_too_large`, naming the limit and its value. */
+export function overLimit(what: string, limit: keyof DecoderLimits, value: number): KmError {
+  return new KmError('content_too_large', `${what} is over the ${limit} limit (${value})`);
+}
+
+/** Throws when the file is larger than `maxFileBytes`. */
+export function checkFileSize(data: Uint8Array, limits: DecoderLimits, format: string): void {
+  if (data.length > limits.maxFileBytes) throw overLimit(`the ${format} file (${data.length} bytes)`, 'maxFileBytes', limits.maxFileBytes);
+}
+
+/** Throws KmError `aborted` when the signal fired (a decoder's time limit, or a cancel). */
+export function checkAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new KmError('aborted', 'decoding stopped (time limit or cancel)', { cause: signal.reason });
+}
+
+/** A corrupt or unreadable file. */
+export function unreadable(format: string, reason: string, cause?: unknown): KmError {
+  return new KmError('unsupported_content', `the ${format} file cannot be read: ${reason}`, { cause });
+}
