@@ -87,9 +87,15 @@ export function createOpenAIClient(connection: OpenAIConnectionOptions): OpenAI 
   }
 }
 
-/** Model name sent in requests: the deployment on Azure. */
-export function requestModel(connection: OpenAIConnectionOptions, model: string | undefined): string {
-  if (connection.provider === 'azure') return model ?? connection.deployment;
+/** The model of a generator: the name sent in requests (the deployment on Azure) and the model's own name. */
+export interface ModelIdentity {
+  requestModel: string;
+  /** The model's name, for its limits, tokenizer and `modelName`: the deployment when no model is given on Azure. */
+  name: string;
+}
+
+export function modelIdentity(connection: OpenAIConnectionOptions, model: string | undefined): ModelIdentity {
+  if (connection.provider === 'azure') return { requestModel: connection.deployment, name: model ?? connection.deployment };
   if (!model) throw new InvalidInputError('not_configured', 'a model name is required', { connector: CONNECTOR });
-  return model;
+  return { requestModel: model, name: model };
 }

@@ -7,7 +7,7 @@ import {
   type Logger,
 } from '@km/core';
 import type OpenAI from 'openai';
-import { createOpenAIClient, requestModel, type OpenAIConnectionOptions } from './connection.js';
+import { createOpenAIClient, modelIdentity, type OpenAIConnectionOptions } from './connection.js';
 import { CONNECTOR } from './errors.js';
 import { EMBEDDINGS_REQUEST_LIMITS, embeddingModelInfo } from './model-catalog.js';
 import { modelNamePrefix } from './provider-names.js';
@@ -69,9 +69,8 @@ export class OpenAIEmbeddingGenerator implements ITextEmbeddingGenerator {
   private readonly retry: Required<RetryOptions>;
 
   constructor(private readonly options: OpenAIEmbeddingGeneratorOptions) {
-    const model = options.model ?? (options.connection.provider === 'azure' ? options.connection.deployment : undefined);
-    this.requestModel = requestModel(options.connection, options.connection.provider === 'azure' ? undefined : model);
-    const name = model ?? this.requestModel;
+    const { requestModel, name } = modelIdentity(options.connection, options.model);
+    this.requestModel = requestModel;
     const info = embeddingModelInfo(name);
     if (options.dimensions !== undefined && (!Number.isInteger(options.dimensions) || options.dimensions <= 0)) {
       throw new InvalidInputError('invalid_argument', `dimensions must be a positive integer, got ${options.dimensions}`, { connector: CONNECTOR });

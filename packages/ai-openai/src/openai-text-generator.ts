@@ -1,7 +1,7 @@
 import type { ITextGenerator, ITextTokenizer, Logger, TextGenerationOptions, TokenUsage } from '@km/core';
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { createOpenAIClient, requestModel, type OpenAIConnectionOptions } from './connection.js';
+import { createOpenAIClient, modelIdentity, type OpenAIConnectionOptions } from './connection.js';
 import { toKmError } from './errors.js';
 import { chatModelInfo } from './model-catalog.js';
 import { modelNamePrefix, serviceType } from './provider-names.js';
@@ -51,9 +51,8 @@ export class OpenAITextGenerator implements ITextGenerator {
   private readonly retry: Required<RetryOptions>;
 
   constructor(private readonly options: OpenAITextGeneratorOptions) {
-    const model = options.model ?? (options.connection.provider === 'azure' ? options.connection.deployment : undefined);
-    this.requestModel = requestModel(options.connection, options.connection.provider === 'azure' ? undefined : model);
-    const name = model ?? this.requestModel;
+    const { requestModel, name } = modelIdentity(options.connection, options.model);
+    this.requestModel = requestModel;
     const info = chatModelInfo(name);
     this.maxTokenTotal = options.maxTokenTotal ?? info?.contextWindow ?? 8192;
     this.reasoning = options.reasoningModel ?? info?.reasoning ?? false;

@@ -1,22 +1,16 @@
 import { describeEmbeddingGenerator, describeTextGenerator } from '@km/conformance';
-import { afterAll, beforeAll } from 'vitest';
 import { OpenAIEmbeddingGenerator, OpenAITextGenerator } from '../src/index.js';
-import { FakeOpenAIServer } from './fake-openai-server.js';
+import { useFakeOpenAIServer } from './fake-openai-server.js';
 
 // The SDK against a local server speaking OpenAI's wire format (these machines cannot reach the API).
-const server = new FakeOpenAIServer();
-let baseURL = '';
-beforeAll(async () => {
-  baseURL = `${await server.start()}/v1`;
-});
-afterAll(() => server.stop());
+const { server, url } = useFakeOpenAIServer();
 
 describeEmbeddingGenerator('openai over the wire format (local server)', {
-  create: () => new OpenAIEmbeddingGenerator({ connection: { apiKey: 'sk-test', baseURL }, model: 'text-embedding-3-small', dimensions: 128 }),
+  create: () => new OpenAIEmbeddingGenerator({ connection: { apiKey: 'sk-test', baseURL: url() }, model: 'text-embedding-3-small', dimensions: 128 }),
   dimensions: 128,
 });
 describeTextGenerator('openai over the wire format (local server)', {
-  create: () => new OpenAITextGenerator({ connection: { apiKey: 'sk-test', baseURL }, model: 'gpt-4o-mini' }),
+  create: () => new OpenAITextGenerator({ connection: { apiKey: 'sk-test', baseURL: url() }, model: 'gpt-4o-mini' }),
 });
 
 // The real API, when a key is given.

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HashingEmbeddingGenerator } from '@km/core';
+import { afterAll, beforeAll } from 'vitest';
 
 /** One request the server received. */
 export interface RecordedRequest {
@@ -123,4 +124,15 @@ export class FakeOpenAIServer {
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
+}
+
+/** Starts a fake server for the current test file; `url()` is its OpenAI base URL (`.../v1`). */
+export function useFakeOpenAIServer(): { server: FakeOpenAIServer; url: () => string } {
+  const server = new FakeOpenAIServer();
+  let baseURL = '';
+  beforeAll(async () => {
+    baseURL = `${await server.start()}/v1`;
+  });
+  afterAll(() => server.stop());
+  return { server, url: () => baseURL };
 }

@@ -1,21 +1,16 @@
 import { KernelMemoryBuilder, silentLogger } from '@km/core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { OpenAIEmbeddingGenerator, OpenAITextGenerator } from '../src/index.js';
-import { FakeOpenAIServer } from './fake-openai-server.js';
+import { useFakeOpenAIServer } from './fake-openai-server.js';
 
-const server = new FakeOpenAIServer();
-let baseURL = '';
-beforeAll(async () => {
-  baseURL = `${await server.start()}/v1`;
-});
-afterAll(() => server.stop());
+const { server, url } = useFakeOpenAIServer();
 beforeEach(() => {
   server.failures.length = 0;
   server.requests.length = 0;
 });
 
 function memory(maxRetries = 0) {
-  const connection = { apiKey: 'sk-test', baseURL };
+  const connection = { apiKey: 'sk-test', baseURL: url() };
   return new KernelMemoryBuilder()
     .withLogger(silentLogger)
     .withEmbeddingGenerator(new OpenAIEmbeddingGenerator({ connection, model: 'text-embedding-3-small', dimensions: 64, retry: { maxRetries } }))

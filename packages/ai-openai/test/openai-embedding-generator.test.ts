@@ -1,14 +1,9 @@
 import { cosineSimilarity, isKmError } from '@km/core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { OpenAIEmbeddingGenerator, type OpenAIEmbeddingGeneratorOptions } from '../src/index.js';
-import { FakeOpenAIServer } from './fake-openai-server.js';
+import { useFakeOpenAIServer } from './fake-openai-server.js';
 
-const server = new FakeOpenAIServer();
-let baseURL = '';
-beforeAll(async () => {
-  baseURL = `${await server.start()}/v1`;
-});
-afterAll(() => server.stop());
+const { server, url } = useFakeOpenAIServer();
 beforeEach(() => {
   server.requests.length = 0;
   server.failures.length = 0;
@@ -20,7 +15,7 @@ beforeEach(() => {
 const fast = { initialDelayMs: 5, maxDelayMs: 2000 };
 function generator(options: Partial<OpenAIEmbeddingGeneratorOptions> = {}) {
   return new OpenAIEmbeddingGenerator({
-    connection: { apiKey: 'sk-test', baseURL },
+    connection: { apiKey: 'sk-test', baseURL: url() },
     model: 'text-embedding-3-small',
     dimensions: 64,
     retry: fast,
@@ -166,7 +161,7 @@ describe('OpenAIEmbeddingGenerator retries', () => {
 describe('OpenAIEmbeddingGenerator providers', () => {
   it('Azure OpenAI: deployment path, api-version and api-key header', async () => {
     const g = new OpenAIEmbeddingGenerator({
-      connection: { provider: 'azure', endpoint: baseURL.replace('/v1', ''), deployment: 'emb-small', apiKey: 'azure-key', apiVersion: '2024-10-21' },
+      connection: { provider: 'azure', endpoint: url().replace('/v1', ''), deployment: 'emb-small', apiKey: 'azure-key', apiVersion: '2024-10-21' },
       model: 'text-embedding-3-small',
       dimensions: 32,
     });
@@ -180,14 +175,14 @@ describe('OpenAIEmbeddingGenerator providers', () => {
 
   it('Azure OpenAI with a token provider sends a bearer token', async () => {
     const g = new OpenAIEmbeddingGenerator({
-      connection: { provider: 'azure', endpoint: baseURL.replace('/v1', ''), deployment: 'emb', azureADTokenProvider: async () => 'entra-token' },
+      connection: { provider: 'azure', endpoint: url().replace('/v1', ''), deployment: 'emb', azureADTokenProvider: async () => 'entra-token' },
     });
     await g.generateEmbeddings(['hello']);
     expect(server.requestsTo('embeddings')[0]!.headers.authorization).toBe('Bearer entra-token');
   });
 
   it('an OpenAI-compatible server needs only a base URL', async () => {
-    const g = new OpenAIEmbeddingGenerator({ connection: { provider: 'compatible', baseURL }, model: 'nomic-embed-text', maxTokens: 2048 });
+    const g = new OpenAIEmbeddingGenerator({ connection: { provider: 'compatible', baseURL: url() }, model: 'nomic-embed-text', maxTokens: 2048 });
     expect(g.modelName).toBe('openai-compatible/nomic-embed-text');
     const [v] = await g.generateEmbeddings(['hello']);
     expect(v).toHaveLength(64);

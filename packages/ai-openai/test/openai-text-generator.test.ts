@@ -1,14 +1,9 @@
 import type { TokenUsage } from '@km/core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { OpenAITextGenerator, type OpenAITextGeneratorOptions } from '../src/index.js';
-import { FakeOpenAIServer } from './fake-openai-server.js';
+import { useFakeOpenAIServer } from './fake-openai-server.js';
 
-const server = new FakeOpenAIServer();
-let baseURL = '';
-beforeAll(async () => {
-  baseURL = `${await server.start()}/v1`;
-});
-afterAll(() => server.stop());
+const { server, url } = useFakeOpenAIServer();
 beforeEach(() => {
   server.requests.length = 0;
   server.failures.length = 0;
@@ -17,7 +12,7 @@ beforeEach(() => {
 });
 
 function generator(options: Partial<OpenAITextGeneratorOptions> = {}) {
-  return new OpenAITextGenerator({ connection: { apiKey: 'sk-test', baseURL }, model: 'gpt-4o-mini', retry: { initialDelayMs: 5 }, ...options });
+  return new OpenAITextGenerator({ connection: { apiKey: 'sk-test', baseURL: url() }, model: 'gpt-4o-mini', retry: { initialDelayMs: 5 }, ...options });
 }
 async function run(g: OpenAITextGenerator, options: Parameters<OpenAITextGenerator['generate']>[1] = {}) {
   const pieces: string[] = [];
@@ -71,8 +66,8 @@ describe('OpenAITextGenerator', () => {
   it('knows context windows and tokenizers of known models', () => {
     expect(generator().maxTokenTotal).toBe(128_000);
     expect(generator({ model: 'gpt-4.1' }).maxTokenTotal).toBe(1_047_576);
-    expect(generator({ model: 'llama3.1', connection: { provider: 'compatible', baseURL } }).maxTokenTotal).toBe(8192);
-    expect(generator({ model: 'llama3.1', connection: { provider: 'compatible', baseURL }, maxTokenTotal: 131072 }).maxTokenTotal).toBe(131072);
+    expect(generator({ model: 'llama3.1', connection: { provider: 'compatible', baseURL: url() } }).maxTokenTotal).toBe(8192);
+    expect(generator({ model: 'llama3.1', connection: { provider: 'compatible', baseURL: url() }, maxTokenTotal: 131072 }).maxTokenTotal).toBe(131072);
   });
 
   it('retries a 429 before the first token', async () => {
@@ -100,7 +95,7 @@ describe('OpenAITextGenerator', () => {
 
   it('Azure OpenAI uses the deployment path', async () => {
     const g = new OpenAITextGenerator({
-      connection: { provider: 'azure', endpoint: baseURL.replace('/v1', ''), deployment: 'chat-deploy', apiKey: 'k' },
+      connection: { provider: 'azure', endpoint: url().replace('/v1', ''), deployment: 'chat-deploy', apiKey: 'k' },
       model: 'gpt-4o',
     });
     let usage: TokenUsage | undefined;
