@@ -49,7 +49,7 @@ class CountingEmbeddingGenerator extends HashingEmbeddingGenerator {
 function setup(extra: (b: KernelMemoryBuilder) => KernelMemoryBuilder = (b) => b) {
   const db = new SimpleVectorDb();
   const storage = new MemoryContentStorage();
-  const memory = extra(new KernelMemoryBuilder().withMemoryDb(db).withContentStorage(storage).withLogger(silentLogger)).build();
+  const memory = extra(new KernelMemoryBuilder().withEmbeddingGenerator(new HashingEmbeddingGenerator()).withMemoryDb(db).withContentStorage(storage).withLogger(silentLogger)).build();
   return { memory, db, storage };
 }
 
@@ -293,9 +293,9 @@ describe('MemoryServerless end to end', () => {
 
   it('keeps files, vectors and status on disk across a restart', async () => {
     const dir = await tempDir();
-    const first = new KernelMemoryBuilder().withDataDirectory(dir).withLogger(silentLogger).build();
+    const first = new KernelMemoryBuilder().withEmbeddingGenerator(new HashingEmbeddingGenerator()).withDataDirectory(dir).withLogger(silentLogger).build();
     await first.importText(CARBON, { documentId: 'persisted', tags: { k: ['v'] } });
-    const second = new KernelMemoryBuilder().withDataDirectory(dir).withLogger(silentLogger).build();
+    const second = new KernelMemoryBuilder().withEmbeddingGenerator(new HashingEmbeddingGenerator()).withDataDirectory(dir).withLogger(silentLogger).build();
     expect(await second.isDocumentReady('persisted')).toBe(true);
     const found = await second.search('graphite', { filter: MemoryFilters.byTag('k', 'v') });
     expect(found.results[0]!.documentId).toBe('persisted');

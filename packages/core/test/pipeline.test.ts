@@ -19,7 +19,7 @@ function build(configure: (b: KernelMemoryBuilder) => KernelMemoryBuilder = (b) 
   const db = new SimpleVectorDb();
   const storage = new MemoryContentStorage();
   const memory = configure(
-    new KernelMemoryBuilder().withMemoryDb(db).withContentStorage(storage).withLogger(silentLogger).withOrchestratorOptions({ retryDelayMs: 1 }),
+    new KernelMemoryBuilder().withEmbeddingGenerator(new HashingEmbeddingGenerator()).withMemoryDb(db).withContentStorage(storage).withLogger(silentLogger).withOrchestratorOptions({ retryDelayMs: 1 }),
   ).build();
   return { memory, db, storage };
 }

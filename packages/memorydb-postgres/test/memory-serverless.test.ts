@@ -1,6 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { KernelMemoryBuilder, MemoryFilters, silentLogger } from '@km/core';
+import { HashingEmbeddingGenerator, KernelMemoryBuilder, MemoryFilters, silentLogger } from '@km/core';
 import { collect } from '@km/conformance';
 import { afterAll, expect, it } from 'vitest';
 import { PostgresMemoryDb } from '../src/index.js';
@@ -10,7 +10,7 @@ afterAll(async () => pglite.close());
 
 it('the whole pipeline runs on Postgres: import creates the table, search filters, delete leaves nothing', async () => {
   const db = new PostgresMemoryDb({ pglite });
-  const memory = new KernelMemoryBuilder().withMemoryDb(db).withLogger(silentLogger).build();
+  const memory = new KernelMemoryBuilder().withEmbeddingGenerator(new HashingEmbeddingGenerator()).withMemoryDb(db).withLogger(silentLogger).build();
   await memory.importText('Lighthouses guide ships along rocky coasts at night.', { documentId: 'light', index: 'Sea Notes', tags: { kind: ['coast'] } });
   await memory.importText('Submarines dive below the surface using ballast tanks.', { documentId: 'sub', index: 'Sea Notes', tags: { kind: ['deep'] } });
   expect(await db.getIndexes()).toContain('sea-notes');
