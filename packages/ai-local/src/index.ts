@@ -1,4 +1,4 @@
-import type { ITextEmbeddingGenerator, Logger } from '@km/core';
+import type { ITextEmbeddingGenerator } from '@km/core';
 import { UniversalSentenceEncoderGenerator } from './use/universal-sentence-encoder-generator.js';
 
 export { UniversalSentenceEncoderGenerator, type UniversalSentenceEncoderOptions } from './use/universal-sentence-encoder-generator.js';
@@ -10,6 +10,6 @@ export { WorkerPool } from './worker-pool.js';
  * The embedded default of km (`KernelMemoryBuilder` finds it when this package is installed):
  * Universal Sentence Encoder lite in one worker thread per core.
  */
-export function createDefaultEmbeddingGenerator(options: { logger?: Logger } = {}): ITextEmbeddingGenerator {
-  return new UniversalSentenceEncoderGenerator({ ...(options.logger ? { logger: options.logger } : {}) });
+export function createDefaultEmbeddingGenerator(): ITextEmbeddingGenerator {
+  return new UniversalSentenceEncoderGenerator();
 }

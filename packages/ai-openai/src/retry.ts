@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KmError, Logger } from '@km/core';
 import { OpenAIRequestError, toKmError } from './errors.js';
 
@@ -24,21 +25,6 @@ export function retryDelayMs(attempt: number, error: KmError, options: Required<
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /**
  * Runs `attempt` until it succeeds, a fatal error occurs, or the retries are spent. Every
  * error leaves as a KmError; the last transient one keeps `transient: true`, so the pipeline
@@ -60,7 +46,7 @@ export async function withRetries<T>(
       const delay = retryDelayMs(retry + 1, error, options);
       context.logger?.warn('openai request failed, retrying', { what, retry: retry + 1, delayMs: delay, error: error.message });
       try {
-        await sleep(delay, context.signal);
+        await sleep(delay, undefined, { signal: context.signal });
       } catch (abort) {
         throw toKmError(abort, what, context.signal);
       }

@@ -1,14 +1,10 @@
-import { CL100KTokenizer, PLAIN_TEXT_ENCODING, type ITextTokenizer } from '@km/core';
-import { countTokens, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { BpeTokenizer, CL100KTokenizer, type ITextTokenizer } from '@km/core';
+import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
 
 /** OpenAI's o200k_base tokenizer (GPT-4o, GPT-4.1, GPT-5, o-series), through `gpt-tokenizer`. */
-export class O200KTokenizer implements ITextTokenizer {
-  countTokens(text: string): number {
-    return countTokens(text, PLAIN_TEXT_ENCODING);
-  }
-
-  getTokens(text: string): string[] {
-    return encode(text, PLAIN_TEXT_ENCODING).map((token) => decode([token]));
+export class O200KTokenizer extends BpeTokenizer {
+  constructor() {
+    super(o200k);
   }
 }
 

@@ -76,7 +76,7 @@ export { searchLimit } from './memory-storage/search-limit.js';
 export { resolveQueryVector } from './memory-storage/query-vector.js';
 
 // AI
-export { CL100KTokenizer, PLAIN_TEXT_ENCODING } from './ai/gpt-tokenizer.js';
+export { BpeTokenizer, CL100KTokenizer, PLAIN_TEXT_ENCODING, type BpeEncoding } from './ai/gpt-tokenizer.js';
 export { DefaultEmbeddingGenerator, LOCAL_MODEL_PACKAGE, type DefaultEmbeddingGeneratorOptions } from './ai/default-embedding-generator.js';
 export { HashingEmbeddingGenerator, type HashingEmbeddingGeneratorOptions } from './ai/hashing-embedding-generator.js';
 

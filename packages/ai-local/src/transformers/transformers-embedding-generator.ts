@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
-import { InvalidInputError, KmError, type ITextEmbeddingGenerator, type ITextTokenizer, type Logger } from '@km/core';
+import { InvalidInputError, KmError, type ITextEmbeddingGenerator, type ITextTokenizer } from '@km/core';
 import { pickTransformersEnv, type TransformersModule } from './transformers-module.js';
 
 /** Options of {@link TransformersEmbeddingGenerator}. */
@@ -33,7 +33,6 @@ export interface TransformersEmbeddingGeneratorOptions {
   maxTokens?: number;
   /** Name stored with the vectors. @default `local/<folder name or model id>` */
   modelName?: string;
-  logger?: Logger;
 }
 
 interface Extractor {

@@ -4,7 +4,6 @@ import {
   InvalidInputError,
   type ITextEmbeddingGenerator,
   type ITextTokenizer,
-  type Logger,
 } from '@km/core';
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
 import { WorkerPool } from '../worker-pool.js';
@@ -21,7 +20,6 @@ export interface UniversalSentenceEncoderOptions {
   maxBatchSize?: number;
   /** Longest input in (cl100k) tokens; the model itself averages over any length. @default 2048 */
   maxTokens?: number;
-  logger?: Logger;
 }
 
 // From src/use or dist/use alike, the compiled worker is at <package>/dist/use/use-worker.js.

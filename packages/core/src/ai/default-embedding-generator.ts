@@ -22,7 +22,7 @@ export interface DefaultEmbeddingGeneratorOptions {
 }
 
 interface LocalModelModule {
-  createDefaultEmbeddingGenerator(options: { logger?: Logger }): ITextEmbeddingGenerator;
+  createDefaultEmbeddingGenerator(): ITextEmbeddingGenerator;
 }
 
 /**
@@ -84,7 +84,7 @@ export class DefaultEmbeddingGenerator implements ITextEmbeddingGenerator {
     try {
       const module = await this.importLocalModel();
       if (module) {
-        const generator = module.createDefaultEmbeddingGenerator({ ...(logger ? { logger } : {}) });
+        const generator = module.createDefaultEmbeddingGenerator();
         await generator.ready?.();
         return generator;
       }

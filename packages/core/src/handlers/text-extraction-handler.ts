@@ -21,19 +21,21 @@ async function decodeWithTimeLimit(
   const limit = new AbortController();
   const timer = setTimeout(() => limit.abort(), timeoutMs);
   const combined = signal ? AbortSignal.any([signal, limit.signal]) : limit.signal;
+  let onAbort: (() => void) | undefined;
   try {
     return await new Promise<ExtractedContent>((resolve, reject) => {
-      const onAbort = () =>
+      onAbort = () =>
         reject(
           limit.signal.aborted
             ? new KmError('content_too_large', `${decoder.name} took longer than ${timeoutMs} ms (decoderTimeoutMs)`)
             : (signal?.reason ?? new KmError('aborted', 'aborted')),
         );
       combined.addEventListener('abort', onAbort, { once: true });
-      decoder.decode(data, { fileName, signal: combined }).then(resolve, (e: unknown) => (combined.aborted ? onAbort() : reject(e)));
+      decoder.decode(data, { fileName, signal: combined }).then(resolve, (e: unknown) => (combined.aborted ? onAbort!() : reject(e)));
     });
   } finally {
     clearTimeout(timer);
+    if (onAbort) combined.removeEventListener('abort', onAbort);
   }
 }
 
