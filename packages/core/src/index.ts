@@ -93,7 +93,23 @@ export { chunkText, type ChunkOptions } from './text-chunker/text-chunker.js';
 
 // Pipeline
 export type { PipelineContext, PartitionOptions, EmbeddingOptions, ExtractionOptions } from './pipeline/pipeline-context.js';
-export { InProcessPipelineOrchestrator, type OrchestratorOptions, type PipelineRequest } from './pipeline/in-process-orchestrator.js';
+export { InProcessPipelineOrchestrator } from './pipeline/in-process-orchestrator.js';
+export {
+  BasePipelineOrchestrator,
+  newExecutionId,
+  type OrchestratorOptions,
+  type PipelineRequest,
+  type PipelineOrchestrator,
+  type PipelineObserver,
+  type StepFinishedEvent,
+  type PipelineFinishedEvent,
+} from './pipeline/pipeline-orchestrator.js';
+export {
+  DistributedPipelineOrchestrator,
+  type DistributedOrchestratorOptions,
+  type OrchestratorStartOptions,
+  type PipelinePointer,
+} from './pipeline/distributed-orchestrator.js';
 export { PipelineStatusStore } from './pipeline/pipeline-status-store.js';
 export { stableId, contentHash, generatedFilesOf, writeGeneratedFile, readTextFile } from './pipeline/pipeline-files.js';
 export { pendingFiles, markProcessed } from './handlers/handler-utils.js';
@@ -126,6 +142,7 @@ export { sniffMimeType } from './web/sniff-mime-type.js';
 
 // Memory
 export { MemoryServerless } from './memory-serverless.js';
+export { MemoryService } from './memory-service.js';
 export { KernelMemoryBuilder, type HandlerFactory } from './kernel-memory-builder.js';
 export { mapWithConcurrency, batches } from './util/concurrency.js';
 export { createConsoleLogger, silentLogger, type Logger, type LogLevel } from './util/logger.js';

@@ -13,6 +13,12 @@ import { createDefaultHandlers } from './handlers/default-handlers.js';
 import { SimpleVectorDb } from './memory-storage/simple-vector-db.js';
 import { MemoryServerless } from './memory-serverless.js';
 import { InProcessPipelineOrchestrator, type OrchestratorOptions } from './pipeline/in-process-orchestrator.js';
+import { DistributedPipelineOrchestrator } from './pipeline/distributed-orchestrator.js';
+import type { PipelineOrchestrator } from './pipeline/pipeline-orchestrator.js';
+import type { IQueue } from './contracts/queue.js';
+import { FileQueue } from './queue/file-queue.js';
+import { InMemoryQueue, InMemoryQueueBroker } from './queue/in-memory-queue.js';
+import { MemoryService } from './memory-service.js';
 import type { EmbeddingOptions, ExtractionOptions, PartitionOptions, PipelineContext } from './pipeline/pipeline-context.js';
 import { SearchClient } from './search/search-client.js';
 import type { SearchClientOptions } from './search/search-options.js';
@@ -50,6 +56,7 @@ export class KernelMemoryBuilder {
   private searchOptions: Partial<SearchClientOptions> = {};
   private orchestratorOptions: OrchestratorOptions = {};
   private webFetcher: IWebPageFetcher | undefined;
+  private queueFactory: ((step: string) => IQueue) | undefined;
 
   /** Adds a memory DB. Records go to every DB added; search reads the first. */
   withMemoryDb(db: IMemoryDb): this {
@@ -80,13 +87,13 @@ export class KernelMemoryBuilder {
     return this;
   }
 
-  /** Registers a decoder; it wins over built-ins for the MIME types it supports. */
   /** Settings of the extract step, e.g. the per-file decoder time limit. */
   withExtractionOptions(options: Partial<ExtractionOptions>): this {
     this.extraction = { ...this.extraction, ...options };
     return this;
   }
 
+  /** Registers a decoder; it wins over built-ins for the MIME types it supports. */
   withDecoder(decoder: IContentDecoder): this {
     this.decoders.register(decoder);
     return this;
@@ -128,7 +135,51 @@ export class KernelMemoryBuilder {
     return this;
   }
 
+  /** Sets the queues of {@link buildService}: a new client per step name. */
+  withQueueFactory(factory: (step: string) => IQueue): this {
+    this.queueFactory = factory;
+    return this;
+  }
+
+  /** A memory that runs each import to completion in this process before returning. */
   build(): MemoryServerless {
+    const { context, searchClient } = this.assemble();
+    const orchestrator = new InProcessPipelineOrchestrator(context, this.orchestratorOptions);
+    return new MemoryServerless(this.register(orchestrator, context), searchClient, this.webFetcher ?? new WebPageFetcher());
+  }
+
+  /**
+   * A memory whose imports return once the files are stored and the first step is queued;
+   * the steps run wherever the queues are consumed (this process after `start()`, and any
+   * `km worker`). Queues default to a {@link FileQueue} under the data directory, or to
+   * in-memory queues without one.
+   *
+   * ```ts
+   * const memory = new KernelMemoryBuilder().withDataDirectory('./km-data').buildService();
+   * await memory.start();
+   * const id = await memory.importText('Queued, then ingested in the background.');
+   * ```
+   */
+  buildService(): MemoryService {
+    const { context, searchClient } = this.assemble();
+    let queueFactory = this.queueFactory;
+    if (!queueFactory) {
+      const dir = this.dataDirectory;
+      const broker = new InMemoryQueueBroker();
+      queueFactory = dir ? () => new FileQueue({ directory: join(dir, 'queues') }) : () => new InMemoryQueue({ broker, maxAttempts: 5 });
+    }
+    const orchestrator = new DistributedPipelineOrchestrator(context, { ...this.orchestratorOptions, queueFactory });
+    this.register(orchestrator, context);
+    return new MemoryService(orchestrator, searchClient, this.webFetcher ?? new WebPageFetcher());
+  }
+
+  private register<T extends PipelineOrchestrator>(orchestrator: T, context: PipelineContext): T {
+    for (const handler of createDefaultHandlers(context)) orchestrator.addHandler(handler);
+    for (const h of this.handlers) orchestrator.addHandler(typeof h === 'function' ? h(context) : h);
+    return orchestrator;
+  }
+
+  private assemble(): { context: PipelineContext; searchClient: SearchClient } {
     const dir = this.dataDirectory;
     const logger = this.logger ?? createConsoleLogger();
     const embeddingGenerator =
@@ -145,13 +196,10 @@ export class KernelMemoryBuilder {
       partitioning: { maxTokensPerChunk: 1000, overlapTokens: 100, ...this.partitioning },
       embedding: { concurrency: 4, ...this.embedding },
     };
-    const orchestrator = new InProcessPipelineOrchestrator(context, this.orchestratorOptions);
-    for (const handler of createDefaultHandlers(context)) orchestrator.addHandler(handler);
-    for (const h of this.handlers) orchestrator.addHandler(typeof h === 'function' ? h(context) : h);
     const searchClient = new SearchClient(
       { memoryDb: memoryDbs[0]!, embeddingGenerator, textGenerator: this.textGenerator, logger: context.logger },
       this.searchOptions,
     );
-    return new MemoryServerless(orchestrator, searchClient, this.webFetcher ?? new WebPageFetcher());
+    return { context, searchClient };
   }
 }

@@ -15,7 +15,7 @@ import { Document } from './models/document.js';
 import { MemoryFilter, toMemoryFilters } from './models/memory-filter.js';
 import type { MemoryAnswer, SearchResult } from './models/search-models.js';
 import { validateTags } from './models/tag-collection.js';
-import type { InProcessPipelineOrchestrator } from './pipeline/in-process-orchestrator.js';
+import type { PipelineOrchestrator } from './pipeline/pipeline-orchestrator.js';
 import type { RetrievalRequest, SearchClient } from './search/search-client.js';
 import { validateDocumentId } from './validation/document-id.js';
 import { validateFileName } from './validation/file-name.js';
@@ -42,7 +42,7 @@ const WEB_FILE_NAMES: Record<string, string> = {
  */
 export class MemoryServerless implements IKernelMemory {
   constructor(
-    readonly orchestrator: InProcessPipelineOrchestrator,
+    readonly orchestrator: PipelineOrchestrator,
     private readonly searchClient: SearchClient,
     private readonly webFetcher: IWebPageFetcher,
   ) {}

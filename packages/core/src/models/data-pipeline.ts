@@ -75,6 +75,8 @@ export interface DataPipeline {
   previous_executions_to_purge: PreviousExecution[];
   failed: boolean;
   error?: string;
+  /** Deliveries of the current step so far (distributed orchestrator), kept across crashes. */
+  step_attempts?: { step: string; count: number; last_error?: string };
 }
 
 /** The public view of a pipeline, as `GET /upload-status` returns it. */

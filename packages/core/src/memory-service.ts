@@ -1,0 +1,29 @@
+import { MemoryServerless } from './memory-serverless.js';
+import type { DistributedPipelineOrchestrator, OrchestratorStartOptions } from './pipeline/distributed-orchestrator.js';
+
+/**
+ * Kernel Memory with asynchronous ingestion: an import returns once its files are stored and
+ * its first step is queued; `getDocumentStatus` and `isDocumentReady` tell when it is done.
+ * Build one with `KernelMemoryBuilder.buildService()`; the HTTP service is built on it.
+ *
+ * ```ts
+ * const memory = new KernelMemoryBuilder().withDataDirectory('./km-data').buildService();
+ * await memory.start();                      // consume the queues in this process
+ * const id = await memory.importText('Pluto is a dwarf planet.');
+ * while (!(await memory.isDocumentReady(id))) await new Promise((r) => setTimeout(r, 100));
+ * await memory.stop();
+ * ```
+ */
+export class MemoryService extends MemoryServerless {
+  declare readonly orchestrator: DistributedPipelineOrchestrator;
+
+  /** Connects the queues; with `runHandlers` (the default) this process runs the steps too. */
+  start(options: OrchestratorStartOptions = {}): Promise<void> {
+    return this.orchestrator.start(options);
+  }
+
+  /** Finishes the steps in progress (up to `drainTimeoutMs`), hands the rest back to the queues. */
+  stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
+    return this.orchestrator.stop(options);
+  }
+}

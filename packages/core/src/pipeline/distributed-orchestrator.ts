@@ -1,0 +1,284 @@
+import type { IQueue, QueueHandlerResult } from '../contracts/queue.js';
+import { InvalidInputError, KmError } from '../errors/km-error.js';
+import { Steps } from '../models/constants.js';
+import type { DataPipeline } from '../models/data-pipeline.js';
+import type { Document } from '../models/document.js';
+import { deleteIndexEverywhere } from '../handlers/delete-index-handler.js';
+import { DELETION_STEPS } from './in-process-orchestrator.js';
+import type { PipelineContext } from './pipeline-context.js';
+import {
+  BasePipelineOrchestrator,
+  newExecutionId,
+  type OrchestratorOptions,
+  type PipelineOrchestrator,
+  type PipelineRequest,
+} from './pipeline-orchestrator.js';
+
+/** The message put on a step's queue: a pointer to the saved pipeline state. */
+export interface PipelinePointer {
+  index: string;
+  document_id: string;
+  execution_id: string;
+}
+
+/** Options of {@link DistributedPipelineOrchestrator}. */
+export interface DistributedOrchestratorOptions extends OrchestratorOptions {
+  /** Makes a queue client; called once per step name. */
+  queueFactory: (step: string) => IQueue;
+}
+
+/** Options of {@link DistributedPipelineOrchestrator.start}. */
+export interface OrchestratorStartOptions {
+  /** Run the handlers in this process. `false` only publishes (an API in front of `km worker`s). @default true */
+  runHandlers?: boolean;
+}
+
+/**
+ * Runs pipelines over queues, one per step: an import stores the files and the state, then
+ * puts a pointer (`index`, `document_id`, `execution_id`) on the first step's queue; whoever
+ * consumes it runs the step, saves the state, then queues the next step. Any number of
+ * processes may consume, as long as they share the content storage, memory DBs and queues.
+ *
+ * - A pointer to an execution that was replaced (re-import, deletion) is dropped.
+ * - A redelivered pointer whose step is already done only re-queues the next step (a crash
+ *   between saving the state and acknowledging the message).
+ * - Attempts of a step are counted in the saved state, so they survive crashes; after
+ *   `maxAttempts`, or on a fatal error, the document is `failed` with the reason and the
+ *   message goes to the queue's poison queue.
+ *
+ * ```ts
+ * const orchestrator = new DistributedPipelineOrchestrator(context, {
+ *   queueFactory: () => new FileQueue({ directory: './km-data/queues' }),
+ * });
+ * for (const h of createDefaultHandlers(context)) orchestrator.addHandler(h);
+ * await orchestrator.start();
+ * ```
+ */
+export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator implements PipelineOrchestrator {
+  private readonly queueFactory: (step: string) => IQueue;
+  private readonly queues = new Map<string, IQueue>();
+  private readonly inFlight = new Set<Promise<QueueHandlerResult>>();
+  private starting: Promise<void> | undefined;
+  private runHandlers = false;
+  private stopping = false;
+
+  constructor(context: PipelineContext, options: DistributedOrchestratorOptions) {
+    super(context, options);
+    if (typeof options?.queueFactory !== 'function') {
+      throw new InvalidInputError('invalid_argument', 'DistributedPipelineOrchestrator needs a queueFactory');
+    }
+    this.queueFactory = options.queueFactory;
+  }
+
+  /** Steps being handled by this process right now. */
+  get activeSteps(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * Connects one queue per registered step, consuming them when `runHandlers` is true.
+   * Register custom handlers before starting.
+   */
+  start(options: OrchestratorStartOptions = {}): Promise<void> {
+    this.starting ??= (async () => {
+      this.runHandlers = options.runHandlers ?? true;
+      for (const step of this.stepNames) {
+        const queue = this.queueFactory(step);
+        if (this.runHandlers) queue.onDequeue((message) => this.receive(step, message));
+        await queue.connect(step, { dequeue: this.runHandlers });
+        this.queues.set(step, queue);
+      }
+    })();
+    return this.starting;
+  }
+
+  /**
+   * Stops taking work, waits up to `drainTimeoutMs` for the steps in progress, then closes the
+   * queues; messages not acknowledged by then go back to their queue for another worker.
+   */
+  async stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    await this.starting?.catch(() => undefined);
+    const drain = Promise.allSettled([...this.inFlight]);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, options.drainTimeoutMs ?? 10_000));
+      timer.unref?.();
+    });
+    await Promise.race([drain, timeout]);
+    clearTimeout(timer);
+    for (const queue of this.queues.values()) await queue.close().catch(() => undefined);
+    this.queues.clear();
+  }
+
+  async importDocument(index: string, document: Document, request: PipelineRequest = {}): Promise<string> {
+    const steps = this.checkSteps(request.steps);
+    this.checkFiles(document);
+    await this.ensureStarted();
+    return this.mutex.run(`${index}/${document.id}`, async () => {
+      const pipeline = await this.prepare(index, document, steps, request.args ?? {}, request.sourceUrl);
+      await this.enqueue(steps[0]!, pipeline);
+      return document.id;
+    });
+  }
+
+  async resume(index: string, documentId: string): Promise<DataPipeline> {
+    await this.ensureStarted();
+    return this.mutex.run(`${index}/${documentId}`, async () => {
+      const pipeline = await this.statusStore.read(index, documentId);
+      if (!pipeline) throw new KmError('document_not_found', `document "${documentId}" not found in index "${index}"`);
+      const next = pipeline.remaining_steps[0];
+      if (next === undefined) return pipeline;
+      pipeline.failed = false;
+      delete pipeline.error;
+      delete pipeline.step_attempts;
+      pipeline.execution_id = newExecutionId(); // earlier pointers of this document are now stale
+      await this.statusStore.write(pipeline);
+      await this.enqueue(next, pipeline);
+      return pipeline;
+    });
+  }
+
+  /**
+   * Queues the deletion of a document: its state is replaced by a deletion pipeline, so any
+   * ingestion message still in a queue is dropped, and a worker removes records and files.
+   */
+  async deleteDocument(index: string, documentId: string): Promise<void> {
+    await this.ensureStarted();
+    await this.mutex.run(`${index}/${documentId}`, async () => {
+      const previous = await this.statusStore.read(index, documentId).catch(() => undefined);
+      const now = new Date().toISOString();
+      const pipeline: DataPipeline = {
+        index,
+        document_id: documentId,
+        execution_id: newExecutionId(),
+        steps: [Steps.deleteDocument],
+        remaining_steps: [Steps.deleteDocument],
+        completed_steps: [],
+        tags: previous?.tags ?? {},
+        creation: now,
+        last_update: now,
+        files: [],
+        args: {},
+        previous_executions_to_purge: [],
+        failed: false,
+      };
+      await this.statusStore.write(pipeline);
+      await this.enqueue(Steps.deleteDocument, pipeline);
+    });
+  }
+
+  /** Queues the deletion of an index (records in every memory DB, then its files). */
+  async deleteIndex(index: string): Promise<void> {
+    await this.ensureStarted();
+    await this.enqueue(Steps.deleteIndex, { index, document_id: '', execution_id: newExecutionId() });
+  }
+
+  private async ensureStarted(): Promise<void> {
+    if (this.stopping) throw new KmError('transient', 'the pipeline is shutting down', { transient: true });
+    await (this.starting ?? this.start());
+  }
+
+  private async enqueue(step: string, pointer: PipelinePointer): Promise<void> {
+    const queue = this.queues.get(step);
+    if (!queue) throw new KmError('handler_not_found', `no queue for step "${step}"`);
+    const message: PipelinePointer = { index: pointer.index, document_id: pointer.document_id, execution_id: pointer.execution_id };
+    await queue.enqueue(JSON.stringify(message));
+  }
+
+  private receive(step: string, message: string): Promise<QueueHandlerResult> {
+    // Work arriving during shutdown is never acknowledged: closing the queue hands it back.
+    if (this.stopping) return new Promise<QueueHandlerResult>(() => undefined);
+    const work = this.process(step, message);
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+    return work;
+  }
+
+  private async process(step: string, message: string): Promise<QueueHandlerResult> {
+    const pointer = parsePointer(message);
+    if (!pointer) {
+      this.context.logger.error('dropping a malformed queue message', { step, message: message.slice(0, 200) });
+      return 'fatal';
+    }
+    if (step === Steps.deleteIndex) {
+      try {
+        await deleteIndexEverywhere(this.context, pointer.index);
+        return 'ok';
+      } catch (error) {
+        this.context.logger.error('index deletion failed', { index: pointer.index, error: (error as Error).message });
+        return 'transient';
+      }
+    }
+    return this.mutex.run(`${pointer.index}/${pointer.document_id}`, () => this.runStep(step, pointer));
+  }
+
+  private async runStep(step: string, pointer: PipelinePointer): Promise<QueueHandlerResult> {
+    let pipeline = await this.statusStore.read(pointer.index, pointer.document_id);
+    if (!pipeline || pipeline.execution_id !== pointer.execution_id || pipeline.failed) return 'ok'; // deleted or replaced
+    if (pipeline.remaining_steps[0] !== step) {
+      const next = pipeline.remaining_steps[0];
+      if (next !== undefined && pipeline.completed_steps.at(-1) === step) await this.enqueue(next, pipeline);
+      return 'ok';
+    }
+    const handler = this.handlers.get(step);
+    if (!handler) {
+      await this.markFailed(pipeline, `no handler for step "${step}"`);
+      return 'fatal';
+    }
+    const previous = pipeline.step_attempts?.step === step ? pipeline.step_attempts : undefined;
+    const attempt = (previous?.count ?? 0) + 1;
+    if (attempt > this.maxAttempts) {
+      const reason = previous?.last_error ?? 'the worker running it stopped before finishing';
+      await this.markFailed(pipeline, `step "${step}" failed after ${this.maxAttempts} attempts: ${reason}`);
+      return 'fatal';
+    }
+    pipeline.step_attempts = { step, count: attempt, ...(previous?.last_error ? { last_error: previous.last_error } : {}) };
+    await this.statusStore.write(pipeline);
+
+    const outcome = await this.invoke(handler, pipeline);
+    pipeline = outcome.pipeline;
+    if (outcome.result === 'success') {
+      pipeline.remaining_steps.shift();
+      pipeline.completed_steps.push(step);
+      delete pipeline.step_attempts;
+      if (DELETION_STEPS.has(step)) return 'ok';
+      const next = pipeline.remaining_steps[0];
+      if (next === undefined) {
+        await this.complete(pipeline);
+      } else {
+        await this.statusStore.write(pipeline); // state first, then the pointer
+        await this.enqueue(next, pipeline);
+      }
+      return 'ok';
+    }
+    const reason = outcome.error ?? outcome.result;
+    if (outcome.result === 'transient' && attempt < this.maxAttempts) {
+      this.context.logger.warn('step failed, will retry', { step, attempt, documentId: pipeline.document_id, reason });
+      pipeline.step_attempts = { step, count: attempt, last_error: reason };
+      await this.statusStore.write(pipeline);
+      return 'transient';
+    }
+    await this.markFailed(pipeline, `step "${step}" failed: ${reason}`);
+    return 'fatal';
+  }
+}
+
+function parsePointer(message: string): PipelinePointer | undefined {
+  try {
+    const value = JSON.parse(message) as Partial<PipelinePointer> | null;
+    if (
+      value &&
+      typeof value.index === 'string' &&
+      typeof value.document_id === 'string' &&
+      typeof value.execution_id === 'string' &&
+      value.index.length > 0
+    ) {
+      return { index: value.index, document_id: value.document_id, execution_id: value.execution_id };
+    }
+  } catch {
+    // fall through
+  }
+  return undefined;
+}

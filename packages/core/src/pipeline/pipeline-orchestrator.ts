@@ -1,0 +1,275 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-step-handler.js';
+import { mimeTypeOf } from '../decoders/mime-types.js';
+import { InvalidInputError, KmError } from '../errors/km-error.js';
+import { DEFAULT_STEPS, PIPELINE_STATUS_FILE } from '../models/constants.js';
+import type { DataPipeline, PreviousExecution, UploadedFileDetails } from '../models/data-pipeline.js';
+import type { Document, DocumentFileSource } from '../models/document.js';
+import { cloneTags } from '../models/tag-collection.js';
+import { KeyedMutex } from '../util/keyed-mutex.js';
+import type { PipelineContext } from './pipeline-context.js';
+import { fileNamesOf, stableId } from './pipeline-files.js';
+import { PipelineStatusStore } from './pipeline-status-store.js';
+
+/** What an observer hears when a step ends (for metrics and tracing). */
+export interface StepFinishedEvent {
+  step: string;
+  index: string;
+  documentId: string;
+  result: StepOutcome['result'];
+  durationMs: number;
+}
+
+/** What an observer hears when a document's pipeline ends. */
+export interface PipelineFinishedEvent {
+  index: string;
+  documentId: string;
+  failed: boolean;
+  /** From the upload to the end, in ms. */
+  durationMs: number;
+}
+
+/** Hooks for metrics or OpenTelemetry; they must not throw. */
+export interface PipelineObserver {
+  stepFinished?(event: StepFinishedEvent): void;
+  pipelineFinished?(event: PipelineFinishedEvent): void;
+}
+
+/** Options shared by the orchestrators. */
+export interface OrchestratorOptions {
+  /** Attempts of a step that fails transiently before the document fails. @default 3 */
+  maxAttempts?: number;
+  /** Delay before the first in-process retry, doubled each time, with jitter. @default 200 */
+  retryDelayMs?: number;
+  /** Told about every step and pipeline that ends. */
+  observer?: PipelineObserver;
+}
+
+/** Options of one import. */
+export interface PipelineRequest {
+  steps?: string[] | undefined;
+  args?: Record<string, unknown> | undefined;
+  signal?: AbortSignal | undefined;
+  /** Where the files came from (web import); lands in records' `payload.url`. */
+  sourceUrl?: string | undefined;
+}
+
+/** What a memory needs from an orchestrator, in process or over a queue. */
+export interface PipelineOrchestrator {
+  readonly context: PipelineContext;
+  readonly statusStore: PipelineStatusStore;
+  readonly stepNames: string[];
+  addHandler(handler: IPipelineStepHandler): this;
+  /** Stores the files, saves the new execution and runs it (or queues it). Resolves with the document id. */
+  importDocument(index: string, document: Document, request?: PipelineRequest): Promise<string>;
+  /** Runs (or queues) the remaining steps of a failed or interrupted document. */
+  resume(index: string, documentId: string, signal?: AbortSignal): Promise<DataPipeline>;
+  deleteDocument(index: string, documentId: string): Promise<void>;
+  deleteIndex(index: string): Promise<void>;
+}
+
+/**
+ * What both orchestrators share: the handler registry, storing a new execution's files and
+ * state, timed step invocation, failure and the purge of earlier executions.
+ */
+export abstract class BasePipelineOrchestrator {
+  readonly statusStore: PipelineStatusStore;
+  protected readonly handlers = new Map<string, IPipelineStepHandler>();
+  protected readonly mutex = new KeyedMutex();
+  protected readonly maxAttempts: number;
+  protected readonly observer: PipelineObserver | undefined;
+
+  constructor(
+    readonly context: PipelineContext,
+    options: OrchestratorOptions = {},
+  ) {
+    this.statusStore = new PipelineStatusStore(context.contentStorage);
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? 3);
+    this.observer = options.observer;
+  }
+
+  /** Registers the handler of a step name (replacing an earlier one). */
+  addHandler(handler: IPipelineStepHandler): this {
+    this.handlers.set(handler.stepName, handler);
+    return this;
+  }
+
+  /** Step names with a handler. */
+  get stepNames(): string[] {
+    return [...this.handlers.keys()];
+  }
+
+  /** Uploads the files and saves the new execution's state. */
+  async prepare(
+    index: string,
+    document: Document,
+    steps: string[],
+    args: Record<string, unknown>,
+    sourceUrl?: string,
+  ): Promise<DataPipeline> {
+    const { contentStorage } = this.context;
+    const previous = await this.statusStore.read(index, document.id).catch(() => undefined);
+    const isNew = previous === undefined;
+    const files: UploadedFileDetails[] = [];
+    await contentStorage.createIndexDirectory(index);
+    await contentStorage.createDocumentDirectory(index, document.id);
+    try {
+      for (const source of document.files) {
+        const size = await contentStorage.writeFile(index, document.id, source.name, await openSource(source));
+        files.push({
+          id: stableId(document.id, source.name),
+          name: source.name,
+          size,
+          mime_type: source.mimeType ?? mimeTypeOf(source.name),
+          artifact_type: 'uploaded_file',
+          partition_number: 0,
+          section_number: 0,
+          tags: {},
+          processed_by: [],
+          log: [],
+          generated_files: {},
+          ...(sourceUrl ? { source_url: sourceUrl } : {}),
+        });
+      }
+    } catch (error) {
+      // Nothing half-imported survives: a new document's folder goes, a re-import keeps the old state.
+      if (isNew) await contentStorage.deleteDocumentDirectory(index, document.id).catch(() => undefined);
+      throw error;
+    }
+    const now = new Date().toISOString();
+    const purge: PreviousExecution[] = previous
+      ? [...previous.previous_executions_to_purge, { execution_id: previous.execution_id, files: fileNamesOf(previous) }]
+      : [];
+    const pipeline: DataPipeline = {
+      index,
+      document_id: document.id,
+      execution_id: newExecutionId(),
+      steps: [...steps],
+      remaining_steps: [...steps],
+      completed_steps: [],
+      tags: cloneTags(document.tags),
+      creation: now,
+      last_update: now,
+      files,
+      args: { ...args },
+      previous_executions_to_purge: purge,
+      failed: false,
+    };
+    await this.statusStore.write(pipeline);
+    return pipeline;
+  }
+
+  protected checkSteps(steps: string[] | undefined): string[] {
+    const list = steps && steps.length > 0 ? steps : [...DEFAULT_STEPS];
+    for (const step of list) {
+      if (typeof step !== 'string' || !this.handlers.has(step)) {
+        throw new KmError('handler_not_found', `no handler for step ${JSON.stringify(step)}; known steps: ${this.stepNames.join(', ')}`);
+      }
+    }
+    return list;
+  }
+
+  protected checkFiles(document: Document): void {
+    if (document.files.length === 0) {
+      throw new InvalidInputError('invalid_argument', `document "${document.id}" has no file to import`);
+    }
+  }
+
+  /** Runs one step; a throwing handler becomes a transient or fatal outcome. */
+  protected async invoke(handler: IPipelineStepHandler, pipeline: DataPipeline, signal?: AbortSignal): Promise<StepOutcome> {
+    const started = performance.now();
+    let outcome: StepOutcome;
+    try {
+      outcome = await handler.invoke(pipeline, signal);
+    } catch (error) {
+      if (signal?.aborted) {
+        await this.statusStore.write(pipeline);
+        throw error;
+      }
+      const transient = error instanceof KmError && error.transient;
+      const message = error instanceof Error ? error.message : String(error);
+      this.context.logger.error('step threw', { step: handler.stepName, documentId: pipeline.document_id, error: message });
+      outcome = { result: transient ? 'transient' : 'fatal', pipeline, error: message };
+    }
+    this.notify(() =>
+      this.observer?.stepFinished?.({
+        step: handler.stepName,
+        index: pipeline.index,
+        documentId: pipeline.document_id,
+        result: outcome.result,
+        durationMs: performance.now() - started,
+      }),
+    );
+    return outcome;
+  }
+
+  /** Saves the pipeline as failed with the reason. */
+  protected async markFailed(pipeline: DataPipeline, reason: string): Promise<void> {
+    pipeline.failed = true;
+    pipeline.error = reason;
+    delete pipeline.step_attempts;
+    await this.statusStore.write(pipeline);
+    this.finished(pipeline);
+  }
+
+  /** Saves the completed pipeline and removes files of earlier executions it did not rewrite. */
+  protected async complete(pipeline: DataPipeline): Promise<void> {
+    delete pipeline.step_attempts;
+    await this.statusStore.write(pipeline);
+    if (pipeline.previous_executions_to_purge.length > 0) {
+      const keep = new Set([...fileNamesOf(pipeline), PIPELINE_STATUS_FILE]);
+      for (const execution of pipeline.previous_executions_to_purge) {
+        for (const name of execution.files) {
+          if (!keep.has(name)) await this.context.contentStorage.deleteFile(pipeline.index, pipeline.document_id, name);
+        }
+      }
+      pipeline.previous_executions_to_purge = [];
+      await this.statusStore.write(pipeline);
+    }
+    this.finished(pipeline);
+  }
+
+  private finished(pipeline: DataPipeline): void {
+    this.notify(() =>
+      this.observer?.pipelineFinished?.({
+        index: pipeline.index,
+        documentId: pipeline.document_id,
+        failed: pipeline.failed,
+        durationMs: Math.max(0, Date.now() - Date.parse(pipeline.creation)),
+      }),
+    );
+  }
+
+  private notify(call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.context.logger.warn('pipeline observer threw', { error: (error as Error).message });
+    }
+  }
+}
+
+/** A fresh execution id (KM's format: 32 hex digits). */
+export function newExecutionId(): string {
+  return randomUUID().replaceAll('-', '');
+}
+
+async function openSource(source: DocumentFileSource) {
+  if ('path' in source) {
+    const info = await stat(source.path).catch((cause: unknown) => {
+      throw new InvalidInputError('invalid_argument', `cannot read file ${JSON.stringify(source.path)}`, { cause });
+    });
+    if (!info.isFile()) throw new InvalidInputError('invalid_argument', `${JSON.stringify(source.path)} is not a file`);
+    return createReadStream(source.path);
+  }
+  if ('data' in source) return source.data;
+  const stream = source.stream as unknown;
+  if (typeof (stream as ReadableStream).getReader === 'function') {
+    const { Readable } = await import('node:stream');
+    return Readable.fromWeb(stream as never);
+  }
+  return stream as AsyncIterable<Uint8Array>;
+}
