@@ -159,7 +159,9 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
         tags: previous?.tags ?? {},
         creation: now,
         last_update: now,
-        files: [],
+        // The files stay listed until the worker removes them, so the status reads "deletion in
+        // progress" rather than "not found" while records may still be searchable.
+        files: previous?.files ?? [],
         args: {},
         previous_executions_to_purge: [],
         failed: false,

@@ -6,7 +6,7 @@ export const MAX_DOCUMENT_ID_LENGTH = 256;
 const VALID = /^[A-Za-z0-9._-]+$/;
 
 /**
- * Checks a document id: letters, digits, `.`, `_` and `-` only, no `..`, at most 256 characters.
+ * Checks a document id: letters, digits, `.`, `_` and `-` only, not `.`, no `..`, at most 256 characters.
  * Returns the id unchanged; throws `invalid_document_id` otherwise.
  */
 export function validateDocumentId(id: unknown): string {
@@ -22,8 +22,8 @@ export function validateDocumentId(id: unknown): string {
       `document id ${JSON.stringify(id)} is invalid: use letters, digits, '.', '_' and '-' only`,
     );
   }
-  if (id.includes('..')) {
-    throw new InvalidInputError('invalid_document_id', `document id ${JSON.stringify(id)} may not contain '..'`);
+  if (id.includes('..') || id === '.') {
+    throw new InvalidInputError('invalid_document_id', `document id ${JSON.stringify(id)} may not be '.' or contain '..'`);
   }
   return id;
 }

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import multipart from '@fastify/multipart';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger as PinoLogger } from 'pino';
+import type { MemoryService } from '@km/core';
+import type { ServiceConfig } from './config.js';
+import { AccessKeys } from './http/access-keys.js';
+import { problem, toProblem } from './http/problem-details.js';
+import type { ServiceMetrics } from './metrics.js';
+import { openApiDocument } from './openapi.js';
+import { registerDocumentRoutes } from './routes/documents.js';
+import { registerIndexRoutes } from './routes/indexes.js';
+import { registerRetrievalRoutes } from './routes/retrieval.js';
+import { registerSystemRoutes } from './routes/system.js';
+import { registerUploadRoute } from './routes/upload.js';
+import { SERVICE_VERSION } from './version.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Served without an access key. */
+    public?: boolean;
+  }
+}
+
+/** What {@link createApp} needs. */
+export interface AppOptions {
+  memory: MemoryService;
+  config: ServiceConfig;
+  logger: PinoLogger;
+  metrics: ServiceMetrics;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * The HTTP API in front of a memory: Kernel Memory's routes, status codes and field names,
+ * access keys, ProblemDetails errors, request ids, metrics and the OpenAPI document.
+ */
+export async function createApp({ memory, config, logger, metrics }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // JSON bodies (search, ask) are small; uploads are multipart and limited separately.
+    bodyLimit: 1024 * 1024,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    // One log line per response comes from the onResponse hook below.
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
+    return503OnClosing: true,
+  });
+  const startedAt = Date.now();
+  const keys = config.auth.enabled ? new AccessKeys(config.auth.keys) : undefined;
+  const header = config.auth.header.toLowerCase();
+
+  // preservePath: file names arrive as sent, so a name with a path is refused rather than silently cut.
+  await app.register(multipart, { throwFileSizeLimit: true, preservePath: true });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (!keys || request.routeOptions.config.public) return;
+    const verdict = keys.check(request.headers[header]);
+    if (verdict === 'missing') {
+      return reply.code(401).type('application/problem+json').send(problem(401, `the ${config.auth.header} header with an access key is required`, { code: 'unauthorized', requestId: request.id }));
+    }
+    if (verdict === 'wrong') {
+      return reply.code(403).type('application/problem+json').send(problem(403, 'the access key is not valid', { code: 'forbidden', requestId: request.id }));
+    }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    const fields = { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+    if (reply.statusCode >= 500) request.log.error(fields, 'request failed');
+    else request.log.info(fields, 'request');
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const { status, body, internal } = toProblem(error);
+    if (internal) request.log.error({ err: error }, 'unhandled error');
+    return reply
+      .code(status)
+      .type('application/problem+json')
+      .send({ ...body, instance: request.url.split('?')[0], requestId: request.id });
+  });
+
+  app.setNotFoundHandler(async (request, reply) =>
+    reply
+      .code(404)
+      .type('application/problem+json')
+      .send(problem(404, `no route for ${request.method} ${request.url.split('?')[0]}`, { code: 'not_found', requestId: request.id })),
+  );
+
+  registerSystemRoutes(app, {
+    startedAt,
+    metrics,
+    docs: config.docs,
+    openApi: openApiDocument({ version: SERVICE_VERSION, authHeader: config.auth.enabled ? config.auth.header : undefined }),
+  });
+  registerUploadRoute(app, memory, { maxUploadBytes: config.maxUploadBytes, spoolDirectory: join(resolve(config.dataDirectory), 'tmp', 'uploads') });
+  registerDocumentRoutes(app, memory);
+  registerIndexRoutes(app, memory);
+  registerRetrievalRoutes(app, memory);
+  return app;
+}

@@ -1,0 +1,224 @@
+import { readFileSync } from 'node:fs';
+import { InvalidInputError } from '@km/core';
+
+/** Where embeddings come from. */
+export type EmbeddingProvider = 'local' | 'hashing' | 'openai';
+
+/** Settings of the service; every field has an embedded default (see {@link DEFAULT_CONFIG}). */
+export interface ServiceConfig {
+  /** Interface to listen on. @default '127.0.0.1' (env KM_HOST) */
+  host: string;
+  /** TCP port; 0 picks a free one. @default 9001 (env KM_PORT) */
+  port: number;
+  /** Files, vectors and queues live under this folder. @default './km-data' (env KM_DATA_DIR) */
+  dataDirectory: string;
+  /** Run the pipeline steps in this process; false makes an API that only queues work for `km worker`s. @default true (env KM_RUN_HANDLERS) */
+  runHandlers: boolean;
+  /** Largest upload request, all files together. @default 100 MiB (env KM_MAX_UPLOAD_BYTES) */
+  maxUploadBytes: number;
+  /** Time given to steps in progress when the service stops. @default 10000 (env KM_SHUTDOWN_TIMEOUT_MS) */
+  shutdownTimeoutMs: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  auth: {
+    /** Requests must carry one of `keys` in `header`. On when a key is set. (env KM_AUTH_ENABLED) */
+    enabled: boolean;
+    /** @default 'Authorization' (env KM_AUTH_HEADER) */
+    header: string;
+    /** Up to two keys, so one can be rotated while the other works. (env KM_ACCESS_KEY1, KM_ACCESS_KEY2) */
+    keys: string[];
+  };
+  queue: {
+    /** @default 'file' (env KM_QUEUE) */
+    type: 'file' | 'memory';
+    /** Deliveries of a message before its queue poisons it. @default 5 */
+    maxAttempts: number;
+    /** Attempts of a step before the document fails. @default 3 (env KM_MAX_STEP_ATTEMPTS) */
+    maxStepAttempts: number;
+    /** @default 1000 */
+    retryDelayMs: number;
+    /** @default 60000 */
+    visibilityTimeoutMs: number;
+    /** @default 250 */
+    pollIntervalMs: number;
+    /** Messages of one step handled at once by one process. @default 2 (env KM_QUEUE_CONCURRENCY) */
+    concurrency: number;
+  };
+  embeddings: {
+    /** @default 'local', or 'openai' when an OpenAI key or base URL is set (env KM_EMBEDDINGS) */
+    provider: EmbeddingProvider;
+  };
+  openai: {
+    /** (env KM_OPENAI_API_KEY or OPENAI_API_KEY) */
+    apiKey?: string;
+    /** An OpenAI-compatible server, e.g. Ollama's `http://127.0.0.1:11434/v1`. (env KM_OPENAI_BASE_URL) */
+    baseUrl?: string;
+    /** @default 'text-embedding-3-small' (env KM_OPENAI_EMBEDDING_MODEL) */
+    embeddingModel: string;
+    /** @default 'gpt-4o-mini' (env KM_OPENAI_TEXT_MODEL) */
+    textModel: string;
+  };
+  /** Serve `/docs` (Swagger UI) and `/openapi.json`. @default true */
+  docs: boolean;
+}
+
+/** The embedded defaults: no key, no network, everything under `./km-data`. */
+export const DEFAULT_CONFIG: ServiceConfig = {
+  host: '127.0.0.1',
+  port: 9001,
+  dataDirectory: './km-data',
+  runHandlers: true,
+  maxUploadBytes: 100 * 1024 * 1024,
+  shutdownTimeoutMs: 10_000,
+  logLevel: 'info',
+  auth: { enabled: false, header: 'Authorization', keys: [] },
+  queue: { type: 'file', maxAttempts: 5, maxStepAttempts: 3, retryDelayMs: 1000, visibilityTimeoutMs: 60_000, pollIntervalMs: 250, concurrency: 2 },
+  embeddings: { provider: 'local' },
+  openai: { embeddingModel: 'text-embedding-3-small', textModel: 'gpt-4o-mini' },
+  docs: true,
+};
+
+/** Shortest access key accepted. */
+export const MIN_ACCESS_KEY_LENGTH = 32;
+
+/** A partial configuration, as found in a JSON file or given by code. */
+export type ServiceConfigInput = {
+  [K in keyof ServiceConfig]?: ServiceConfig[K] extends object ? Partial<ServiceConfig[K]> : ServiceConfig[K];
+};
+
+/**
+ * Reads the configuration: defaults, then the JSON file named by `KM_CONFIG` (or `file`),
+ * then environment variables, then `overrides` (command-line flags). Throws a typed error
+ * naming the bad setting.
+ */
+export function loadConfig(
+  options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: ServiceConfigInput } = {},
+): ServiceConfig {
+  const env = options.env ?? process.env;
+  const file = options.file ?? env.KM_CONFIG;
+  const fromFile = file ? readConfigFile(file) : {};
+  const merged = merge(merge(merge(DEFAULT_CONFIG, fromFile), fromEnv(env, { ...fromFile, ...options.overrides })), options.overrides ?? {});
+  return validate(merged);
+}
+
+function readConfigFile(path: string): ServiceConfigInput {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new InvalidInputError('invalid_argument', `cannot read the configuration file ${JSON.stringify(path)}`, { cause });
+  }
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not an object');
+    return value as ServiceConfigInput;
+  } catch (cause) {
+    throw new InvalidInputError('invalid_argument', `the configuration file ${JSON.stringify(path)} is not a JSON object`, { cause });
+  }
+}
+
+function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): ServiceConfigInput {
+  const out: ServiceConfigInput = {};
+  const num = (name: string): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    const n = Number(raw);
+    if (!Number.isFinite(n)) throw new InvalidInputError('invalid_argument', `${name} must be a number, got ${JSON.stringify(raw)}`);
+    return n;
+  };
+  const bool = (name: string): boolean | undefined => {
+    const raw = env[name]?.toLowerCase();
+    if (raw === undefined || raw === '') return undefined;
+    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+    throw new InvalidInputError('invalid_argument', `${name} must be true or false, got ${JSON.stringify(env[name])}`);
+  };
+  const str = (name: string): string | undefined => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  const set = <K extends keyof ServiceConfig>(key: K, value: ServiceConfigInput[K] | undefined) => {
+    if (value !== undefined) out[key] = value;
+  };
+  set('host', str('KM_HOST'));
+  set('port', num('KM_PORT'));
+  set('dataDirectory', str('KM_DATA_DIR'));
+  set('runHandlers', bool('KM_RUN_HANDLERS'));
+  set('maxUploadBytes', num('KM_MAX_UPLOAD_BYTES'));
+  set('shutdownTimeoutMs', num('KM_SHUTDOWN_TIMEOUT_MS'));
+  set('logLevel', str('KM_LOG_LEVEL') as ServiceConfig['logLevel'] | undefined);
+  set('docs', bool('KM_DOCS'));
+
+  const keys = [str('KM_ACCESS_KEY1'), str('KM_ACCESS_KEY2')].filter((k): k is string => k !== undefined);
+  const auth: Partial<ServiceConfig['auth']> = {};
+  if (keys.length > 0) {
+    auth.keys = keys;
+    auth.enabled = true;
+  }
+  const authEnabled = bool('KM_AUTH_ENABLED');
+  if (authEnabled !== undefined) auth.enabled = authEnabled;
+  if (str('KM_AUTH_HEADER')) auth.header = str('KM_AUTH_HEADER')!;
+  if (Object.keys(auth).length) out.auth = auth;
+
+  const queue: Partial<ServiceConfig['queue']> = {};
+  if (str('KM_QUEUE')) queue.type = str('KM_QUEUE') as ServiceConfig['queue']['type'];
+  if (num('KM_MAX_STEP_ATTEMPTS') !== undefined) queue.maxStepAttempts = num('KM_MAX_STEP_ATTEMPTS')!;
+  if (num('KM_QUEUE_CONCURRENCY') !== undefined) queue.concurrency = num('KM_QUEUE_CONCURRENCY')!;
+  if (Object.keys(queue).length) out.queue = queue;
+
+  const openai: Partial<ServiceConfig['openai']> = {};
+  const apiKey = str('KM_OPENAI_API_KEY') ?? str('OPENAI_API_KEY');
+  if (apiKey) openai.apiKey = apiKey;
+  if (str('KM_OPENAI_BASE_URL')) openai.baseUrl = str('KM_OPENAI_BASE_URL')!;
+  if (str('KM_OPENAI_EMBEDDING_MODEL')) openai.embeddingModel = str('KM_OPENAI_EMBEDDING_MODEL')!;
+  if (str('KM_OPENAI_TEXT_MODEL')) openai.textModel = str('KM_OPENAI_TEXT_MODEL')!;
+  if (Object.keys(openai).length) out.openai = openai;
+
+  const provider = str('KM_EMBEDDINGS') as EmbeddingProvider | undefined;
+  const openaiConfigured = Boolean(openai.apiKey ?? openai.baseUrl ?? configured.openai?.apiKey ?? configured.openai?.baseUrl);
+  if (provider) out.embeddings = { provider };
+  else if (openaiConfigured && !configured.embeddings?.provider) out.embeddings = { provider: 'openai' };
+  return out;
+}
+
+function merge(base: ServiceConfig, input: ServiceConfigInput): ServiceConfig {
+  const out = { ...base } as Record<string, unknown>;
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined) continue;
+    const current = out[key];
+    out[key] = current && typeof current === 'object' && !Array.isArray(current) && value && typeof value === 'object' && !Array.isArray(value)
+      ? { ...current, ...value }
+      : value;
+  }
+  return out as unknown as ServiceConfig;
+}
+
+function validate(config: ServiceConfig): ServiceConfig {
+  const fail = (message: string): never => {
+    throw new InvalidInputError('invalid_argument', `configuration: ${message}`);
+  };
+  if (typeof config.host !== 'string' || !config.host) fail('host must be a non-empty string');
+  if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) fail(`port must be 0-65535, got ${config.port}`);
+  if (typeof config.dataDirectory !== 'string' || !config.dataDirectory) fail('dataDirectory must be a non-empty string');
+  if (!(config.maxUploadBytes > 0)) fail('maxUploadBytes must be positive');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) fail(`logLevel ${JSON.stringify(config.logLevel)} is unknown`);
+  if (!['file', 'memory'].includes(config.queue.type)) fail(`queue.type must be "file" or "memory", got ${JSON.stringify(config.queue.type)}`);
+  for (const key of ['maxAttempts', 'maxStepAttempts', 'concurrency'] as const) {
+    if (!Number.isInteger(config.queue[key]) || config.queue[key] < 1) fail(`queue.${key} must be a positive integer`);
+  }
+  if (config.queue.maxAttempts <= config.queue.maxStepAttempts) {
+    fail('queue.maxAttempts must be greater than queue.maxStepAttempts, so that a document is marked failed before its message is poisoned');
+  }
+  if (!['local', 'hashing', 'openai'].includes(config.embeddings.provider)) {
+    fail(`embeddings.provider must be local, hashing or openai, got ${JSON.stringify(config.embeddings.provider)}`);
+  }
+  if (config.embeddings.provider === 'openai' && !config.openai.apiKey && !config.openai.baseUrl) {
+    fail('embeddings.provider is openai but neither openai.apiKey (KM_OPENAI_API_KEY) nor openai.baseUrl (KM_OPENAI_BASE_URL) is set');
+  }
+  if (!/^[A-Za-z0-9-]+$/.test(config.auth.header)) fail(`auth.header ${JSON.stringify(config.auth.header)} is not a valid header name`);
+  if (!Array.isArray(config.auth.keys) || config.auth.keys.length > 2) fail('auth.keys holds at most two keys');
+  if (config.auth.enabled) {
+    const keys = config.auth.keys.filter((k) => typeof k === 'string' && k.length > 0);
+    if (keys.length === 0) fail('auth is enabled but no access key is set (KM_ACCESS_KEY1)');
+    for (const key of keys) {
+      if (key.length < MIN_ACCESS_KEY_LENGTH) fail(`access keys must be at least ${MIN_ACCESS_KEY_LENGTH} characters`);
+    }
+  }
+  return config;
+}

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyRequest } from 'fastify';
+import { RESERVED_TAG_PREFIX, validateFileName, type TagCollection } from '@km/core';
+import { HttpProblem } from './problem-details.js';
+
+/** A file of an upload, spooled to disk until the document is stored. */
+export interface SpooledFile {
+  name: string;
+  path: string;
+  /** The part's content type, unless it was the generic `application/octet-stream`. */
+  mimeType: string | undefined;
+  size: number;
+}
+
+/** The fields and files of `POST /upload`, as Kernel Memory's clients send them. */
+export interface UploadForm {
+  index: string | undefined;
+  documentId: string | undefined;
+  tags: TagCollection;
+  steps: string[];
+  args: Record<string, unknown>;
+  files: SpooledFile[];
+  /** Removes the spooled files. */
+  cleanup(): Promise<void>;
+}
+
+const MAX_FIELD_BYTES = 1024 * 1024;
+const MAX_PARTS = 1000;
+
+/**
+ * Reads a multipart upload: `index`, `documentId` (once each), repeated `tags` (`key:value`),
+ * repeated `steps` (also separated by spaces, commas or semicolons, as KM allows), `args` (a
+ * JSON object) and any number of files under any field name. Files are spooled to
+ * `spoolDirectory` so that fields may come after them; all of it is removed on any error.
+ */
+export async function readUploadForm(request: FastifyRequest, options: { maxBytes: number; spoolDirectory: string }): Promise<UploadForm> {
+  if (!request.isMultipart()) throw new HttpProblem(400, 'Invalid content, multipart form data not found', 'invalid_argument');
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > options.maxBytes) {
+    throw new HttpProblem(413, `the upload is ${declared} bytes, over the limit of ${options.maxBytes}`, 'content_too_large');
+  }
+  const folder = join(options.spoolDirectory, randomUUID());
+  const cleanup = () => rm(folder, { recursive: true, force: true });
+  const fields = new Map<string, string[]>();
+  const files: SpooledFile[] = [];
+  let total = 0;
+  try {
+    await mkdir(folder, { recursive: true });
+    const parts = request.parts({ limits: { fileSize: options.maxBytes, fieldSize: MAX_FIELD_BYTES, parts: MAX_PARTS } });
+    for await (const part of parts) {
+      if (part.type === 'field') {
+        if (part.valueTruncated) throw new HttpProblem(413, `field "${part.fieldname}" is over ${MAX_FIELD_BYTES} bytes`, 'content_too_large');
+        const list = fields.get(part.fieldname) ?? [];
+        list.push(typeof part.value === 'string' ? part.value : String(part.value));
+        fields.set(part.fieldname, list);
+        continue;
+      }
+      const name = part.filename;
+      if (!name) {
+        part.file.resume();
+        throw new HttpProblem(400, `the file in field "${part.fieldname}" has no file name`, 'invalid_file_name');
+      }
+      validateFileName(name);
+      if (files.some((f) => f.name === name)) {
+        part.file.resume();
+        throw new HttpProblem(400, `file name "${name}" appears twice in one upload`, 'invalid_file_name');
+      }
+      const path = join(folder, String(files.length));
+      let size = 0;
+      const counter = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.length;
+          total += chunk.length;
+          if (total > options.maxBytes) {
+            done(new HttpProblem(413, `the upload is over the limit of ${options.maxBytes} bytes`, 'content_too_large'));
+            return;
+          }
+          done(null, chunk);
+        },
+      });
+      await pipeline(part.file, counter, createWriteStream(path));
+      if (part.file.truncated) throw new HttpProblem(413, `file "${name}" is over the limit of ${options.maxBytes} bytes`, 'content_too_large');
+      const mimeType = part.mimetype && part.mimetype !== 'application/octet-stream' ? part.mimetype.split(';')[0]!.trim() : undefined;
+      files.push({ name, path, mimeType, size });
+    }
+    return {
+      index: single(fields, 'index', 'Invalid index name, \'index\', multiple values provided'),
+      documentId: single(fields, 'documentId', 'Invalid document ID, \'documentId\' must be a single value, not a list'),
+      tags: parseTags(fields.get('tags') ?? []),
+      steps: parseSteps(fields.get('steps') ?? []),
+      args: parseArgs(fields.get('args')),
+      files,
+      cleanup,
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
+
+function single(fields: Map<string, string[]>, name: string, message: string): string | undefined {
+  const values = fields.get(name) ?? [];
+  if (values.length > 1) throw new HttpProblem(400, message, 'invalid_argument');
+  const value = values[0]?.trim();
+  return value ? value : undefined;
+}
+
+/** `key:value` pairs; `key:` is a key without value. A value without a colon, or a reserved key, is refused. */
+export function parseTags(values: readonly string[]): TagCollection {
+  const tags: TagCollection = {};
+  for (const raw of values) {
+    const tag = raw.trim();
+    if (tag === '') continue;
+    const colon = tag.indexOf(':');
+    if (colon < 0) {
+      throw new HttpProblem(400, `tag ${JSON.stringify(tag)} must be written key:value`, 'invalid_tag');
+    }
+    const key = tag.slice(0, colon).trim();
+    const value = tag.slice(colon + 1).trim();
+    if (key === '') throw new HttpProblem(400, `tag ${JSON.stringify(tag)} has no key`, 'invalid_tag');
+    if (key.startsWith(RESERVED_TAG_PREFIX)) {
+      throw new HttpProblem(400, `the tag name prefix '${RESERVED_TAG_PREFIX}' is reserved for internal use: ${JSON.stringify(key)}`, 'invalid_tag');
+    }
+    (tags[key] ??= []).push(value === '' ? null : value);
+  }
+  return tags;
+}
+
+function parseSteps(values: readonly string[]): string[] {
+  return values.flatMap((v) => v.split(/[\s,;]+/)).map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+function parseArgs(values: readonly string[] | undefined): Record<string, unknown> {
+  if (!values || values.length === 0) return {};
+  if (values.length > 1) throw new HttpProblem(400, "'args' must be a single JSON object", 'invalid_argument');
+  try {
+    const parsed = JSON.parse(values[0]!) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw new HttpProblem(400, "'args' must be a JSON object", 'invalid_argument');
+}

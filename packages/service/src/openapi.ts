@@ -1,0 +1,244 @@
+/**
+ * The OpenAPI 3 description of the service: Kernel Memory v1's API, field for field, plus
+ * km's additions (the `failed` status, NOT filters with `!key`, `code` in problems,
+ * `/download`, `/metrics`).
+ */
+export function openApiDocument(options: { version: string; authHeader: string | undefined }): Record<string, unknown> {
+  const problem = (description: string) => ({
+    description,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
+  });
+  const errors = (...codes: number[]) => {
+    const names: Record<number, string> = {
+      400: 'Bad Request',
+      401: 'Unauthorized: no access key',
+      403: 'Forbidden: wrong access key',
+      404: 'Not Found',
+      413: 'Content Too Large',
+      503: 'Service Unavailable',
+    };
+    return Object.fromEntries(codes.map((c) => [String(c), problem(names[c] ?? 'Error')]));
+  };
+  const json = (ref: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } });
+  const query = (name: string, required: boolean, description: string) => ({ name, in: 'query', required, schema: { type: 'string' }, description });
+  const nullableString = { type: 'string', nullable: true };
+  const tagMap = { type: 'object', additionalProperties: { type: 'array', items: { type: 'string', nullable: true } } };
+  const filters = {
+    type: 'array',
+    nullable: true,
+    description:
+      'OR across the list, AND inside one filter. Each key lists values the record must have; a key written `!key` lists values it must not have (km extension).',
+    items: tagMap,
+  };
+
+  return {
+    openapi: '3.0.4',
+    info: {
+      title: 'km memory service',
+      version: options.version,
+      description: 'Kernel Memory v1 compatible HTTP API: ingest documents asynchronously, then search and ask over them with citations.',
+    },
+    paths: {
+      '/': { get: { summary: 'Service status and uptime.', operationId: 'ServiceStatus', responses: { 200: { description: 'OK', content: { 'application/json': { schema: { type: 'string' } } } }, ...errors(401, 403) } } },
+      '/health': { get: { summary: 'Liveness check (no access key needed).', operationId: 'ServiceHealth', security: [], responses: { 200: { description: 'OK', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+      '/upload': {
+        post: {
+          summary: 'Upload a document (one or more files) and start its ingestion pipeline.',
+          operationId: 'UploadDocument',
+          requestBody: {
+            content: {
+              'multipart/form-data': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    index: { type: 'string', description: 'Index to store the memories in; empty means `default`.' },
+                    documentId: { type: 'string', description: 'Document id; a new one when missing. Re-uploading an id replaces the document.' },
+                    tags: { type: 'array', items: { type: 'string' }, example: ['group:abc123', 'user:xyz'], description: '`key:value` pairs; `key:` is a key without value. Keys starting with `__` are reserved.' },
+                    steps: { type: 'array', items: { type: 'string' }, example: ['extract', 'partition', 'gen_embeddings', 'save_records'] },
+                    args: { type: 'string', description: 'A JSON object of arguments for the handlers, e.g. `{"maxTokensPerChunk": 500}`.' },
+                    files: { type: 'array', items: { type: 'string', format: 'binary' } },
+                  },
+                },
+                encoding: { tags: { explode: true }, steps: { explode: true } },
+              },
+            },
+          },
+          responses: { 202: { description: 'Accepted; `Location` points at the status.', content: json('UploadAccepted') }, ...errors(400, 401, 403, 413, 503) },
+        },
+      },
+      '/upload-status': {
+        get: {
+          summary: 'The pipeline status of a document.',
+          operationId: 'CheckDocumentStatus',
+          parameters: [query('index', false, 'Index; empty means `default`.'), query('documentId', true, 'Document id.')],
+          responses: { 200: { description: 'OK', content: json('DataPipelineStatus') }, ...errors(400, 401, 403, 404) },
+        },
+      },
+      '/ask': {
+        post: {
+          summary: 'Answer a question from the memories, with citations. With `stream: true` the answer comes as server-sent events, `data: [DONE]` last.',
+          operationId: 'AnswerQuestion',
+          requestBody: { required: true, content: json('MemoryQuery') },
+          responses: {
+            200: {
+              description: 'OK',
+              content: { ...json('MemoryAnswer'), 'text/event-stream': { schema: { type: 'string', description: 'Lines `data: {MemoryAnswer}`, then `data: [DONE]`.' } } },
+            },
+            ...errors(400, 401, 403, 503),
+          },
+        },
+      },
+      '/search': {
+        post: {
+          summary: 'Search the memories; results are grouped by source file. An empty query lists by filters.',
+          operationId: 'SearchDocumentSnippets',
+          requestBody: { required: true, content: json('SearchQuery') },
+          responses: { 200: { description: 'OK', content: json('SearchResult') }, ...errors(400, 401, 403, 503) },
+        },
+      },
+      '/indexes': {
+        get: { summary: 'List the indexes.', operationId: 'ListIndexes', responses: { 200: { description: 'OK', content: json('IndexCollection') }, ...errors(401, 403) } },
+        delete: {
+          summary: 'Delete an index, its memories and files (queued).',
+          operationId: 'DeleteIndexByName',
+          parameters: [query('index', false, 'Index; empty means `default`.')],
+          responses: { 202: { description: 'Accepted', content: json('DeleteAccepted') }, ...errors(400, 401, 403) },
+        },
+      },
+      '/documents': {
+        delete: {
+          summary: 'Delete a document, its memories and files (queued).',
+          operationId: 'DeleteDocumentById',
+          parameters: [query('index', false, 'Index; empty means `default`.'), query('documentId', true, 'Document id.')],
+          responses: { 202: { description: 'Accepted', content: json('DeleteAccepted') }, ...errors(400, 401, 403) },
+        },
+      },
+      '/download': {
+        get: {
+          summary: 'Download a file of a document.',
+          operationId: 'DownloadFile',
+          parameters: [query('index', false, 'Index; empty means `default`.'), query('documentId', true, 'Document id.'), query('filename', true, 'File name.')],
+          responses: { 200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...errors(400, 401, 403, 404) },
+        },
+      },
+      '/metrics': { get: { summary: 'Prometheus metrics: HTTP requests and pipeline step durations.', operationId: 'Metrics', responses: { 200: { description: 'OK', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errors(401, 403) } } },
+    },
+    components: {
+      schemas: {
+        UploadAccepted: { type: 'object', properties: { index: nullableString, documentId: nullableString, message: nullableString } },
+        DeleteAccepted: { type: 'object', properties: { index: nullableString, documentId: nullableString, message: nullableString } },
+        IndexCollection: { type: 'object', properties: { results: { type: 'array', items: { $ref: '#/components/schemas/IndexDetails' } } } },
+        IndexDetails: { type: 'object', properties: { name: nullableString } },
+        DataPipelineStatus: {
+          type: 'object',
+          properties: {
+            completed: { type: 'boolean' },
+            failed: { type: 'boolean', description: 'km: the pipeline stopped on an error; see `error`.' },
+            error: { type: 'string', description: 'km: why the pipeline failed.' },
+            failed_files: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, error: { type: 'string' } } } },
+            empty: { type: 'boolean' },
+            index: nullableString,
+            document_id: nullableString,
+            tags: tagMap,
+            creation: { type: 'string', format: 'date-time' },
+            last_update: { type: 'string', format: 'date-time' },
+            steps: { type: 'array', items: { type: 'string' } },
+            remaining_steps: { type: 'array', items: { type: 'string' } },
+            completed_steps: { type: 'array', items: { type: 'string' } },
+          },
+        },
+        MemoryQuery: {
+          type: 'object',
+          properties: {
+            index: nullableString,
+            question: { type: 'string' },
+            filters,
+            minRelevance: { type: 'number', format: 'double' },
+            stream: { type: 'boolean' },
+            args: { type: 'object', nullable: true, additionalProperties: true },
+          },
+        },
+        SearchQuery: {
+          type: 'object',
+          properties: {
+            index: nullableString,
+            query: nullableString,
+            filters,
+            minRelevance: { type: 'number', format: 'double' },
+            limit: { type: 'integer', format: 'int32', description: '`<= 0` means the configured maximum.' },
+            args: { type: 'object', nullable: true, additionalProperties: true },
+          },
+        },
+        SearchResult: { type: 'object', properties: { query: nullableString, noResult: { type: 'boolean' }, results: { type: 'array', items: { $ref: '#/components/schemas/Citation' } } } },
+        Citation: {
+          type: 'object',
+          properties: {
+            link: nullableString,
+            index: nullableString,
+            documentId: nullableString,
+            fileId: nullableString,
+            sourceContentType: nullableString,
+            sourceName: nullableString,
+            sourceUrl: nullableString,
+            partitions: { type: 'array', items: { $ref: '#/components/schemas/Partition' } },
+          },
+        },
+        Partition: {
+          type: 'object',
+          properties: {
+            text: nullableString,
+            relevance: { type: 'number', format: 'float', description: 'Cosine similarity of query and partition.' },
+            partitionNumber: { type: 'integer', format: 'int32' },
+            sectionNumber: { type: 'integer', format: 'int32', description: 'Page number for PDFs.' },
+            lastUpdate: { type: 'string', format: 'date-time' },
+            tags: tagMap,
+          },
+        },
+        MemoryAnswer: {
+          type: 'object',
+          properties: {
+            streamState: { $ref: '#/components/schemas/StreamStates' },
+            question: nullableString,
+            noResult: { type: 'boolean' },
+            noResultReason: nullableString,
+            text: nullableString,
+            tokenUsage: { type: 'array', items: { $ref: '#/components/schemas/TokenUsage' } },
+            relevantSources: { type: 'array', items: { $ref: '#/components/schemas/Citation' } },
+          },
+        },
+        StreamStates: { type: 'string', enum: ['error', 'reset', 'append', 'last'] },
+        TokenUsage: {
+          type: 'object',
+          properties: {
+            timestamp: { type: 'string', format: 'date-time' },
+            serviceType: nullableString,
+            modelType: nullableString,
+            modelName: nullableString,
+            tokenizerTokensIn: { type: 'integer', nullable: true },
+            tokenizerTokensOut: { type: 'integer', nullable: true },
+            serviceTokensIn: { type: 'integer', nullable: true },
+            serviceTokensOut: { type: 'integer', nullable: true },
+            serviceReasoningTokens: { type: 'integer', nullable: true },
+          },
+        },
+        ProblemDetails: {
+          type: 'object',
+          properties: {
+            type: nullableString,
+            title: nullableString,
+            status: { type: 'integer', nullable: true },
+            detail: nullableString,
+            instance: nullableString,
+            code: { type: 'string', description: 'km error code, e.g. `invalid_tag`.' },
+            requestId: { type: 'string' },
+          },
+          additionalProperties: true,
+        },
+      },
+      ...(options.authHeader
+        ? { securitySchemes: { auth: { type: 'apiKey', name: options.authHeader, in: 'header', description: 'The access key (one of the two configured keys).' } } }
+        : {}),
+    },
+    ...(options.authHeader ? { security: [{ auth: [] }] } : {}),
+  };
+}

@@ -1,0 +1,115 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { toMemoryFilters, type MemoryAnswer, type MemoryService, type RetrievalOptions } from '@km/core';
+import { HttpProblem, toProblem } from '../http/problem-details.js';
+
+/** Body of `POST /search` (KM's SearchQuery). */
+interface SearchQuery {
+  index?: string | null;
+  query?: string | null;
+  filters?: unknown;
+  minRelevance?: number | null;
+  limit?: number | null;
+  args?: Record<string, unknown> | null;
+}
+
+/** Body of `POST /ask` (KM's MemoryQuery). */
+interface MemoryQuery {
+  index?: string | null;
+  question?: string | null;
+  filters?: unknown;
+  minRelevance?: number | null;
+  stream?: boolean | null;
+  args?: Record<string, unknown> | null;
+}
+
+/** The end of a KM answer stream. */
+export const SSE_DONE = '[DONE]';
+
+/** `POST /search` and `POST /ask` (JSON, or server-sent events when `stream` is true). */
+export function registerRetrievalRoutes(app: FastifyInstance, memory: MemoryService): void {
+  app.post<{ Body: SearchQuery }>('/search', async (request, reply) => {
+    const body = jsonBody<SearchQuery>(request.body);
+    const query = body.query ?? '';
+    if (typeof query !== 'string') throw new HttpProblem(400, "'query' must be a string", 'invalid_argument');
+    const limit = body.limit ?? -1;
+    if (typeof limit !== 'number' || !Number.isInteger(limit)) throw new HttpProblem(400, "'limit' must be an integer", 'invalid_argument');
+    return memory.search(query, { ...retrievalOptions(body, reply), limit });
+  });
+
+  app.post<{ Body: MemoryQuery }>('/ask', async (request, reply) => {
+    const body = jsonBody<MemoryQuery>(request.body);
+    if (typeof body.question !== 'string' || body.question.trim() === '') {
+      throw new HttpProblem(400, "'question' is required", 'invalid_argument');
+    }
+    if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
+      throw new HttpProblem(400, "'stream' must be true or false", 'invalid_argument');
+    }
+    const options = retrievalOptions(body, reply);
+    if (body.stream !== true) return memory.ask(body.question, options);
+    await streamAnswer(request, reply, memory.askStreaming(body.question, options));
+    return reply;
+  });
+}
+
+function jsonBody<T>(body: unknown): T {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpProblem(400, 'the request body must be a JSON object', 'invalid_argument');
+  return body as T;
+}
+
+function retrievalOptions(body: SearchQuery | MemoryQuery, reply: FastifyReply): RetrievalOptions {
+  if (body.index !== undefined && body.index !== null && typeof body.index !== 'string') {
+    throw new HttpProblem(400, "'index' must be a string", 'invalid_index_name');
+  }
+  const filters = body.filters === undefined || body.filters === null ? [] : body.filters;
+  if (!Array.isArray(filters)) throw new HttpProblem(400, "'filters' must be a list of objects", 'invalid_filter');
+  const minRelevance = body.minRelevance ?? 0;
+  if (typeof minRelevance !== 'number') throw new HttpProblem(400, "'minRelevance' must be a number", 'invalid_argument');
+  if (body.args !== undefined && body.args !== null && (typeof body.args !== 'object' || Array.isArray(body.args))) {
+    throw new HttpProblem(400, "'args' must be an object", 'invalid_argument');
+  }
+  const controller = new AbortController();
+  // The client went away before the answer was written: stop searching and generating.
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return {
+    index: body.index ?? undefined,
+    filters: toMemoryFilters(filters),
+    minRelevance,
+    ...(body.args ? { args: body.args } : {}),
+    signal: controller.signal,
+  };
+}
+
+/** Writes each answer chunk as `data: {json}`, then `data: [DONE]`; a failure mid-stream becomes an `error` chunk. */
+async function streamAnswer(request: FastifyRequest, reply: FastifyReply, answers: AsyncIterable<MemoryAnswer>): Promise<void> {
+  const iterator = answers[Symbol.asyncIterator]();
+  // The first chunk is awaited before the headers, so bad input still gets a 4xx problem.
+  const first = await iterator.next();
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'x-request-id': request.id,
+  });
+  const send = (data: string) => res.write(`data: ${data}\n\n`);
+  try {
+    for (let step = first; !step.done; step = await iterator.next()) {
+      if (res.destroyed) break;
+      send(JSON.stringify(step.value));
+    }
+  } catch (error) {
+    const { body, internal } = toProblem(error);
+    if (internal) request.log.error({ err: error }, 'streamed answer failed');
+    send(JSON.stringify({ streamState: 'error', question: '', noResult: true, noResultReason: body.detail, text: '', relevantSources: [], tokenUsage: [] }));
+  } finally {
+    if (!res.destroyed) {
+      send(SSE_DONE);
+      res.end();
+    }
+    await iterator.return?.();
+  }
+}

@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import { Document, normalizeIndexName, type MemoryService } from '@km/core';
+import { readFile } from 'node:fs/promises';
+import { HttpProblem } from '../http/problem-details.js';
+import { readUploadForm } from '../http/upload-form.js';
+import { uploadStatusLocation } from './locations.js';
+
+/** KM clients import a web page by uploading a file with this name that holds the URL. */
+const WEB_PAGE_FILE = 'content.url';
+
+/** `POST /upload`: stores the files, queues the pipeline, answers 202 with the status URL. */
+export function registerUploadRoute(app: FastifyInstance, memory: MemoryService, options: { maxUploadBytes: number; spoolDirectory: string }): void {
+  app.post('/upload', async (request, reply) => {
+    const form = await readUploadForm(request, { maxBytes: options.maxUploadBytes, spoolDirectory: options.spoolDirectory });
+    try {
+      if (form.files.length === 0) throw new HttpProblem(400, 'No file was uploaded', 'invalid_argument');
+      const index = normalizeIndexName(form.index);
+      const document = new Document(form.documentId ?? kmDocumentId());
+      const importOptions = { index, tags: form.tags, steps: form.steps, args: form.args };
+      if (form.files.length === 1 && form.files[0]!.name === WEB_PAGE_FILE) {
+        const url = (await readFile(form.files[0]!.path, 'utf8')).trim();
+        await memory.importWebPage(url, { ...importOptions, documentId: document.id });
+      } else {
+        for (const file of form.files) document.addFile(file.path, file.name, file.mimeType);
+        await memory.importDocument(document, importOptions);
+      }
+      return reply
+        .code(202)
+        .header('location', uploadStatusLocation(index, document.id))
+        .send({ index, documentId: document.id, message: 'Document upload completed, ingestion pipeline started' });
+    } finally {
+      await form.cleanup();
+    }
+  });
+}
+
+/** Kernel Memory's id for an upload without one: `yyyyMMdd.HHmmss.` and 32 hex digits. */
+function kmDocumentId(): string {
+  const now = new Date();
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${now.getFullYear()}${p(now.getMonth() + 1)}${p(now.getDate())}.${p(now.getHours())}${p(now.getMinutes())}${p(now.getSeconds())}`;
+  return `${stamp}.${crypto.randomUUID().replaceAll('-', '')}`;
+}

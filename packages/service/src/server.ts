@@ -1,0 +1,122 @@
+import type { FastifyInstance } from 'fastify';
+import type pino from 'pino';
+import type { KernelMemoryBuilder, MemoryService } from '@km/core';
+import { createApp } from './app.js';
+import { loadConfig, type ServiceConfig, type ServiceConfigInput } from './config.js';
+import { createServiceLogger, toKmLogger } from './logging.js';
+import { createMemoryFromConfig, describeAi } from './memory-factory.js';
+import { ServiceMetrics } from './metrics.js';
+
+/** Options of {@link startService} and {@link startWorker}. */
+export interface StartOptions {
+  /** A full configuration; otherwise it is loaded from KM_CONFIG, the environment and `overrides`. */
+  config?: ServiceConfig;
+  overrides?: ServiceConfigInput;
+  /** Customises the memory (handlers, memory DBs) before it is built. */
+  configure?: (builder: KernelMemoryBuilder) => KernelMemoryBuilder;
+  /** Where logs go. @default stdout */
+  logDestination?: pino.DestinationStream;
+  /** Stop on SIGINT and SIGTERM. @default false */
+  handleSignals?: boolean;
+}
+
+/** A running service. */
+export interface RunningService {
+  /** e.g. `http://127.0.0.1:9001` */
+  url: string;
+  config: ServiceConfig;
+  app: FastifyInstance;
+  memory: MemoryService;
+  /** Stops taking requests, finishes those in progress, drains the pipeline steps, closes. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the memory service: loads the configuration, builds the memory, starts the pipeline
+ * (in this process unless `runHandlers` is false) and listens.
+ *
+ * ```ts
+ * const service = await startService({ overrides: { port: 9001 }, handleSignals: true });
+ * console.log(`listening on ${service.url}`);
+ * ```
+ */
+export async function startService(options: StartOptions = {}): Promise<RunningService> {
+  const config = options.config ?? loadConfig({ overrides: options.overrides ?? {} });
+  const logger = createServiceLogger(config.logLevel, options.logDestination);
+  const metrics = new ServiceMetrics();
+  const memory = createMemoryFromConfig(config, { logger: toKmLogger(logger), observer: metrics.observer, ...(options.configure ? { configure: options.configure } : {}) });
+  await memory.start({ runHandlers: config.runHandlers });
+  const app = await createApp({ memory, config, logger, metrics });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await memory.stop({ drainTimeoutMs: 0 });
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  const ai = describeAi(config);
+  logger.info({ url, dataDirectory: config.dataDirectory, queue: config.queue.type, runHandlers: config.runHandlers, auth: config.auth.enabled, ...ai }, 'km service listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      logger.info('km service stopping');
+      await app.close();
+      await memory.stop({ drainTimeoutMs: config.shutdownTimeoutMs });
+      await memory.orchestrator.context.embeddingGenerator?.close?.();
+      logger.info('km service stopped');
+    })());
+  if (options.handleSignals) onSignals(close);
+  return { url, config, app, memory, close };
+}
+
+/** A running `km worker`: pipeline steps only, no HTTP. */
+export interface RunningWorker {
+  config: ServiceConfig;
+  memory: MemoryService;
+  close(): Promise<void>;
+}
+
+/**
+ * Runs the pipeline handlers of a configuration without the HTTP API, sharing the content
+ * storage, memory DBs and queues of the service that uses the same configuration.
+ */
+export async function startWorker(options: StartOptions = {}): Promise<RunningWorker> {
+  const config = options.config ?? loadConfig({ overrides: options.overrides ?? {} });
+  const logger = createServiceLogger(config.logLevel, options.logDestination);
+  const metrics = new ServiceMetrics({ processMetrics: false });
+  const memory = createMemoryFromConfig(config, { logger: toKmLogger(logger), observer: metrics.observer, ...(options.configure ? { configure: options.configure } : {}) });
+  await memory.start({ runHandlers: true });
+  logger.info({ dataDirectory: config.dataDirectory, queue: config.queue.type, ...describeAi(config) }, 'km worker started');
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await memory.stop({ drainTimeoutMs: config.shutdownTimeoutMs });
+      await memory.orchestrator.context.embeddingGenerator?.close?.();
+      logger.info('km worker stopped');
+    })());
+  if (options.handleSignals) onSignals(close);
+  return { config, memory, close };
+}
+
+function onSignals(close: () => Promise<void>): void {
+  let signalled = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      process.exit(130); // a second signal: stop now
+    }
+    signalled = true;
+    close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`[km] shutdown after ${signal} failed: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+}
