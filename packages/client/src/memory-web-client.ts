@@ -1,0 +1,286 @@
+import { openAsBlob } from 'node:fs';
+import { Readable } from 'node:stream';
+import {
+  Document,
+  InvalidInputError,
+  KmError,
+  MemoryFilter,
+  normalizeIndexName,
+  toMemoryFilters,
+  type DataPipelineStatus,
+  type DocumentFileSource,
+  type IKernelMemory,
+  type ImportInput,
+  type ImportOptions,
+  type IndexDetails,
+  type MemoryAnswer,
+  type RetrievalOptions,
+  type SearchOptions,
+  type SearchResult,
+  type StreamableFileContent,
+  type TagCollection,
+} from '@km/core';
+import { toClientError } from './errors.js';
+import { readServerSentEvents } from './sse.js';
+
+/** Options of {@link MemoryWebClient}. */
+export interface MemoryWebClientOptions {
+  /** The access key, sent in `apiKeyHeader`. */
+  apiKey?: string;
+  /** @default 'Authorization' */
+  apiKeyHeader?: string;
+  /** Time limit of one request (not of a streamed answer once it started). @default 120000 */
+  timeoutMs?: number;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string>;
+  /** A fetch of your own (proxies, tests). @default globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+/** Options of {@link MemoryWebClient.waitForDocument}. */
+export interface WaitOptions {
+  index?: string;
+  /** @default 300000 */
+  timeoutMs?: number;
+  /** @default 500 */
+  pollIntervalMs?: number;
+  /** Told about every status read, e.g. to draw a progress bar. */
+  onStatus?: (status: DataPipelineStatus) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * The memory API over HTTP: the same `IKernelMemory` as `MemoryServerless`, against a km
+ * service or a Kernel Memory v1 service. Imports return once the service accepted the
+ * upload; `waitForDocument` (or `isDocumentReady`) tells when ingestion is done.
+ *
+ * ```ts
+ * const memory = new MemoryWebClient('http://127.0.0.1:9001', { apiKey: process.env.KM_ACCESS_KEY1 });
+ * const id = await memory.importDocument('./handbook.pdf', { tags: { team: ['hr'] } });
+ * await memory.waitForDocument(id);
+ * for await (const chunk of memory.askStreaming('How many vacation days do I get?')) process.stdout.write(chunk.text);
+ * ```
+ */
+export class MemoryWebClient implements IKernelMemory {
+  private readonly baseUrl: string;
+  private readonly headers: Record<string, string>;
+  private readonly timeoutMs: number;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(endpoint: string, options: MemoryWebClientOptions = {}) {
+    let url: URL;
+    try {
+      url = new URL(endpoint);
+    } catch {
+      throw new InvalidInputError('invalid_argument', `service URL ${JSON.stringify(endpoint)} is not a valid URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new InvalidInputError('invalid_argument', `service URL must be http or https, got ${url.protocol}`);
+    }
+    this.baseUrl = url.toString().replace(/\/+$/, '');
+    this.headers = { ...options.headers };
+    if (options.apiKey) this.headers[options.apiKeyHeader ?? 'Authorization'] = options.apiKey;
+    this.timeoutMs = options.timeoutMs ?? 120_000;
+    this.fetchImpl = options.fetch ?? globalThis.fetch;
+  }
+
+  async importDocument(input: ImportInput, options: ImportOptions = {}): Promise<string> {
+    const document = toDocument(input, options);
+    const form = new FormData();
+    form.append('index', normalizeIndexName(options.index));
+    form.append('documentId', document.id);
+    for (const [key, values] of Object.entries(document.tags)) for (const value of values) form.append('tags', `${key}:${value ?? ''}`);
+    for (const step of options.steps ?? []) form.append('steps', step);
+    if (options.args && Object.keys(options.args).length > 0) form.append('args', JSON.stringify(options.args));
+    let i = 0;
+    for (const file of document.files) form.append(`file${++i}`, await toBlob(file), file.name);
+    const res = await this.request('POST', '/upload', { body: form, signal: options.signal });
+    const accepted = (await res.json()) as { documentId?: string };
+    return accepted.documentId ?? document.id;
+  }
+
+  importText(text: string, options: ImportOptions = {}): Promise<string> {
+    if (typeof text !== 'string') throw new InvalidInputError('invalid_argument', 'text must be a string');
+    return this.importDocument({ name: 'content.txt', data: text, mimeType: 'text/plain' }, options);
+  }
+
+  /** Asks the service to fetch the page (KM's convention: a `content.url` file holding the URL). */
+  importWebPage(url: string, options: ImportOptions = {}): Promise<string> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new InvalidInputError('invalid_argument', `${JSON.stringify(url)} is not a valid URL`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new InvalidInputError('invalid_argument', `only http and https pages can be imported, got ${parsed.protocol}`);
+    }
+    return this.importDocument({ name: 'content.url', data: parsed.toString(), mimeType: 'text/x-uri' }, options);
+  }
+
+  async listIndexes(): Promise<IndexDetails[]> {
+    const res = await this.request('GET', '/indexes');
+    return ((await res.json()) as { results?: IndexDetails[] }).results ?? [];
+  }
+
+  async deleteIndex(index?: string): Promise<void> {
+    await this.request('DELETE', `/indexes?${query({ index: normalizeIndexName(index) })}`, { allow404: true });
+  }
+
+  async deleteDocument(documentId: string, index?: string): Promise<void> {
+    await this.request('DELETE', `/documents?${query({ index: normalizeIndexName(index), documentId })}`, { allow404: true });
+  }
+
+  async isDocumentReady(documentId: string, index?: string): Promise<boolean> {
+    const status = await this.getDocumentStatus(documentId, index);
+    return status !== null && status.completed && !status.empty;
+  }
+
+  async getDocumentStatus(documentId: string, index?: string): Promise<DataPipelineStatus | null> {
+    const res = await this.request('GET', `/upload-status?${query({ index: normalizeIndexName(index), documentId })}`, { allow404: true });
+    if (res.status === 404) return null;
+    return (await res.json()) as DataPipelineStatus;
+  }
+
+  /**
+   * Polls the status until the document is completed; throws `pipeline_failed` when it
+   * failed and `aborted` at the time limit.
+   */
+  async waitForDocument(documentId: string, options: WaitOptions = {}): Promise<DataPipelineStatus> {
+    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+    const interval = options.pollIntervalMs ?? 500;
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const status = await this.getDocumentStatus(documentId, options.index);
+      if (status) {
+        options.onStatus?.(status);
+        if (status.failed) throw new KmError('pipeline_failed', `document "${documentId}" failed: ${status.error ?? 'unknown reason'}`);
+        if (status.completed && !status.empty) return status;
+      }
+      if (Date.now() >= deadline) throw new KmError('aborted', `document "${documentId}" was not ready in time`);
+      await new Promise((r) => setTimeout(r, interval));
+    }
+  }
+
+  async exportFile(documentId: string, fileName: string, index?: string): Promise<StreamableFileContent> {
+    const path = `/download?${query({ index: normalizeIndexName(index), documentId, filename: fileName })}`;
+    const first = await this.request('GET', path);
+    let unread: Response | undefined = first;
+    return {
+      fileName,
+      fileType: first.headers.get('content-type')?.split(';')[0] ?? 'application/octet-stream',
+      lastWrite: new Date(first.headers.get('last-modified') ?? Date.now()),
+      size: Number(first.headers.get('content-length') ?? 0),
+      getStream: async () => {
+        const res = unread ?? (await this.request('GET', path));
+        unread = undefined;
+        if (!res.body) return Readable.from([]);
+        return Readable.fromWeb(res.body as never);
+      },
+    };
+  }
+
+  async search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
+    const body = { ...this.retrievalBody(options), query, limit: options.limit ?? -1 };
+    const res = await this.request('POST', '/search', { json: body, signal: options.signal });
+    return (await res.json()) as SearchResult;
+  }
+
+  async ask(question: string, options: RetrievalOptions = {}): Promise<MemoryAnswer> {
+    const res = await this.request('POST', '/ask', { json: { ...this.retrievalBody(options), question }, signal: options.signal });
+    return (await res.json()) as MemoryAnswer;
+  }
+
+  /** The answer as server-sent events: KM's `streamState` chunks until `data: [DONE]`. */
+  async *askStreaming(question: string, options: RetrievalOptions = {}): AsyncIterable<MemoryAnswer> {
+    const res = await this.request('POST', '/ask', { json: { ...this.retrievalBody(options), question, stream: true }, signal: options.signal, streaming: true });
+    if (!res.body) return;
+    for await (const data of readServerSentEvents(res.body)) {
+      if (data === '[DONE]') return;
+      const chunk = JSON.parse(data) as MemoryAnswer;
+      if (chunk.streamState === 'error') throw new KmError('upstream_error', `the service failed while answering: ${chunk.noResultReason ?? 'unknown error'}`);
+      yield chunk;
+    }
+  }
+
+  private retrievalBody(options: RetrievalOptions): Record<string, unknown> {
+    const filters = toMemoryFilters(options.filters ?? []);
+    if (options.filter) filters.push(options.filter instanceof MemoryFilter ? options.filter : MemoryFilter.fromJSON(options.filter));
+    return {
+      index: normalizeIndexName(options.index),
+      filters: filters.map((f) => f.toJSON()),
+      minRelevance: options.minRelevance ?? 0,
+      ...(options.args ? { args: options.args } : {}),
+    };
+  }
+
+  private async request(
+    method: string,
+    path: string,
+    options: { json?: unknown; body?: FormData; signal?: AbortSignal | undefined; allow404?: boolean; streaming?: boolean } = {},
+  ): Promise<Response> {
+    const headers: Record<string, string> = { ...this.headers };
+    let body: RequestInit['body'] = options.body;
+    if (options.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.json);
+    }
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let res: Response;
+    try {
+      // A streamed answer may run longer than the request time limit once it started.
+      res = await this.fetchImpl(`${this.baseUrl}${path}`, { method, headers, body: body ?? null, signal: options.streaming ? options.signal ?? null : signal });
+    } catch (cause) {
+      if (options.signal?.aborted) throw new KmError('aborted', `${method} ${path} was aborted`, { cause });
+      const timedOut = timeout.aborted;
+      throw new KmError('transient', timedOut ? `${method} ${path} timed out after ${this.timeoutMs} ms` : `cannot reach the service at ${this.baseUrl}: ${(cause as Error).message}`, {
+        cause,
+        transient: true,
+      });
+    }
+    if (res.ok || (options.allow404 && res.status === 404)) return res;
+    throw await toClientError(res, method, path);
+  }
+}
+
+function toDocument(input: ImportInput, options: ImportOptions): Document {
+  const tags: TagCollection = options.tags ?? {};
+  if (input instanceof Document) {
+    for (const [key, values] of Object.entries(tags)) for (const v of values) input.addTag(key, v);
+    return input;
+  }
+  const document = new Document(options.documentId, tags);
+  if (typeof input === 'string') return document.addFile(input);
+  if (Array.isArray(input)) {
+    for (const path of input) document.addFile(path);
+    return document;
+  }
+  if (input && typeof input === 'object' && typeof input.name === 'string') {
+    if ('path' in input) return document.addFile(input.path, input.name, input.mimeType);
+    if ('data' in input) return document.addBuffer(input.name, input.data, input.mimeType);
+    if ('stream' in input) return document.addStream(input.name, input.stream, input.mimeType);
+  }
+  throw new InvalidInputError('invalid_argument', 'import input must be a Document, a path, a list of paths or a file source');
+}
+
+async function toBlob(file: DocumentFileSource): Promise<Blob> {
+  const type = file.mimeType ?? 'application/octet-stream';
+  if ('path' in file) {
+    try {
+      return await openAsBlob(file.path, { type });
+    } catch (cause) {
+      throw new InvalidInputError('invalid_argument', `cannot read file ${JSON.stringify(file.path)}`, { cause });
+    }
+  }
+  if ('data' in file) return new Blob([typeof file.data === 'string' ? file.data : new Uint8Array(file.data)], { type });
+  const chunks: Uint8Array[] = [];
+  const stream = file.stream as AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
+  const iterable = 'getReader' in stream ? Readable.fromWeb(stream as never) : stream;
+  for await (const chunk of iterable as AsyncIterable<Uint8Array>) chunks.push(chunk);
+  return new Blob(chunks, { type });
+}
+
+function query(params: Record<string, string>): string {
+  return new URLSearchParams(params).toString();
+}
