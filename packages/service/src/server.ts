@@ -12,6 +12,8 @@ export interface StartOptions {
   /** A full configuration; otherwise it is loaded from KM_CONFIG, the environment and `overrides`. */
   config?: ServiceConfig;
   overrides?: ServiceConfigInput;
+  /** A JSON configuration file (instead of KM_CONFIG). */
+  configFile?: string;
   /** Customises the memory (handlers, memory DBs) before it is built. */
   configure?: (builder: KernelMemoryBuilder) => KernelMemoryBuilder;
   /** Where logs go. @default stdout */
@@ -41,7 +43,7 @@ export interface RunningService {
  * ```
  */
 export async function startService(options: StartOptions = {}): Promise<RunningService> {
-  const config = options.config ?? loadConfig({ overrides: options.overrides ?? {} });
+  const config = options.config ?? loadConfig({ ...(options.configFile ? { file: options.configFile } : {}), overrides: options.overrides ?? {} });
   const logger = createServiceLogger(config.logLevel, options.logDestination);
   const metrics = new ServiceMetrics();
   const memory = createMemoryFromConfig(config, { logger: toKmLogger(logger), observer: metrics.observer, ...(options.configure ? { configure: options.configure } : {}) });
@@ -85,7 +87,7 @@ export interface RunningWorker {
  * storage, memory DBs and queues of the service that uses the same configuration.
  */
 export async function startWorker(options: StartOptions = {}): Promise<RunningWorker> {
-  const config = options.config ?? loadConfig({ overrides: options.overrides ?? {} });
+  const config = options.config ?? loadConfig({ ...(options.configFile ? { file: options.configFile } : {}), overrides: options.overrides ?? {} });
   const logger = createServiceLogger(config.logLevel, options.logDestination);
   const metrics = new ServiceMetrics({ processMetrics: false });
   const memory = createMemoryFromConfig(config, { logger: toKmLogger(logger), observer: metrics.observer, ...(options.configure ? { configure: options.configure } : {}) });

@@ -1,0 +1,233 @@
+import { Command, Option } from 'commander';
+import { KmError, MemoryFilter, isKmError, type DataPipelineStatus, type MemoryAnswer } from '@km/core';
+import { parseTags, startService, startWorker } from '@km/service';
+import { formatSearch, formatSources } from './format.js';
+import { expandInputs } from './inputs.js';
+import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
+import { ImportProgress } from './progress.js';
+
+interface CommonOptions extends TargetOptions {
+  index?: string;
+  json?: boolean;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function addTargetOptions(command: Command): Command {
+  return command
+    .option('--url <url>', 'km or Kernel Memory service URL (default: work on the data folder in this process)', process.env.KM_URL)
+    .option('--key <key>', 'access key of the service (default: $KM_API_KEY)')
+    .option('--data-dir <dir>', 'data folder in local mode (default: $KM_DATA_DIR or ./km-data)')
+    .option('--config <file>', 'JSON configuration file in local mode (default: $KM_CONFIG)')
+    .option('-i, --index <name>', 'index (default: "default")')
+    .option('--json', 'print JSON');
+}
+
+/** Runs `km` with these arguments (as in `process.argv`). */
+export async function runCli(argv: readonly string[], out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  const print = (text: string) => out.write(text);
+  const program = new Command('km')
+    .description('km: a memory service for AI applications (Kernel Memory compatible)')
+    .showHelpAfterError()
+    .configureOutput({ writeOut: print, writeErr: (t) => process.stderr.write(t) });
+
+  program
+    .command('serve')
+    .description('run the HTTP service (defaults: 127.0.0.1:9001, ./km-data, local embeddings, no key)')
+    .option('--host <host>', 'interface to listen on')
+    .option('-p, --port <port>', 'TCP port', (v) => Number(v))
+    .option('--data-dir <dir>', 'data folder')
+    .option('--config <file>', 'JSON configuration file')
+    .option('--no-handlers', 'only queue work: run the pipeline in `km worker` processes')
+    .action(async (opts: { host?: string; port?: number; dataDir?: string; config?: string; handlers: boolean }) => {
+      const service = await startService({ overrides: serveOverrides(opts), ...(opts.config ? { configFile: opts.config } : {}), handleSignals: true });
+      print(`km service listening on ${service.url} (data: ${service.config.dataDirectory}; API docs: ${service.url}/docs)\n`);
+    });
+
+  program
+    .command('worker')
+    .description('run the pipeline steps of the queues of a data folder, without HTTP')
+    .option('--data-dir <dir>', 'data folder shared with the service')
+    .option('--config <file>', 'JSON configuration file')
+    .action(async (opts: { dataDir?: string; config?: string }) => {
+      const overrides = opts.dataDir ? { dataDirectory: opts.dataDir } : {};
+      const worker = await startWorker({ overrides, ...(opts.config ? { configFile: opts.config } : {}), handleSignals: true });
+      print(`km worker running on ${worker.config.dataDirectory}\n`);
+    });
+
+  addTargetOptions(program.command('import'))
+    .description('import files, folders (recursively) and web pages, one document each')
+    .argument('<inputs...>', 'files, folders or http(s) URLs')
+    .option('-t, --tag <key:value>', 'tag every document (repeatable)', collect, [])
+    .option('--id <documentId>', 'document id (one input only)')
+    .option('-w, --wait', 'wait until every document is ready, with a progress bar each (always on in local mode)')
+    .action(async (inputs: string[], opts: CommonOptions & { tag: string[]; id?: string; wait?: boolean }) => {
+      const items = await expandInputs(inputs);
+      if (items.length === 0) throw new KmError('invalid_argument', 'nothing to import');
+      if (opts.id && items.length > 1) throw new KmError('invalid_argument', '--id needs exactly one input');
+      const tags = parseTags(opts.tag);
+      await withTarget(opts, async (target) => {
+        const ids: string[] = [];
+        for (const item of items) {
+          const documentId = opts.id ?? item.documentId;
+          const options = { documentId, tags, ...(opts.index ? { index: opts.index } : {}) };
+          ids.push(item.kind === 'url' ? await target.memory.importWebPage(item.url, options) : await target.memory.importDocument(item.path, options));
+        }
+        const results = opts.wait || target.local ? await waitAll(target, ids, opts.index) : undefined;
+        if (opts.json) print(`${JSON.stringify(results ?? ids.map((documentId) => ({ documentId, queued: true })))}\n`);
+        else print(results ? `${results.filter((r) => r.completed).length} of ${ids.length} documents ready\n` : `${ids.length} documents queued: ${ids.join(', ')}\n`);
+        if (results?.some((r) => r.failed)) process.exitCode = 2;
+      });
+    });
+
+  addTargetOptions(program.command('ask'))
+    .description('answer a question from memory, with sources')
+    .argument('<question>')
+    .option('-f, --filter <key:value>', 'only records with this tag (repeatable, all must match)', collect, [])
+    .option('--not <key:value>', 'only records without this tag (repeatable)', collect, [])
+    .option('--min-relevance <n>', 'minimum cosine similarity', Number)
+    .option('--no-stream', 'print the answer at the end instead of as it comes')
+    .action(async (question: string, opts: CommonOptions & { filter: string[]; not: string[]; minRelevance?: number; stream: boolean }) => {
+      await withTarget(opts, async (target) => {
+        const options = retrieval(opts);
+        if (opts.json || !opts.stream) {
+          const answer = await target.memory.ask(question, options);
+          print(opts.json ? `${JSON.stringify(answer)}\n` : `${answer.text}\n${formatSources(answer)}`);
+          return;
+        }
+        let last: MemoryAnswer | undefined;
+        for await (const chunk of target.memory.askStreaming(question, options)) {
+          print(chunk.text);
+          if (chunk.relevantSources.length > 0) last = chunk;
+        }
+        print(`\n${last ? formatSources(last) : ''}`);
+      });
+    });
+
+  addTargetOptions(program.command('search'))
+    .description('search memory; results grouped by source')
+    .argument('<query>')
+    .option('-f, --filter <key:value>', 'only records with this tag (repeatable, all must match)', collect, [])
+    .option('--not <key:value>', 'only records without this tag (repeatable)', collect, [])
+    .option('--min-relevance <n>', 'minimum cosine similarity', Number)
+    .option('-l, --limit <n>', 'most partitions', Number)
+    .action(async (query: string, opts: CommonOptions & { filter: string[]; not: string[]; minRelevance?: number; limit?: number }) => {
+      await withTarget(opts, async (target) => {
+        const result = await target.memory.search(query, { ...retrieval(opts), ...(opts.limit !== undefined ? { limit: opts.limit } : {}) });
+        print(opts.json ? `${JSON.stringify(result)}\n` : formatSearch(result));
+      });
+    });
+
+  addTargetOptions(program.command('status'))
+    .description('show the pipeline status of a document')
+    .argument('<documentId>')
+    .action(async (documentId: string, opts: CommonOptions) => {
+      await withTarget(opts, async (target) => {
+        const status = await target.status(documentId, opts.index);
+        if (!status) throw new KmError('document_not_found', `document "${documentId}" not found`);
+        if (opts.json) print(`${JSON.stringify(status)}\n`);
+        else print(`${documentId}: ${stateOf(status)}; done: ${status.completed_steps.join(', ') || '-'}; left: ${status.remaining_steps.join(', ') || '-'}\n`);
+      });
+    });
+
+  addTargetOptions(program.command('delete'))
+    .description('delete a document (its memories and files)')
+    .argument('<documentId>')
+    .action(async (documentId: string, opts: CommonOptions) => {
+      await withTarget(opts, async (target) => {
+        await target.memory.deleteDocument(documentId, opts.index);
+        print(opts.json ? `${JSON.stringify({ documentId, deleted: true })}\n` : `deletion of ${documentId} requested\n`);
+      });
+    });
+
+  addTargetOptions(program.command('indexes'))
+    .description('list the indexes, or delete one')
+    .addOption(new Option('--delete <name>', 'delete this index and everything in it'))
+    .action(async (opts: CommonOptions & { delete?: string }) => {
+      await withTarget(opts, async (target) => {
+        if (opts.delete) {
+          await target.memory.deleteIndex(opts.delete);
+          print(opts.json ? `${JSON.stringify({ index: opts.delete, deleted: true })}\n` : `deletion of index ${opts.delete} requested\n`);
+          return;
+        }
+        const indexes = await target.memory.listIndexes();
+        print(opts.json ? `${JSON.stringify(indexes)}\n` : indexes.map((i) => `${i.name}\n`).join('') || '(no index)\n');
+      });
+    });
+
+  await program.parseAsync([...argv]);
+}
+
+function serveOverrides(opts: { host?: string; port?: number; dataDir?: string; handlers: boolean }) {
+  return {
+    ...(opts.host ? { host: opts.host } : {}),
+    ...(opts.port !== undefined ? { port: opts.port } : {}),
+    ...(opts.dataDir ? { dataDirectory: opts.dataDir } : {}),
+    ...(opts.handlers === false ? { runHandlers: false } : {}),
+  };
+}
+
+async function withTarget(opts: TargetOptions, run: (target: MemoryTarget) => Promise<void>): Promise<void> {
+  const target = await openTarget(opts);
+  try {
+    await run(target);
+  } finally {
+    await target.close();
+  }
+}
+
+function retrieval(opts: CommonOptions & { filter: string[]; not: string[]; minRelevance?: number }) {
+  let filter = new MemoryFilter();
+  for (const [key, value] of opts.filter.map(filterPair)) filter = filter.byTag(key, value);
+  for (const [key, value] of opts.not.map(filterPair)) filter = filter.notTag(key, value);
+  return {
+    ...(opts.index ? { index: opts.index } : {}),
+    ...(filter.isEmpty() ? {} : { filter }),
+    ...(opts.minRelevance !== undefined ? { minRelevance: opts.minRelevance } : {}),
+  };
+}
+
+/** `key:value` of a filter; unlike tags, reserved keys such as `__document_id` may be filtered on. */
+function filterPair(text: string): [string, string | null] {
+  const colon = text.indexOf(':');
+  if (colon <= 0) throw new KmError('invalid_filter', `filter ${JSON.stringify(text)} must be written key:value`);
+  const value = text.slice(colon + 1).trim();
+  return [text.slice(0, colon).trim(), value === '' ? null : value];
+}
+
+async function waitAll(target: MemoryTarget, ids: string[], index: string | undefined): Promise<DataPipelineStatus[]> {
+  const progress = new ImportProgress();
+  const pending = new Set(ids);
+  const final = new Map<string, DataPipelineStatus>();
+  try {
+    while (pending.size > 0) {
+      for (const id of [...pending]) {
+        const status = await target.status(id, index);
+        progress.update(id, status);
+        if (status && (status.failed || (status.completed && !status.empty))) {
+          final.set(id, status);
+          pending.delete(id);
+        }
+      }
+      if (pending.size > 0) await new Promise((r) => setTimeout(r, target.local ? 100 : 300));
+    }
+  } finally {
+    progress.stop();
+  }
+  return ids.map((id) => final.get(id)!);
+}
+
+function stateOf(status: DataPipelineStatus): string {
+  if (status.failed) return `failed (${status.error ?? 'no reason'})`;
+  return status.completed ? 'completed' : 'in progress';
+}
+
+/** Prints an error the way a user can act on, and returns the exit code. */
+export function reportError(error: unknown): number {
+  if (isKmError(error)) {
+    process.stderr.write(`km: ${error.message.replace(/^\[km\]\s*/, '')}\n`);
+    return error.code === 'invalid_argument' || error.code.startsWith('invalid_') ? 2 : 1;
+  }
+  process.stderr.write(`km: ${(error as Error)?.stack ?? String(error)}\n`);
+  return 1;
+}

@@ -1,0 +1,3 @@
+export { runCli, reportError } from './cli.js';
+export { expandInputs, toDocumentId, type ImportItem } from './inputs.js';
+export { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';

@@ -1,0 +1,51 @@
+import type { DataPipelineStatus, IKernelMemory } from '@km/core';
+import { MemoryWebClient } from '@km/client';
+import { createMemoryFromConfig, createServiceLogger, loadConfig, toKmLogger } from '@km/service';
+
+/** Options every data command takes. */
+export interface TargetOptions {
+  /** A service URL; without one, km works on the data folder in this process. */
+  url?: string;
+  /** Access key for the service (default: KM_API_KEY). */
+  key?: string;
+  dataDir?: string;
+  config?: string;
+}
+
+/** A memory to run commands against, and how to follow and close it. */
+export interface MemoryTarget {
+  memory: IKernelMemory;
+  /** True when the pipeline runs in this process (local mode). */
+  local: boolean;
+  status(documentId: string, index?: string): Promise<DataPipelineStatus | null>;
+  close(): Promise<void>;
+}
+
+/**
+ * The service at `--url`, or (without it) the memory of the data folder in this process,
+ * configured like the service (KM_CONFIG, KM_* variables). Local mode must not share its
+ * data folder with a running service: both would write the same vector files.
+ */
+export async function openTarget(options: TargetOptions): Promise<MemoryTarget> {
+  if (options.url) {
+    const key = options.key ?? process.env.KM_API_KEY;
+    const client = new MemoryWebClient(options.url, key ? { apiKey: key } : {});
+    return { memory: client, local: false, status: (id, index) => client.getDocumentStatus(id, index), close: async () => undefined };
+  }
+  const config = loadConfig({
+    ...(options.config ? { file: options.config } : {}),
+    overrides: { logLevel: (process.env.KM_LOG_LEVEL as 'warn' | undefined) ?? 'warn', ...(options.dataDir ? { dataDirectory: options.dataDir } : {}) },
+  });
+  const logger = createServiceLogger(config.logLevel, process.stderr);
+  const memory = createMemoryFromConfig(config, { logger: toKmLogger(logger) });
+  await memory.start({ runHandlers: true });
+  return {
+    memory,
+    local: true,
+    status: (id, index) => memory.getDocumentStatus(id, index),
+    close: async () => {
+      await memory.stop({ drainTimeoutMs: config.shutdownTimeoutMs });
+      await memory.orchestrator.context.embeddingGenerator?.close?.();
+    },
+  };
+}

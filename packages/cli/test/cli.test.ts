@@ -1,0 +1,112 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type RunningService } from '@km/service';
+import { toDocumentId } from '../src/index.js';
+
+const run = promisify(execFile);
+const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const KEY = 'cli-test-key-'.padEnd(40, 'k');
+const ENV = { ...process.env, KM_EMBEDDINGS: 'hashing', KM_LOG_LEVEL: 'error', KM_URL: '', KM_API_KEY: '' };
+
+async function km(args: string[], env: NodeJS.ProcessEnv = ENV): Promise<{ stdout: string; stderr: string; code: number }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env, timeout: 60_000 });
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const e = error as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+  }
+}
+
+let dir: string;
+let docs: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'km-cli-'));
+  docs = join(dir, 'docs');
+  await mkdir(join(docs, 'astro'), { recursive: true });
+  await writeFile(join(docs, 'tea.txt'), 'Green tea is made from leaves that are steamed, not oxidised.');
+  await writeFile(join(docs, 'astro', 'neptune.md'), '# Neptune\n\nNeptune is the farthest planet from the Sun, with supersonic winds.');
+  await writeFile(join(docs, '.hidden'), 'skipped');
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('km against a service URL', () => {
+  let service: RunningService;
+  beforeAll(async () => {
+    service = await startService({
+      overrides: { port: 0, dataDirectory: join(dir, 'service-data'), logLevel: 'silent', embeddings: { provider: 'hashing' }, auth: { enabled: true, keys: [KEY] }, queue: { pollIntervalMs: 20 } },
+      logDestination: new Writable({ write: (_c, _e, done) => done() }),
+    });
+  });
+  afterAll(() => service.close());
+
+  const remote = () => ['--url', service.url, '--key', KEY];
+
+  it('imports a folder with tags and waits, with progress per document', async () => {
+    const { stdout, stderr, code } = await km(['import', docs, '--index', 'notes', '--tag', 'source:cli', '--wait', ...remote()]);
+    expect(code).toBe(0);
+    expect(stdout).toBe('2 of 2 documents ready\n');
+    expect(stderr).toMatch(/tea\.txt: 4\/4 steps, done/);
+    expect(stderr).toMatch(/astro__neptune\.md: 4\/4 steps, done/);
+  });
+
+  it('searches with filters and prints JSON on request', async () => {
+    const { stdout } = await km(['search', 'farthest planet winds', '--index', 'notes', '--filter', 'source:cli', '--json', ...remote()]);
+    const result = JSON.parse(stdout) as { results: Array<{ documentId: string }> };
+    expect(result.results[0]?.documentId).toBe('astro__neptune.md');
+    const excluded = await km(['search', 'farthest planet, green leaves', '--index', 'notes', '--not', '__document_id:astro__neptune.md', '--json', ...remote()]);
+    expect((JSON.parse(excluded.stdout) as { results: Array<{ documentId: string }> }).results.map((r) => r.documentId)).toEqual(['tea.txt']);
+  });
+
+  it('asks, streaming the answer and listing the sources', async () => {
+    const { stdout, code } = await km(['ask', 'Which planet is farthest from the Sun?', '--index', 'notes', ...remote()]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('Neptune is the farthest planet from the Sun');
+    expect(stdout).toMatch(/Sources:\n {2}\[1\] neptune\.md \(document astro__neptune\.md\)/);
+  });
+
+  it('shows status, lists indexes, deletes', async () => {
+    expect((await km(['status', 'tea.txt', '--index', 'notes', ...remote()])).stdout).toMatch(/^tea\.txt: completed; done: extract, partition, gen_embeddings, save_records/);
+    expect((await km(['indexes', ...remote()])).stdout).toBe('notes\n');
+    expect((await km(['delete', 'tea.txt', '--index', 'notes', ...remote()])).stdout).toBe('deletion of tea.txt requested\n');
+    const missing = await km(['status', 'nobody', '--index', 'notes', ...remote()]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/not found/);
+  });
+
+  it('reports a wrong key as an error, without a stack trace', async () => {
+    const { code, stderr } = await km(['indexes', '--url', service.url, '--key', 'wrong']);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^km: .*403/);
+    expect(stderr).not.toMatch(/at .*\.js/);
+  });
+});
+
+describe('km in local mode (no --url)', () => {
+  it('imports, searches and asks on a data folder in this process', async () => {
+    const data = ['--data-dir', join(dir, 'local-data')];
+    const imported = await km(['import', join(docs, 'tea.txt'), '--id', 'tea', ...data]);
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toBe('1 of 1 documents ready\n');
+    const search = await km(['search', 'steamed leaves', ...data]);
+    expect(search.stdout).toMatch(/^tea\.txt \(document tea, index default\)\n {2}\[0\.\d{3}\] Green tea/);
+    const bad = await km(['import', join(docs, 'nope.txt'), ...data]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/nope\.txt: no such file or folder/);
+  });
+});
+
+describe('document ids from paths', () => {
+  it.each([
+    ['report.pdf', 'report.pdf'],
+    ['a/b/c.txt', 'a__b__c.txt'],
+    ['../../etc/passwd', '__.__etc__passwd'],
+    ['über notes.md', '_ber_notes.md'],
+  ])('%s → %s', (path, id) => expect(toDocumentId(path)).toBe(id));
+});
