@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,7 +73,7 @@ describe('FileQueue', () => {
     await producer.connect('save_records', { dequeue: false });
     // What a consumer killed with SIGKILL leaves behind: a claimed file whose lease ran out.
     const id = randomUUID();
-    const claimed = join(dir, 'save_records', 'claimed', `1.${id}.msg`);
+    const claimed = join(dir, 'save_records', 'claimed', `1.${id}.${process.pid}.msg`);
     writeFileSync(claimed, 'orphan');
     const past = new Date(Date.now() - 5000);
     utimesSync(claimed, past, past);
@@ -80,6 +81,21 @@ describe('FileQueue', () => {
     const received: string[] = [];
     await consume(dir, 'save_records', async (m) => (received.push(m), 'ok'), { visibilityTimeoutMs: 200 });
     await vi.waitFor(() => expect(received).toEqual(['orphan']), { timeout: 5000 });
+  });
+
+  it('a claim whose process is gone is delivered again at once, without waiting for its lease', async () => {
+    const dir = folder();
+    const producer = queue(dir);
+    await producer.connect('extract', { dequeue: false });
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    const deadPid = Number(dead.stdout.toString());
+    const claimed = join(dir, 'extract', 'claimed', `1.${randomUUID()}.${deadPid}.msg`);
+    writeFileSync(claimed, 'from a killed process');
+    const future = new Date(Date.now() + 60_000); // its lease would hold for a minute
+    utimesSync(claimed, future, future);
+    const received: string[] = [];
+    await consume(dir, 'extract', async (m) => (received.push(m), 'ok'), { visibilityTimeoutMs: 60_000 });
+    await vi.waitFor(() => expect(received).toEqual(['from a killed process']), { timeout: 3000 });
   });
 
   it('a live claim is renewed, so a long handler keeps its message', async () => {
@@ -112,7 +128,7 @@ describe('FileQueue', () => {
     const producer = queue(dir);
     await producer.connect('extract', { dequeue: false });
     // Claimed twice already by consumers that died; the third delivery is the last.
-    const claimed = join(dir, 'extract', 'claimed', `2.${randomUUID()}.msg`);
+    const claimed = join(dir, 'extract', 'claimed', `2.${randomUUID()}.${process.pid}.msg`);
     writeFileSync(claimed, 'cursed');
     const past = new Date(Date.now() - 5000);
     utimesSync(claimed, past, past);

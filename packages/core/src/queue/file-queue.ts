@@ -50,7 +50,7 @@ const READY = 'ready';
 const CLAIMED = 'claimed';
 const TEMP = 'tmp';
 const NAME_PATTERN = /^(\d{15})\.(\d{9})\.(\d+)\.([0-9a-f-]{36})\.msg$/;
-const CLAIMED_PATTERN = /^(\d+)\.([0-9a-f-]{36})\.msg$/;
+const CLAIMED_PATTERN = /^(\d+)\.([0-9a-f-]{36})\.(\d+)\.msg$/;
 
 /** Wakes consumers in this process when a producer in this process enqueues. */
 const localSignals = new EventEmitter().setMaxListeners(0);
@@ -64,7 +64,8 @@ let sequence = 0;
  *   a retried message carries the time before which it must not run.
  * - Claim: `rename` from `ready/` to `claimed/` is atomic, so exactly one consumer wins a
  *   message. The claimed file's modification time is its lease expiry, renewed while the
- *   handler runs; an expired claim is put back (or poisoned after `maxAttempts`) by any client.
+ *   handler runs; an expired claim, or one whose process died (the claim names its pid), is
+ *   put back (or poisoned after `maxAttempts`) by any client.
  * - `{directory}/{name}-poison/ready/`: messages that failed fatally or too often.
  *
  * ```ts
@@ -211,7 +212,7 @@ export class FileQueue implements IQueue {
       if (this.closed || this.claims.size >= this.concurrency) return;
       if (entry.notBefore > now) break; // sorted: nothing later is due either
       const attempts = entry.attempts + 1;
-      const claimed = join(this.root, name, CLAIMED, `${attempts}.${entry.id}.msg`);
+      const claimed = join(this.root, name, CLAIMED, `${attempts}.${entry.id}.${process.pid}.msg`);
       const source = join(this.readyDir(name), entry.file);
       try {
         // The lease is stamped before the rename, so no other client ever sees this claim
@@ -283,7 +284,8 @@ export class FileQueue implements IQueue {
       if (!match || this.claims.has(match[2]!)) continue;
       const path = join(folder, file);
       try {
-        if ((await stat(path)).mtimeMs > now) continue;
+        // A claim expires with its lease, or at once when its owner (a process on this machine) is gone.
+        if ((await stat(path)).mtimeMs > now && isAlive(Number(match[3]))) continue;
         const attempts = Number(match[1]);
         if (attempts >= this.maxAttempts) await this.moveToPoison(path, match[2]!);
         else await this.moveBack(path, match[2]!, attempts, 0);
@@ -330,6 +332,16 @@ export class FileQueue implements IQueue {
       if (match) entries.push({ file, notBefore: Number(match[1]), attempts: Number(match[3]), id: match[4]! });
     }
     return entries;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // exists, owned by someone else
   }
 }
 
