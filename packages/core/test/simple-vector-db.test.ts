@@ -116,3 +116,64 @@ describe('SimpleVectorDb persistence', () => {
     expect(await db.count('big')).toBe(n - 1000);
   });
 });
+
+describe('SimpleVectorDb shared by several processes (one writer, readers follow the log)', () => {
+  const record = (id: string, x: number, tag = 'a'): MemoryRecord => ({ id, vector: [x, 1 - x, 0.5], tags: { t: [tag] }, payload: { text: id } });
+
+  it('a reader sees indexes, upserts and deletes that another instance writes after it opened', async () => {
+    const dir = await tempDir();
+    const reader = new SimpleVectorDb({ directory: dir, durable: false });
+    expect(await reader.getIndexes()).toEqual([]); // opened before anything exists
+    const writer = new SimpleVectorDb({ directory: dir, durable: false });
+    await writer.upsertBatch('shared', [record('one', 0.1), record('two', 0.9)]);
+    expect(await reader.getIndexes()).toEqual(['shared']);
+    expect((await collect(reader.getList('shared'))).map((r) => r.id)).toEqual(['one', 'two']);
+    await writer.upsert('shared', record('three', 0.5, 'b'));
+    await writer.delete('shared', { id: 'one' });
+    const found = await collect(reader.getSimilarList('shared', [0.5, 0.5, 0.5], { filters: [MemoryFilters.byTag('t', 'b')] }));
+    expect(found.map(([r]) => r.id)).toEqual(['three']);
+    expect(await reader.count('shared')).toBe(2);
+    await writer.deleteIndex('shared');
+    expect(await reader.getIndexes()).toEqual([]);
+    expect(await collect(reader.getList('shared'))).toEqual([]);
+    await writer.close();
+    await reader.close();
+  });
+
+  it('a reader reloads after the writer compacts the log', async () => {
+    const dir = await tempDir();
+    const writer = new SimpleVectorDb({ directory: dir, durable: false });
+    const reader = new SimpleVectorDb({ directory: dir, durable: false });
+    await writer.upsert('docs', record('keep', 0.2));
+    expect(await reader.count('docs')).toBe(1);
+    const before = (await stat(join(dir, 'docs', 'records.log'))).ino;
+    for (let i = 0; i < 1100; i++) await writer.upsert('docs', record('churn', (i % 10) / 10)); // enough dead entries to compact
+    expect((await stat(join(dir, 'docs', 'records.log'))).ino).not.toBe(before);
+    await writer.upsert('docs', record('after', 0.7));
+    expect((await collect(reader.getList('docs'))).map((r) => r.id).sort()).toEqual(['after', 'churn', 'keep']);
+    await writer.close();
+    await reader.close();
+  });
+
+  it('a reader ignores a half-written entry until it is complete, and never cuts it', async () => {
+    const dir = await tempDir();
+    const writer = new SimpleVectorDb({ directory: dir, durable: false });
+    await writer.upsert('docs', record('first', 0.3));
+    await writer.close();
+    const log = join(dir, 'docs', 'records.log');
+    const full = await readFile(log);
+    // Another process appends a second entry in two writes; the reader looks in between.
+    const second = new SimpleVectorDb({ directory: join(dir, 'scratch'), durable: false });
+    await second.upsert('docs', record('second', 0.6));
+    await second.close();
+    const entry = await readFile(join(dir, 'scratch', 'docs', 'records.log'));
+    const reader = new SimpleVectorDb({ directory: dir, durable: false });
+    expect(await reader.count('docs')).toBe(1);
+    await appendFile(log, entry.subarray(0, 10));
+    expect(await reader.count('docs')).toBe(1);
+    expect((await stat(log)).size).toBe(full.length + 10); // not truncated by the reader
+    await appendFile(log, entry.subarray(10));
+    expect((await collect(reader.getList('docs'))).map((r) => r.id)).toEqual(['first', 'second']);
+    await reader.close();
+  });
+});

@@ -92,10 +92,13 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
   const metrics = new ServiceMetrics({ processMetrics: false });
   const memory = createMemoryFromConfig(config, { logger: toKmLogger(logger), observer: metrics.observer, ...(options.configure ? { configure: options.configure } : {}) });
   await memory.start({ runHandlers: true });
+  // Queues need not hold the event loop open (in-memory ones do not): the worker runs until closed.
+  const keepAlive = setInterval(() => undefined, 60_000);
   logger.info({ dataDirectory: config.dataDirectory, queue: config.queue.type, ...describeAi(config) }, 'km worker started');
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      clearInterval(keepAlive);
       await memory.stop({ drainTimeoutMs: config.shutdownTimeoutMs });
       await memory.orchestrator.context.embeddingGenerator?.close?.();
       logger.info('km worker stopped');

@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, rename, rm, truncate, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 
@@ -41,28 +41,59 @@ export class RecordLog {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
-    const entries: LogEntry[] = [];
-    let offset = 0;
-    while (offset + HEADER <= data.length) {
-      const length = data.readUInt32LE(offset);
-      const checksum = data.readUInt32LE(offset + 4);
-      const end = offset + HEADER + length;
-      if (length < 5 || end > data.length) break;
-      const body = data.subarray(offset + HEADER, end);
-      if (crc32(body) !== checksum) break;
-      entries.push(decode(body));
-      offset = end;
-    }
-    if (offset < data.length) await truncate(this.path, offset);
+    const { entries, end } = parse(data);
+    if (end < data.length) await truncate(this.path, end);
     return entries;
   }
 
-  /** Appends entries with one write (and one fsync when durable). */
-  async append(entries: LogEntry[]): Promise<void> {
-    if (entries.length === 0) return;
+  /** Identity and size of the log file, or undefined when there is none. */
+  async position(): Promise<{ ino: number; size: number } | undefined> {
+    try {
+      const info = await stat(this.path);
+      return { ino: info.ino, size: info.size };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Reads the complete entries from byte `offset` on, written since by this or another
+   * process; never cuts anything (another writer may be mid-append). Returns where the last
+   * complete entry ends.
+   */
+  async readFrom(offset: number): Promise<{ entries: LogEntry[]; end: number }> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.path, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], end: offset };
+      throw error;
+    }
+    try {
+      const { size } = await handle.stat();
+      if (size <= offset) return { entries: [], end: offset };
+      const data = Buffer.allocUnsafe(size - offset);
+      const { bytesRead } = await handle.read(data, 0, data.length, offset);
+      const parsed = parse(data.subarray(0, bytesRead));
+      return { entries: parsed.entries, end: offset + parsed.end };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * Appends entries with one write (and one fsync when durable). Returns the byte range the
+   * write ended at and its length, so a caller can tell whether another process wrote between.
+   */
+  async append(entries: LogEntry[]): Promise<{ end: number; length: number; ino: number }> {
+    if (entries.length === 0) return { end: -1, length: 0, ino: 0 };
     const handle = await this.open();
-    await handle.write(Buffer.concat(entries.map(encode)));
+    const data = Buffer.concat(entries.map(encode));
+    await handle.write(data);
     if (this.durable) await handle.datasync();
+    const { size, ino } = await handle.stat();
+    return { end: size, length: data.length, ino };
   }
 
   /** Replaces the log with exactly `entries` (atomically). */
@@ -112,6 +143,22 @@ export class RecordLog {
     }
     return this.handle;
   }
+}
+
+function parse(data: Buffer): { entries: LogEntry[]; end: number } {
+  const entries: LogEntry[] = [];
+  let offset = 0;
+  while (offset + HEADER <= data.length) {
+    const length = data.readUInt32LE(offset);
+    const checksum = data.readUInt32LE(offset + 4);
+    const end = offset + HEADER + length;
+    if (length < 5 || end > data.length) break;
+    const body = data.subarray(offset + HEADER, end);
+    if (crc32(body) !== checksum) break;
+    entries.push(decode(body));
+    offset = end;
+  }
+  return { entries, end: offset };
 }
 
 function encode(entry: LogEntry): Buffer {

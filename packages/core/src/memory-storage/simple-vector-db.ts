@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { IMemoryDb, ListOptions, MemoryDbCapabilities, SimilarityOptions } from '../contracts/memory-db.js';
 import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
@@ -32,12 +32,19 @@ export interface SimpleVectorDbOptions {
 interface LoadedIndex {
   vectors: VectorIndex;
   log: RecordLog | undefined;
+  /** The log file this view was read from (its inode) and how far (bytes). */
+  ino: number;
+  applied: number;
 }
 
 /**
  * The embedded vector DB: exact top-k cosine search over normalised vectors kept in
  * contiguous WebAssembly memory and scored with SIMD, a tag index for filters, and (with a
  * directory) an append-only checksummed log per index that survives restarts and crashes.
+ *
+ * Several processes may open the same directory: reads first apply what other processes
+ * appended to the log (one `stat` per read when nothing changed) and reload after another
+ * process compacted it. One process at a time may write an index.
  *
  * ```ts
  * const db = new SimpleVectorDb({ directory: './km-data/vectors' });
@@ -74,6 +81,10 @@ export class SimpleVectorDb implements IMemoryDb {
 
   async getIndexes(): Promise<string[]> {
     await this.ready();
+    if (this.directory) {
+      const names = new Set([...this.indexes.keys(), ...(await listIndexFolders(this.directory))]);
+      for (const name of names) await this.refresh(name);
+    }
     return [...this.indexes.keys()].sort();
   }
 
@@ -99,9 +110,9 @@ export class SimpleVectorDb implements IMemoryDb {
     await this.ready();
     if (checked.length === 0) return [];
     return this.mutex.run(name, async () => {
-      const loaded = this.indexes.get(name) ?? (await this.create(name, checked[0]!.vector.length));
+      const loaded = (await this.catchUp(name)) ?? (await this.create(name, checked[0]!.vector.length));
       for (const r of checked) this.checkSize(name, loaded.vectors, r.vector.length);
-      await loaded.log?.append(checked.map(toLogEntry));
+      if (loaded.log) this.advance(loaded, await loaded.log.append(checked.map(toLogEntry)));
       for (const r of checked) {
         if (loaded.log && loaded.vectors.has(r.id)) loaded.log.deadEntries++;
         loaded.vectors.upsert(r.id, r.vector, r.tags, r.payloadJson);
@@ -118,7 +129,7 @@ export class SimpleVectorDb implements IMemoryDb {
   ): AsyncIterable<[MemoryRecord, number]> {
     const name = normalizeIndexName(index);
     await this.ready();
-    const loaded = this.indexes.get(name);
+    const loaded = await this.refresh(name);
     const vector = await resolveQueryVector(query, this.embeddingGenerator, CONNECTOR, options.signal);
     if (!loaded) return;
     this.checkSize(name, loaded.vectors, vector.length);
@@ -135,7 +146,7 @@ export class SimpleVectorDb implements IMemoryDb {
   async *getList(index: string, options: ListOptions = {}): AsyncIterable<MemoryRecord> {
     const name = normalizeIndexName(index);
     await this.ready();
-    const loaded = this.indexes.get(name);
+    const loaded = await this.refresh(name);
     if (!loaded) return;
     for (const entry of loaded.vectors.list(options.filters, options.limit ?? 0)) {
       options.signal?.throwIfAborted();
@@ -147,9 +158,9 @@ export class SimpleVectorDb implements IMemoryDb {
     const name = normalizeIndexName(index);
     await this.ready();
     await this.mutex.run(name, async () => {
-      const loaded = this.indexes.get(name);
+      const loaded = await this.catchUp(name);
       if (!loaded || !loaded.vectors.has(record.id)) return;
-      await loaded.log?.append([{ op: 'delete', id: record.id }]);
+      if (loaded.log) this.advance(loaded, await loaded.log.append([{ op: 'delete', id: record.id }]));
       loaded.vectors.delete(record.id);
       if (loaded.log) loaded.log.deadEntries += 2;
       await this.compactIfNeeded(loaded);
@@ -159,7 +170,7 @@ export class SimpleVectorDb implements IMemoryDb {
   /** Number of records in an index (0 when missing). */
   async count(index: string): Promise<number> {
     await this.ready();
-    return this.indexes.get(normalizeIndexName(index))?.vectors.size ?? 0;
+    return (await this.refresh(normalizeIndexName(index)))?.vectors.size ?? 0;
   }
 
   /** Closes open files; the instance must not be used afterwards. */
@@ -180,28 +191,89 @@ export class SimpleVectorDb implements IMemoryDb {
   private async loadAll(): Promise<void> {
     if (!this.directory) return;
     for (const name of await listIndexFolders(this.directory)) {
-      const folder = join(this.directory, name);
-      let meta: { vectorSize?: unknown };
-      try {
-        meta = JSON.parse(await readFile(join(folder, INDEX_META), 'utf8')) as { vectorSize?: unknown };
-      } catch {
-        continue; // not an index folder, or an index whose creation never finished
-      }
-      if (typeof meta.vectorSize !== 'number') {
-        throw new KmError('storage_corrupt', `${join(folder, INDEX_META)} has no vector size`, { connector: CONNECTOR });
-      }
-      const vectors = new VectorIndex(meta.vectorSize);
-      const log = new RecordLog(folder, this.durable);
-      const entries = await log.load();
-      for (const e of entries) {
-        if (e.op === 'delete') vectors.delete(e.id);
-        else if (e.vector && e.vector.length === meta.vectorSize) {
-          vectors.upsert(e.record.id, e.vector, e.record.tags as IndexEntry['tags'], e.record.payloadJson);
-        }
-      }
-      log.deadEntries = entries.length - vectors.size;
-      this.indexes.set(name, { vectors, log });
+      const loaded = await this.loadIndex(name, true);
+      if (loaded) this.indexes.set(name, loaded);
     }
+  }
+
+  /** Reads an index folder; undefined when it is not (yet) an index. */
+  private async loadIndex(name: string, repair: boolean): Promise<LoadedIndex | undefined> {
+    const folder = join(this.directory!, name);
+    let meta: { vectorSize?: unknown };
+    try {
+      meta = JSON.parse(await readFile(join(folder, INDEX_META), 'utf8')) as { vectorSize?: unknown };
+    } catch {
+      return undefined; // not an index folder, or an index whose creation never finished
+    }
+    if (typeof meta.vectorSize !== 'number') {
+      throw new KmError('storage_corrupt', `${join(folder, INDEX_META)} has no vector size`, { connector: CONNECTOR });
+    }
+    const vectors = new VectorIndex(meta.vectorSize);
+    const log = new RecordLog(folder, this.durable);
+    // Only the process that opens the index at start-up repairs a torn tail; a follower
+    // reads complete entries and leaves the rest to the writer.
+    const position = await log.position();
+    const { entries, end } = repair ? { entries: await log.load(), end: -1 } : await log.readFrom(0);
+    const after = repair ? await log.position() : position;
+    const loaded: LoadedIndex = { vectors, log, ino: after?.ino ?? 0, applied: repair ? (after?.size ?? 0) : end };
+    this.apply(loaded, entries);
+    log.deadEntries = entries.length - vectors.size;
+    return loaded;
+  }
+
+  private apply(loaded: LoadedIndex, entries: readonly LogEntry[]): void {
+    const size = loaded.vectors.dimensions;
+    for (const e of entries) {
+      if (e.op === 'delete') {
+        if (loaded.vectors.has(e.id)) loaded.vectors.delete(e.id);
+      } else if (e.vector && e.vector.length === size) {
+        loaded.vectors.upsert(e.record.id, e.vector, e.record.tags as IndexEntry['tags'], e.record.payloadJson);
+      }
+    }
+  }
+
+  /** Brings an index up to date with its log on disk (writes of other processes), under the index's lock. */
+  private refresh(name: string): Promise<LoadedIndex | undefined> {
+    if (!this.directory) return Promise.resolve(this.indexes.get(name));
+    return this.mutex.run(name, () => this.catchUp(name));
+  }
+
+  /** {@link refresh} without taking the lock (the caller holds it). */
+  private async catchUp(name: string): Promise<LoadedIndex | undefined> {
+    const loaded = this.indexes.get(name);
+    if (!this.directory) return loaded;
+    const position = await new RecordLog(join(this.directory, name), false).position();
+    if (loaded && position && position.ino === loaded.ino && position.size === loaded.applied) return loaded; // nothing new
+    if (loaded && position && position.ino === loaded.ino && position.size > loaded.applied && loaded.log) {
+      const { entries, end } = await loaded.log.readFrom(loaded.applied);
+      this.apply(loaded, entries);
+      loaded.applied = end;
+      return loaded;
+    }
+    if (loaded && !position) {
+      // No log: an index created empty, or one another process deleted.
+      try {
+        await stat(join(this.directory, name, INDEX_META));
+        return loaded;
+      } catch {
+        await loaded.log?.close();
+        this.indexes.delete(name);
+        return undefined;
+      }
+    }
+    // New to this process, or compacted by another one: read it again.
+    await loaded?.log?.close();
+    const fresh = await this.loadIndex(name, false);
+    if (fresh) this.indexes.set(name, fresh);
+    else this.indexes.delete(name);
+    return fresh;
+  }
+
+  /** Records how far the view has read after this process appended, when nobody wrote in between. */
+  private advance(loaded: LoadedIndex, written: { end: number; length: number; ino: number }): void {
+    if (written.end < 0) return;
+    if (loaded.ino === 0 && loaded.applied === 0) loaded.ino = written.ino; // the first write created the log
+    if (written.ino === loaded.ino && written.end - written.length === loaded.applied) loaded.applied = written.end;
   }
 
   private async create(name: string, vectorSize: number): Promise<LoadedIndex> {
@@ -219,7 +291,8 @@ export class SimpleVectorDb implements IMemoryDb {
       await rename(temp, join(folder, INDEX_META));
       log = new RecordLog(folder, this.durable);
     }
-    const loaded = { vectors: new VectorIndex(vectorSize), log };
+    const position = await log?.position();
+    const loaded: LoadedIndex = { vectors: new VectorIndex(vectorSize), log, ino: position?.ino ?? 0, applied: position?.size ?? 0 };
     this.indexes.set(name, loaded);
     return loaded;
   }
@@ -253,6 +326,9 @@ export class SimpleVectorDb implements IMemoryDb {
       });
     }
     await log.rewrite(entries);
+    const position = await log.position();
+    loaded.ino = position?.ino ?? 0;
+    loaded.applied = position?.size ?? 0;
   }
 }
 

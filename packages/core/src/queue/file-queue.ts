@@ -177,8 +177,8 @@ export class FileQueue implements IQueue {
     } catch {
       this.watcher = undefined; // polling alone still works
     }
+    // A consuming client keeps its process alive until it is closed, like a broker connection.
     this.pollTimer = setInterval(this.onSignal, this.pollIntervalMs);
-    this.pollTimer.unref?.();
     this.pump();
   }
 
