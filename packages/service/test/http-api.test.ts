@@ -152,7 +152,7 @@ describe('bad input gets a 4xx ProblemDetails and loses nothing', () => {
   });
   afterAll(() => service.dispose());
 
-  const post = (path: string, body: BodyInit, headers: Record<string, string> = {}) => fetch(`${service.url}${path}`, { method: 'POST', body, headers });
+  const post = (path: string, body: RequestInit['body'], headers: Record<string, string> = {}) => fetch(`${service.url}${path}`, { method: 'POST', body, headers });
   const json = (path: string, body: unknown) => post(path, typeof body === 'string' ? body : JSON.stringify(body), { 'content-type': 'application/json' });
   const file = [{ name: 'a.txt', content: 'hello' }];
 
