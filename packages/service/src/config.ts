@@ -202,6 +202,9 @@ function validate(config: ServiceConfig): ServiceConfig {
   for (const key of ['maxAttempts', 'maxStepAttempts', 'concurrency'] as const) {
     if (!Number.isInteger(config.queue[key]) || config.queue[key] < 1) fail(`queue.${key} must be a positive integer`);
   }
+  if (config.queue.type === 'memory' && !config.runHandlers) {
+    fail('runHandlers is false but the queue is "memory": no other process could run the pipeline; use the "file" queue');
+  }
   if (config.queue.maxAttempts <= config.queue.maxStepAttempts) {
     fail('queue.maxAttempts must be greater than queue.maxStepAttempts, so that a document is marked failed before its message is poisoned');
   }

@@ -111,5 +111,7 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, answer
       res.end();
     }
     await iterator.return?.();
+    // A hijacked reply skips the onResponse hook: log the request here.
+    request.log.info({ method: request.method, url: request.url, status: 200, ms: Math.round(reply.elapsedTime), streamed: true }, 'request');
   }
 }
