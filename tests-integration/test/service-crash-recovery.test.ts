@@ -1,45 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SimpleVectorDb, type MemoryRecord } from '@km/core';
+import { exited, freePort, kmEnv, startKm } from '../src/km-process.js';
 
-const BIN = join(dirname(createRequire(import.meta.url).resolve('@km/cli/package.json')), 'dist', 'bin.js');
 const DOCUMENTS = 50;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** `km serve` in its own process, on the embedded defaults (local embedding model, file queue). */
-function serve(dataDir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--data-dir', dataDir], {
-    env: { ...process.env, KM_LOG_LEVEL: 'warn', KM_QUEUE_CONCURRENCY: '1', KM_EMBEDDINGS: '', OPENAI_API_KEY: '', KM_OPENAI_API_KEY: '', KM_OPENAI_BASE_URL: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('km service listening on')) resolve(child);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`km serve exited with ${code}: ${output}`)));
-  });
-}
-
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+const serve = (dataDir: string, port: number) =>
+  startKm(['serve', '--port', String(port), '--data-dir', dataDir], 'km service listening on', kmEnv({ KM_QUEUE_CONCURRENCY: '1' }));
 
 describe('the service killed with SIGKILL mid-ingestion', () => {
   let dataDir: string;

@@ -1,37 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, kmEnv, startKm } from '../src/km-process.js';
 
-const BIN = join(dirname(createRequire(import.meta.url).resolve('@km/cli/package.json')), 'dist', 'bin.js');
-const ENV = { ...process.env, KM_LOG_LEVEL: 'warn', KM_EMBEDDINGS: 'hashing', OPENAI_API_KEY: '', KM_OPENAI_API_KEY: '', KM_OPENAI_BASE_URL: '' };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function start(args: string[], ready: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes(ready)) resolve(child);
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`km ${args[0]} exited with ${code}: ${output}`)));
-  });
-}
+const start = (args: string[], ready: string) => startKm(args, ready, kmEnv({ KM_EMBEDDINGS: 'hashing' }));
 
 const stop = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => {

@@ -1,7 +1,7 @@
 import { openAsBlob } from 'node:fs';
 import { Readable } from 'node:stream';
 import {
-  Document,
+  documentFromInput,
   InvalidInputError,
   KmError,
   MemoryFilter,
@@ -18,7 +18,6 @@ import {
   type SearchOptions,
   type SearchResult,
   type StreamableFileContent,
-  type TagCollection,
 } from '@km/core';
 import { toClientError } from './errors.js';
 import { readServerSentEvents } from './sse.js';
@@ -85,7 +84,7 @@ export class MemoryWebClient implements IKernelMemory {
   }
 
   async importDocument(input: ImportInput, options: ImportOptions = {}): Promise<string> {
-    const document = toDocument(input, options);
+    const document = documentFromInput(input, options);
     const form = new FormData();
     form.append('index', normalizeIndexName(options.index));
     form.append('documentId', document.id);
@@ -242,26 +241,6 @@ export class MemoryWebClient implements IKernelMemory {
     if (res.ok || (options.allow404 && res.status === 404)) return res;
     throw await toClientError(res, method, path);
   }
-}
-
-function toDocument(input: ImportInput, options: ImportOptions): Document {
-  const tags: TagCollection = options.tags ?? {};
-  if (input instanceof Document) {
-    for (const [key, values] of Object.entries(tags)) for (const v of values) input.addTag(key, v);
-    return input;
-  }
-  const document = new Document(options.documentId, tags);
-  if (typeof input === 'string') return document.addFile(input);
-  if (Array.isArray(input)) {
-    for (const path of input) document.addFile(path);
-    return document;
-  }
-  if (input && typeof input === 'object' && typeof input.name === 'string') {
-    if ('path' in input) return document.addFile(input.path, input.name, input.mimeType);
-    if ('data' in input) return document.addBuffer(input.name, input.data, input.mimeType);
-    if ('stream' in input) return document.addStream(input.name, input.stream, input.mimeType);
-  }
-  throw new InvalidInputError('invalid_argument', 'import input must be a Document, a path, a list of paths or a file source');
 }
 
 async function toBlob(file: DocumentFileSource): Promise<Blob> {

@@ -85,8 +85,12 @@ describe('MemoryWebClient against a real km service', () => {
   });
 
   it('turns ProblemDetails into typed errors', async () => {
-    const error = await memory.importText('x', { documentId: 'bad', tags: { __file_id: ['nope'] } }).catch((e: unknown) => e);
-    expect(isKmError(error, 'invalid_tag')).toBe(true);
+    const unknownStep = await memory.importText('x', { documentId: 'bad', steps: ['extract', 'teleport'] }).catch((e: unknown) => e);
+    expect(unknownStep).toBeInstanceOf(MemoryWebClientError);
+    expect(unknownStep).toMatchObject({ status: 400, code: 'handler_not_found' });
+    expect((unknownStep as Error).message).toMatch(/teleport/);
+    const reserved = await memory.importText('x', { documentId: 'bad', tags: { __file_id: ['nope'] } }).catch((e: unknown) => e);
+    expect(isKmError(reserved, 'invalid_tag')).toBe(true); // refused before sending
     const missing = await memory.exportFile('nobody', 'a.txt', 'solar').catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(MemoryWebClientError);
     expect(missing).toMatchObject({ status: 404, code: 'file_not_found', requestId: expect.any(String) });

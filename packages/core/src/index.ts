@@ -23,6 +23,7 @@ export {
 } from './models/memory-filter.js';
 export { PayloadFields, recordId, type MemoryRecord } from './models/memory-record.js';
 export { Document, type DocumentFileSource } from './models/document.js';
+export { documentFromInput } from './models/document-input.js';
 export {
   isPipelineComplete,
   logOnFile,

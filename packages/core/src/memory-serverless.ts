@@ -11,10 +11,9 @@ import type {
 import { mimeTypeOf } from './decoders/mime-types.js';
 import { InvalidInputError, KmError } from './errors/km-error.js';
 import { toPipelineStatus, isPipelineComplete, type DataPipelineStatus } from './models/data-pipeline.js';
-import { Document } from './models/document.js';
+import { documentFromInput } from './models/document-input.js';
 import { MemoryFilter, toMemoryFilters } from './models/memory-filter.js';
 import type { MemoryAnswer, SearchResult } from './models/search-models.js';
-import { validateTags } from './models/tag-collection.js';
 import type { PipelineOrchestrator } from './pipeline/pipeline-orchestrator.js';
 import type { RetrievalRequest, SearchClient } from './search/search-client.js';
 import { validateDocumentId } from './validation/document-id.js';
@@ -53,7 +52,7 @@ export class MemoryServerless implements IKernelMemory {
 
   async importDocument(input: ImportInput, options: ImportOptions = {}): Promise<string> {
     const index = normalizeIndexName(options.index);
-    const document = toDocument(input, options);
+    const document = documentFromInput(input, options);
     return this.orchestrator.importDocument(index, document, { steps: options.steps, args: options.args, signal: options.signal });
   }
 
@@ -66,7 +65,7 @@ export class MemoryServerless implements IKernelMemory {
     const index = normalizeIndexName(options.index);
     const page = await this.webFetcher.fetch(url, options.signal);
     const name = WEB_FILE_NAMES[page.mimeType] ?? `content${extensionOf(page.mimeType)}`;
-    const document = toDocument({ name, data: page.data, mimeType: page.mimeType }, options);
+    const document = documentFromInput({ name, data: page.data, mimeType: page.mimeType }, options);
     return this.orchestrator.importDocument(index, document, {
       steps: options.steps,
       args: options.args,
@@ -154,26 +153,6 @@ export class MemoryServerless implements IKernelMemory {
       ...(options.signal ? { signal: options.signal } : {}),
     };
   }
-}
-
-function toDocument(input: ImportInput, options: ImportOptions): Document {
-  const tags = validateTags(options.tags);
-  if (input instanceof Document) {
-    for (const [key, values] of Object.entries(tags)) for (const v of values) input.addTag(key, v);
-    return input;
-  }
-  const document = new Document(options.documentId, tags);
-  if (typeof input === 'string') return document.addFile(input);
-  if (Array.isArray(input)) {
-    for (const path of input) document.addFile(path);
-    return document;
-  }
-  if (input && typeof input === 'object' && typeof input.name === 'string') {
-    if ('path' in input) return document.addFile(input.path, input.name, input.mimeType);
-    if ('data' in input) return document.addBuffer(input.name, input.data, input.mimeType);
-    if ('stream' in input) return document.addStream(input.name, input.stream, input.mimeType);
-  }
-  throw new InvalidInputError('invalid_argument', 'import input must be a Document, a path, a list of paths or a file source');
 }
 
 function extensionOf(mimeType: string): string {
