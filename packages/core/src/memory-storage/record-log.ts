@@ -60,23 +60,23 @@ export class RecordLog {
   /**
    * Reads the complete entries from byte `offset` on, written since by this or another
    * process; never cuts anything (another writer may be mid-append). Returns where the last
-   * complete entry ends.
+   * complete entry ends and the file read (its inode; 0 when there is no log yet).
    */
-  async readFrom(offset: number): Promise<{ entries: LogEntry[]; end: number }> {
+  async readFrom(offset: number): Promise<{ entries: LogEntry[]; end: number; ino: number }> {
     let handle: FileHandle;
     try {
       handle = await open(this.path, 'r');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], end: offset };
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], end: offset, ino: 0 };
       throw error;
     }
     try {
-      const { size } = await handle.stat();
-      if (size <= offset) return { entries: [], end: offset };
+      const { size, ino } = await handle.stat();
+      if (size <= offset) return { entries: [], end: offset, ino };
       const data = Buffer.allocUnsafe(size - offset);
       const { bytesRead } = await handle.read(data, 0, data.length, offset);
       const parsed = parse(data.subarray(0, bytesRead));
-      return { entries: parsed.entries, end: offset + parsed.end };
+      return { entries: parsed.entries, end: offset + parsed.end, ino };
     } finally {
       await handle.close();
     }

@@ -212,10 +212,17 @@ export class SimpleVectorDb implements IMemoryDb {
     const log = new RecordLog(folder, this.durable);
     // Only the process that opens the index at start-up repairs a torn tail; a follower
     // reads complete entries and leaves the rest to the writer.
-    const position = await log.position();
-    const { entries, end } = repair ? { entries: await log.load(), end: -1 } : await log.readFrom(0);
-    const after = repair ? await log.position() : position;
-    const loaded: LoadedIndex = { vectors, log, ino: after?.ino ?? 0, applied: repair ? (after?.size ?? 0) : end };
+    let entries: LogEntry[];
+    let loaded: LoadedIndex;
+    if (repair) {
+      entries = await log.load();
+      const position = await log.position();
+      loaded = { vectors, log, ino: position?.ino ?? 0, applied: position?.size ?? 0 };
+    } else {
+      const read = await log.readFrom(0);
+      entries = read.entries;
+      loaded = { vectors, log, ino: read.ino, applied: read.end };
+    }
     this.apply(loaded, entries);
     log.deadEntries = entries.length - vectors.size;
     return loaded;
@@ -242,9 +249,9 @@ export class SimpleVectorDb implements IMemoryDb {
   private async catchUp(name: string): Promise<LoadedIndex | undefined> {
     const loaded = this.indexes.get(name);
     if (!this.directory) return loaded;
-    const position = await new RecordLog(join(this.directory, name), false).position();
-    if (loaded && position && position.ino === loaded.ino && position.size === loaded.applied) return loaded; // nothing new
-    if (loaded && position && position.ino === loaded.ino && position.size > loaded.applied && loaded.log) {
+    const position = await (loaded?.log ?? new RecordLog(join(this.directory, name), false)).position();
+    if (loaded?.log && position && position.ino === loaded.ino && position.size >= loaded.applied) {
+      if (position.size === loaded.applied) return loaded; // nothing new
       const { entries, end } = await loaded.log.readFrom(loaded.applied);
       this.apply(loaded, entries);
       loaded.applied = end;

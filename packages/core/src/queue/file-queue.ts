@@ -128,18 +128,12 @@ export class FileQueue implements IQueue {
     if (this.closed) throw new KmError('invalid_argument', 'queue is closed');
     if (!this.name) throw new KmError('invalid_argument', 'connect the queue before enqueueing');
     if (typeof message !== 'string') throw new InvalidInputError('invalid_argument', 'a queue message must be a string');
-    await this.publish(this.name, message, Date.now(), 0);
+    await this.publish(this.name, message);
   }
 
   onDequeue(handler: (message: string) => Promise<QueueHandlerResult>): void {
     this.handler = handler;
     this.start();
-  }
-
-  /** Messages waiting in a queue of this folder (not claimed). */
-  async size(name = this.name): Promise<number> {
-    if (!name) return 0;
-    return (await this.listReady(name)).length;
   }
 
   /**
@@ -307,7 +301,7 @@ export class FileQueue implements IQueue {
     localSignals.emit(this.readyDir(poison));
   }
 
-  private async publish(name: string, message: string, notBefore: number, attempts: number): Promise<void> {
+  private async publish(name: string, message: string): Promise<void> {
     const id = randomUUID();
     const temp = join(this.root, name, TEMP, `${id}.tmp`);
     const handle = await open(temp, 'w');
@@ -317,7 +311,7 @@ export class FileQueue implements IQueue {
     } finally {
       await handle.close();
     }
-    await rename(temp, join(this.readyDir(name), readyFileName(notBefore, attempts, id)));
+    await rename(temp, join(this.readyDir(name), readyFileName(Date.now(), 0, id)));
     localSignals.emit(this.readyDir(name));
   }
 
