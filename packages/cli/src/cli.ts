@@ -226,7 +226,7 @@ function stateOf(status: DataPipelineStatus): string {
 export function reportError(error: unknown): number {
   if (isKmError(error)) {
     process.stderr.write(`km: ${error.message.replace(/^\[km\]\s*/, '')}\n`);
-    return error.code === 'invalid_argument' || error.code.startsWith('invalid_') ? 2 : 1;
+    return error.code.startsWith('invalid_') ? 2 : 1;
   }
   process.stderr.write(`km: ${(error as Error)?.stack ?? String(error)}\n`);
   return 1;

@@ -1,6 +1,6 @@
 import type { DataPipelineStatus, IKernelMemory } from '@km/core';
 import { MemoryWebClient } from '@km/client';
-import { createMemoryFromConfig, createServiceLogger, loadConfig, toKmLogger } from '@km/service';
+import { startWorker } from '@km/service';
 
 /** Options every data command takes. */
 export interface TargetOptions {
@@ -32,20 +32,12 @@ export async function openTarget(options: TargetOptions): Promise<MemoryTarget> 
     const client = new MemoryWebClient(options.url, key ? { apiKey: key } : {});
     return { memory: client, local: false, status: (id, index) => client.getDocumentStatus(id, index), close: async () => undefined };
   }
-  const config = loadConfig({
-    ...(options.config ? { file: options.config } : {}),
+  // Local mode is a worker of the data folder that this command also calls into.
+  const worker = await startWorker({
+    ...(options.config ? { configFile: options.config } : {}),
     overrides: { logLevel: (process.env.KM_LOG_LEVEL as 'warn' | undefined) ?? 'warn', ...(options.dataDir ? { dataDirectory: options.dataDir } : {}) },
+    logDestination: process.stderr,
   });
-  const logger = createServiceLogger(config.logLevel, process.stderr);
-  const memory = createMemoryFromConfig(config, { logger: toKmLogger(logger) });
-  await memory.start({ runHandlers: true });
-  return {
-    memory,
-    local: true,
-    status: (id, index) => memory.getDocumentStatus(id, index),
-    close: async () => {
-      await memory.stop({ drainTimeoutMs: config.shutdownTimeoutMs });
-      await memory.orchestrator.context.embeddingGenerator?.close?.();
-    },
-  };
+  const { memory } = worker;
+  return { memory, local: true, status: (id, index) => memory.getDocumentStatus(id, index), close: worker.close };
 }

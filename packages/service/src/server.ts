@@ -43,11 +43,8 @@ export interface RunningService {
  * ```
  */
 export async function startService(options: StartOptions = {}): Promise<RunningService> {
-  const config = options.config ?? loadConfig({ ...(options.configFile ? { file: options.configFile } : {}), overrides: options.overrides ?? {} });
-  const logger = createServiceLogger(config.logLevel, options.logDestination);
   const metrics = new ServiceMetrics();
-  const memory = createMemoryFromConfig(config, { logger: toKmLogger(logger), observer: metrics.observer, ...(options.configure ? { configure: options.configure } : {}) });
-  await memory.start({ runHandlers: config.runHandlers });
+  const { config, logger, memory, stopMemory } = await openMemory(options, metrics, (c) => c.runHandlers);
   const app = await createApp({ memory, config, logger, metrics });
   try {
     await app.listen({ host: config.host, port: config.port });
@@ -62,15 +59,12 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   const ai = describeAi(config);
   logger.info({ url, dataDirectory: config.dataDirectory, queue: config.queue.type, runHandlers: config.runHandlers, auth: config.auth.enabled, ...ai }, 'km service listening');
 
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
-      logger.info('km service stopping');
-      await app.close();
-      await memory.stop({ drainTimeoutMs: config.shutdownTimeoutMs });
-      await memory.orchestrator.context.embeddingGenerator?.close?.();
-      logger.info('km service stopped');
-    })());
+  const close = once(async () => {
+    logger.info('km service stopping');
+    await app.close();
+    await stopMemory();
+    logger.info('km service stopped');
+  });
   if (options.handleSignals) onSignals(close);
   return { url, config, app, memory, close };
 }
@@ -87,24 +81,37 @@ export interface RunningWorker {
  * storage, memory DBs and queues of the service that uses the same configuration.
  */
 export async function startWorker(options: StartOptions = {}): Promise<RunningWorker> {
-  const config = options.config ?? loadConfig({ ...(options.configFile ? { file: options.configFile } : {}), overrides: options.overrides ?? {} });
-  const logger = createServiceLogger(config.logLevel, options.logDestination);
-  const metrics = new ServiceMetrics({ processMetrics: false });
-  const memory = createMemoryFromConfig(config, { logger: toKmLogger(logger), observer: metrics.observer, ...(options.configure ? { configure: options.configure } : {}) });
-  await memory.start({ runHandlers: true });
+  const { config, logger, memory, stopMemory } = await openMemory(options, new ServiceMetrics({ processMetrics: false }), () => true);
   // Queues need not hold the event loop open (in-memory ones do not): the worker runs until closed.
   const keepAlive = setInterval(() => undefined, 60_000);
   logger.info({ dataDirectory: config.dataDirectory, queue: config.queue.type, ...describeAi(config) }, 'km worker started');
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
-      clearInterval(keepAlive);
-      await memory.stop({ drainTimeoutMs: config.shutdownTimeoutMs });
-      await memory.orchestrator.context.embeddingGenerator?.close?.();
-      logger.info('km worker stopped');
-    })());
+  const close = once(async () => {
+    clearInterval(keepAlive);
+    await stopMemory();
+    logger.info('km worker stopped');
+  });
   if (options.handleSignals) onSignals(close);
   return { config, memory, close };
+}
+
+/** What the service and the worker share: configuration, logger and a started memory. */
+async function openMemory(options: StartOptions, metrics: ServiceMetrics, runHandlers: (config: ServiceConfig) => boolean) {
+  const config = options.config ?? loadConfig({ ...(options.configFile ? { file: options.configFile } : {}), overrides: options.overrides ?? {} });
+  const logger = createServiceLogger(config.logLevel, options.logDestination);
+  const memory = createMemoryFromConfig(config, { logger: toKmLogger(logger), observer: metrics.observer, ...(options.configure ? { configure: options.configure } : {}) });
+  await memory.start({ runHandlers: runHandlers(config) });
+  /** Drains the steps in progress (up to `shutdownTimeoutMs`) and releases the embedding model. */
+  const stopMemory = async () => {
+    await memory.stop({ drainTimeoutMs: config.shutdownTimeoutMs });
+    await memory.orchestrator.context.embeddingGenerator?.close?.();
+  };
+  return { config, logger, memory, stopMemory };
+}
+
+/** A function that runs `task` the first time and returns that same promise afterwards. */
+function once(task: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => (running ??= task());
 }
 
 function onSignals(close: () => Promise<void>): void {
