@@ -13,6 +13,7 @@ export {
   validateTags,
   type TagCollection,
 } from './models/tag-collection.js';
+export { encodeTag, encodeTags, decodeTags } from './models/tag-encoding.js';
 export {
   MemoryFilter,
   MemoryFilters,
@@ -59,7 +60,7 @@ export type {
 } from './contracts/kernel-memory.js';
 
 // Validation
-export { normalizeIndexName, isNormalizedIndexName, MAX_INDEX_NAME_LENGTH } from './validation/index-name.js';
+export { normalizeIndexName, isNormalizedIndexName, indexNamesUnderPrefix, MAX_INDEX_NAME_LENGTH } from './validation/index-name.js';
 export { validateDocumentId, newDocumentId, MAX_DOCUMENT_ID_LENGTH } from './validation/document-id.js';
 export { validateFileName } from './validation/file-name.js';
 
@@ -72,7 +73,8 @@ export { SimpleVectorDb, type SimpleVectorDbOptions } from './memory-storage/sim
 export { SimpleTextDb, type SimpleTextDbOptions } from './memory-storage/simple-text-db.js';
 export { upsertRecords, listRecordIds } from './memory-storage/memory-db-operations.js';
 export { cosineSimilarity, normalize, l2norm, checkVector } from './memory-storage/vector-math.js';
-export { checkRecord, checkVectorRecord, type CheckedRecord } from './memory-storage/record-input.js';
+export { checkRecord, checkVectorRecord, checkBatchForIndex, type CheckedRecord } from './memory-storage/record-input.js';
+export { compareRecordIds, rankResults } from './memory-storage/result-order.js';
 export { searchLimit } from './memory-storage/search-limit.js';
 export { resolveQueryVector } from './memory-storage/query-vector.js';
 
@@ -146,6 +148,7 @@ export { MemoryServerless } from './memory-serverless.js';
 export { MemoryService } from './memory-service.js';
 export { KernelMemoryBuilder, type HandlerFactory } from './kernel-memory-builder.js';
 export { mapWithConcurrency, batches } from './util/concurrency.js';
+export { withTimeout } from './util/timeout.js';
 export { createConsoleLogger, silentLogger, type Logger, type LogLevel } from './util/logger.js';
 
 // Queues

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ExtractedContent, IContentDecoder } from '@km/core';
-import { KmError } from '@km/core';
+import { KmError, withTimeout } from '@km/core';
 import { checkAborted, checkFileSize, DEFAULT_LIMITS, overLimit, unreadable, type DecoderLimits } from './limits.js';
 import { imageSize } from './image-size.js';
 
@@ -95,7 +95,7 @@ export class ImageOcrDecoder implements IContentDecoder {
       const worker = await withTimeout(
         createWorker('eng', 1, { langPath, gzip: true, cacheMethod: 'none', logger: () => undefined, errorHandler: () => undefined }),
         60_000,
-        'the OCR engine did not start within 60 s',
+        () => new Error('the OCR engine did not start within 60 s'),
       );
       await worker.setParameters({ tessedit_pageseg_mode: String(this.options.pageSegMode ?? 6) });
       return worker;
@@ -110,13 +110,4 @@ export class ImageOcrDecoder implements IContentDecoder {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => void this.close(), this.options.idleMs ?? 10_000);
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-    timer.unref();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

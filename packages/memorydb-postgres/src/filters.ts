@@ -1,5 +1,4 @@
-import type { MemoryFilter } from '@km/core';
-import { encodeTag } from './tag-encoding.js';
+import { encodeTag, type MemoryFilter } from '@km/core';
 
 /** A SQL condition with its parameters, numbered from `firstParameter`. */
 export interface SqlCondition {

@@ -3,8 +3,11 @@ import {
   InvalidInputError,
   KmError,
   checkVectorRecord,
-  isNormalizedIndexName,
+  decodeTags,
+  encodeTags,
+  indexNamesUnderPrefix,
   normalizeIndexName,
+  rankResults,
   resolveQueryVector,
   searchLimit,
   type IMemoryDb,
@@ -19,7 +22,6 @@ import { qualified, quoteIdent, secondaryIndexName } from './identifiers.js';
 import { DEFAULT_COLUMNS, type PostgresColumns, type PostgresMemoryDbOptions } from './postgres-config.js';
 import { isUndefinedTable, translateError } from './postgres-errors.js';
 import { clientFromPGlite, clientFromPool, type PgPoolLike, type SqlClient, type SqlQueryable } from './sql-client.js';
-import { decodeTags, encodeTags } from './tag-encoding.js';
 
 const CONNECTOR = 'postgres';
 /** pgvector's HNSW index takes vectors of at most 2000 dimensions. */
@@ -114,12 +116,8 @@ export class PostgresMemoryDb implements IMemoryDb {
       [this.schema],
     );
     const tables = new Set(rows.map((r) => r.relname));
-    const names = new Set<string>();
-    for (const table of tables) {
-      if (!table.startsWith(this.prefix)) continue;
-      const candidate = table.slice(this.prefix.length);
-      if (isNormalizedIndexName(candidate) && !this.options.tables?.[candidate]) names.add(candidate);
-    }
+    // Indexes mapped to tables of their own are found by their mapping, not by the prefix.
+    const names = new Set(indexNamesUnderPrefix(tables, this.prefix).filter((name) => !this.options.tables?.[name]));
     for (const [index, table] of Object.entries(this.options.tables ?? {})) if (tables.has(table)) names.add(index);
     return [...names].sort();
   }
@@ -214,8 +212,7 @@ export class PostgresMemoryDb implements IMemoryDb {
       throw translateError(error, name);
     }
     const results = rows.map((row): [MemoryRecord, number] => [toRecord(row), Number(row.relevance)]);
-    results.sort((a, b) => b[1] - a[1] || (a[0].id < b[0].id ? -1 : a[0].id > b[0].id ? 1 : 0));
-    for (const result of results) yield result;
+    for (const result of rankResults(results)) yield result;
   }
 
   async *getList(index: string, options: ListOptions = {}): AsyncIterable<MemoryRecord> {

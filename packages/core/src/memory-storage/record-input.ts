@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../errors/km-error.js';
+import { InvalidInputError, KmError } from '../errors/km-error.js';
 import type { MemoryRecord } from '../models/memory-record.js';
 import { validateTags, type TagCollection } from '../models/tag-collection.js';
 import { checkVector } from './vector-math.js';
@@ -43,4 +43,19 @@ export function checkVectorRecord(record: MemoryRecord, connector: string): Chec
     throw new InvalidInputError('invalid_argument', `record "${checked.id}" has no vector; ${connector} needs embeddings`, { connector });
   }
   return checked;
+}
+
+/**
+ * Checks that every record's vector has the index's size (before anything is written), and
+ * returns the records with one per id, the last one winning, as a single write should apply them.
+ */
+export function checkBatchForIndex(records: CheckedRecord[], vectorSize: number, index: string, connector: string): CheckedRecord[] {
+  for (const r of records) {
+    if (r.vector.length !== vectorSize) {
+      throw new KmError('vector_size_mismatch', `index "${index}" has vector size ${vectorSize}, record "${r.id}" has ${r.vector.length}`, {
+        connector,
+      });
+    }
+  }
+  return [...new Map(records.map((r) => [r.id, r])).values()];
 }

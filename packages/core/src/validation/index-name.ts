@@ -45,3 +45,17 @@ export function isNormalizedIndexName(name: string): boolean {
     return false;
   }
 }
+
+/**
+ * The km index names among backend names (collections, tables, indexes) that carry `prefix`:
+ * the prefix removed, only normalised names kept, sorted. For connectors' `getIndexes`.
+ */
+export function indexNamesUnderPrefix(names: Iterable<string>, prefix: string): string[] {
+  const found = new Set<string>();
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const candidate = name.slice(prefix.length);
+    if (isNormalizedIndexName(candidate)) found.add(candidate);
+  }
+  return [...found].sort();
+}

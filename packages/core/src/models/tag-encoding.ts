@@ -1,7 +1,7 @@
-import type { TagCollection } from '@km/core';
+import type { TagCollection } from './tag-collection.js';
 
 /**
- * Tags as a text[] of `key:value`. Keys cannot contain `:`, so the first colon splits; a null
+ * Tags as a list of `key:value` strings (how every connector stores them). Keys cannot contain `:`, so the first colon splits; a null
  * value is stored as the bare key.
  */
 export function encodeTag(key: string, value: string | null): string {
