@@ -1,0 +1,152 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MemoryFilters, isKmError } from '@km/core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ElasticsearchMemoryDb, scoreFromRelevance } from '../src/index.js';
+
+// A recorder that answers like Elasticsearch's REST API, to check the requests the connector
+// sends against the API reference. Shapes only: the conformance suite against a real
+// Elasticsearch (tests-integration) proves the connector works.
+interface Seen {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+let server: Server;
+let node: string;
+const seen: Seen[] = [];
+let dims: number | undefined;
+let listPages: Array<Array<{ id: string }>> = [];
+
+function answer(method: string, path: string, body: string): { status: number; json: unknown } {
+  if (method === 'GET' && path.endsWith('/_mapping')) {
+    if (dims === undefined) return { status: 404, json: { error: { type: 'index_not_found_exception', reason: 'no such index' }, status: 404 } };
+    return { status: 200, json: { 'km-notes': { mappings: { properties: { embedding: { type: 'dense_vector', dims } } } } } };
+  }
+  if (path.startsWith('/_cat/indices')) return { status: 200, json: [{ index: 'km-notes' }, { index: 'km-a.b' }, { index: 'other' }] };
+  if (path.startsWith('/_bulk')) return { status: 200, json: { errors: false, took: 1, items: [] } };
+  if (path.endsWith('/_search')) {
+    const request = JSON.parse(body) as { knn?: unknown };
+    if (request.knn) {
+      const source = { id: 'd=a//p=1', tags: ['user:a'], payload: { text: 'x' } };
+      return { status: 200, json: { hits: { hits: [{ _id: 'd=a//p=1', _score: scoreFromRelevance(0.6), _source: source }] } } };
+    }
+    const page = listPages.shift() ?? [];
+    return { status: 200, json: { hits: { hits: page.map(({ id }) => ({ _id: id, _source: { id, tags: [], payload: {} }, sort: [id] })) } } };
+  }
+  return { status: 200, json: { acknowledged: true } };
+}
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      seen.push({ method: req.method!, path: req.url!, headers: req.headers, body });
+      const { status, json } = answer(req.method!, new URL(req.url!, 'http://x').pathname, body);
+      res.writeHead(status, { 'content-type': 'application/json', 'x-elastic-product': 'Elasticsearch' });
+      res.end(JSON.stringify(json));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  node = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+beforeEach(() => {
+  seen.length = 0;
+  dims = undefined;
+  listPages = [];
+});
+
+const db = (extra: Partial<ConstructorParameters<typeof ElasticsearchMemoryDb>[0]> = {}) => new ElasticsearchMemoryDb({ node, maxRetries: 0, ...extra });
+
+describe('Elasticsearch requests', () => {
+  it('createIndex: id keyword, tags keyword, payload not indexed, content text, cosine dense_vector with HNSW', async () => {
+    await db({ numberOfShards: 1 }).createIndex(' Notes ', 3);
+    const create = seen.find((s) => s.method === 'PUT' && s.path.startsWith('/km-notes'));
+    expect(JSON.parse(create!.body)).toEqual({
+      mappings: {
+        dynamic: 'strict',
+        properties: {
+          id: { type: 'keyword' },
+          tags: { type: 'keyword' },
+          payload: { type: 'object', enabled: false },
+          content: { type: 'text' },
+          embedding: { type: 'dense_vector', dims: 3, index: true, similarity: 'cosine', index_options: { type: 'hnsw', m: 16, ef_construction: 100 } },
+        },
+      },
+      settings: { number_of_shards: 1 },
+    });
+  });
+
+  it('upsertBatch: one bulk request per batch, index actions with the km id as _id, refresh=wait_for', async () => {
+    dims = 2;
+    const ids = await db({ batchSize: 2 }).upsertBatch('notes', ['a', 'b', 'c'].map((id) => ({ id, vector: [1, 1], tags: { u: ['x'] }, payload: { text: id } })));
+    expect(ids).toEqual(['a', 'b', 'c']);
+    const bulks = seen.filter((s) => s.path.startsWith('/_bulk'));
+    expect(bulks.map((b) => b.path)).toEqual(['/_bulk?refresh=wait_for&require_alias=false', '/_bulk?refresh=wait_for&require_alias=false']);
+    const lines = bulks[0]!.body.trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    expect(lines).toEqual([
+      { index: { _index: 'km-notes', _id: 'a' } },
+      { id: 'a', tags: ['u:x'], payload: { text: 'a' }, content: 'a', embedding: [1, 1] },
+      { index: { _index: 'km-notes', _id: 'b' } },
+      { id: 'b', tags: ['u:x'], payload: { text: 'b' }, content: 'b', embedding: [1, 1] },
+    ]);
+  });
+
+  it('upsertBatch refuses a missing index, a wrong size or a zero vector before sending a bulk request', async () => {
+    const record = (vector: number[]) => ({ id: 'a', vector, tags: {}, payload: {} });
+    await expect(db().upsert('notes', record([1, 1]))).rejects.toSatisfy((e: unknown) => isKmError(e, 'index_not_found'));
+    dims = 3;
+    await expect(db().upsert('notes', record([1, 1]))).rejects.toSatisfy((e: unknown) => isKmError(e, 'vector_size_mismatch'));
+    await expect(db().upsert('notes', record([0, 0, 0]))).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_argument'));
+    expect(seen.some((s) => s.path.startsWith('/_bulk'))).toBe(false);
+  });
+
+  it('getSimilarList: a kNN search with the filter as its pre-filter, similarity = minRelevance, relevance back as cosine', async () => {
+    const results = [];
+    for await (const r of db({ numCandidates: 50 }).getSimilarList('notes', [1, 0, 0], {
+      filters: [MemoryFilters.byTag('user', 'a')],
+      minRelevance: 0.5,
+      limit: 5,
+    })) {
+      results.push(r);
+    }
+    const search = seen.find((s) => s.path.startsWith('/km-notes/_search'))!;
+    expect(search.path).toContain('ignore_unavailable=true');
+    expect(JSON.parse(search.body)).toEqual({
+      knn: {
+        field: 'embedding',
+        query_vector: [1, 0, 0],
+        k: 5,
+        num_candidates: 50,
+        filter: { bool: { must: [{ term: { tags: 'user:a' } }] } },
+        similarity: 0.5,
+      },
+      size: 5,
+      _source: { excludes: ['content', 'embedding'] },
+      track_total_hits: false,
+    });
+    expect(results.map(([r, relevance]) => [r.id, relevance])).toEqual([['d=a//p=1', expect.closeTo(0.6, 12)]]);
+  });
+
+  it('getList pages with search_after on the id keyword', async () => {
+    listPages = [Array.from({ length: 1000 }, (_, i) => ({ id: `r${String(i).padStart(4, '0')}` })), [{ id: 'r1000' }]];
+    let count = 0;
+    for await (const _ of db().getList('notes', { filters: [MemoryFilters.notTag('u', 'x')] })) count++;
+    expect(count).toBe(1001);
+    const searches = seen.filter((s) => s.path.startsWith('/km-notes/_search')).map((s) => JSON.parse(s.body) as Record<string, unknown>);
+    expect(searches[0]).toMatchObject({ query: { bool: { must_not: [{ terms: { tags: ['u:x'] } }] } }, sort: [{ id: 'asc' }], size: 1000 });
+    expect(searches[0]).not.toHaveProperty('search_after');
+    expect(searches[1]).toMatchObject({ search_after: ['r0999'] });
+  });
+
+  it('credentials: an API key and basic auth travel in the Authorization header', async () => {
+    expect(await db({ apiKey: 'a2V5' }).getIndexes()).toEqual(['notes']);
+    expect(seen.at(-1)!.headers.authorization).toBe('ApiKey a2V5');
+    await db({ username: 'elastic', password: 'pw' }).getIndexes();
+    expect(seen.at(-1)!.headers.authorization).toBe(`Basic ${Buffer.from('elastic:pw').toString('base64')}`);
+  });
+});
