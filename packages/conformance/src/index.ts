@@ -6,3 +6,4 @@ export { describeQueue, type QueueSuiteOptions, type QueueSuiteSettings } from '
 export { describeEmbeddingGenerator, type EmbeddingGeneratorSuiteOptions } from './ai/describe-embedding-generator.js';
 export { describeTextGenerator, type TextGeneratorSuiteOptions } from './ai/describe-text-generator.js';
 export { collect, eventually, randomName } from './util/async.js';
+export { startTcpProxy, type TcpProxy } from './util/tcp-proxy.js';

@@ -5,3 +5,4 @@ export { toSqlCondition, type SqlCondition } from './filters.js';
 export { encodeTag, encodeTags, decodeTags } from '@km/core';
 export { quoteIdent } from './identifiers.js';
 export type { PGliteLike, PgPoolLike, PgPoolClientLike } from './sql-client.js';
+export { startPgliteServer, type PgliteServer, type ServablePGlite } from './pglite-server.js';
