@@ -1,0 +1,5 @@
+export { AzureQueue } from './azure-queue.js';
+export type { AzureQueueOptions } from './azure-queue-config.js';
+export { azureQueueName, azurePoisonQueueName } from './queue-names.js';
+export { encodeMessage, decodeMessage, MAX_AZURE_MESSAGE_BYTES } from './message-encoding.js';
+export { translateAzureError } from './azure-errors.js';
