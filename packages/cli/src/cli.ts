@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { KmError, MemoryFilter, isKmError, type DataPipelineStatus, type MemoryAnswer } from '@km/core';
-import { parseTags, startService, startWorker } from '@km/service';
+import { parseTags, startService, startWorker, type QueueType, type ServiceConfigInput } from '@km/service';
 import { formatSearch, formatSources } from './format.js';
 import { expandInputs } from './inputs.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
@@ -31,28 +31,28 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
     .showHelpAfterError()
     .configureOutput({ writeOut: print, writeErr: (t) => process.stderr.write(t) });
 
-  program
-    .command('serve')
+  addPipelineOptions(program
+    .command('serve'))
     .description('run the HTTP service (defaults: 127.0.0.1:9001, ./km-data, local embeddings, no key)')
     .option('--host <host>', 'interface to listen on')
     .option('-p, --port <port>', 'TCP port', (v) => Number(v))
     .option('--data-dir <dir>', 'data folder')
     .option('--config <file>', 'JSON configuration file')
     .option('--no-handlers', 'only queue work: run the pipeline in `km worker` processes')
-    .action(async (opts: { host?: string; port?: number; dataDir?: string; config?: string; handlers: boolean }) => {
+    .action(async (opts: PipelineOptions & { host?: string; port?: number; dataDir?: string; config?: string; handlers: boolean }) => {
       const service = await startService({ overrides: serveOverrides(opts), ...(opts.config ? { configFile: opts.config } : {}), handleSignals: true });
       print(`km service listening on ${service.url} (data: ${service.config.dataDirectory}; API docs: ${service.url}/docs)\n`);
     });
 
-  program
-    .command('worker')
-    .description('run the pipeline steps of the queues of a data folder, without HTTP')
+  addPipelineOptions(program
+    .command('worker'))
+    .description('run the pipeline steps from the queues (a data folder, RabbitMQ or Azure), without HTTP; start several to share the work')
     .option('--data-dir <dir>', 'data folder shared with the service')
     .option('--config <file>', 'JSON configuration file')
-    .action(async (opts: { dataDir?: string; config?: string }) => {
-      const overrides = opts.dataDir ? { dataDirectory: opts.dataDir } : {};
+    .action(async (opts: PipelineOptions & { dataDir?: string; config?: string }) => {
+      const overrides = { ...(opts.dataDir ? { dataDirectory: opts.dataDir } : {}), ...pipelineOverrides(opts) };
       const worker = await startWorker({ overrides, ...(opts.config ? { configFile: opts.config } : {}), handleSignals: true });
-      print(`km worker running on ${worker.config.dataDirectory}\n`);
+      print(`km worker running (queue: ${worker.config.queue.type}, memory DB: ${worker.config.memoryDb.type}, data: ${worker.config.dataDirectory})\n`);
     });
 
   addTargetOptions(program.command('import'))
@@ -158,8 +158,34 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
   await program.parseAsync([...argv]);
 }
 
-function serveOverrides(opts: { host?: string; port?: number; dataDir?: string; handlers: boolean }) {
+/** Where the pipeline's queues and records live, shared by `serve` and `worker`. */
+interface PipelineOptions {
+  queue?: string;
+  rabbitmqUrl?: string;
+  memoryDb?: string;
+  postgresUrl?: string;
+}
+
+function addPipelineOptions(command: Command): Command {
+  return command
+    .option('--queue <type>', 'pipeline queues: file (default), rabbitmq ($KM_RABBITMQ_URL), azure ($KM_AZURE_QUEUE_CONNECTION_STRING) or memory')
+    .option('--rabbitmq-url <url>', 'AMQP URL of the rabbitmq queue (default: $KM_RABBITMQ_URL or amqp://guest:guest@127.0.0.1:5672)')
+    .option('--memory-db <type>', 'memory records: simple (default, one writing process) or postgres (shared by every worker)')
+    .option('--postgres-url <url>', 'PostgreSQL with pgvector for --memory-db postgres (default: $KM_POSTGRES_URL)');
+}
+
+function pipelineOverrides(opts: PipelineOptions): ServiceConfigInput {
+  const queue = { ...(opts.queue ? { type: opts.queue as QueueType } : {}), ...(opts.rabbitmqUrl ? { rabbitmqUrl: opts.rabbitmqUrl } : {}) };
+  const memoryDb = {
+    ...(opts.memoryDb ? { type: opts.memoryDb as 'simple' | 'postgres' } : {}),
+    ...(opts.postgresUrl ? { postgresUrl: opts.postgresUrl } : {}),
+  };
+  return { ...(Object.keys(queue).length ? { queue } : {}), ...(Object.keys(memoryDb).length ? { memoryDb } : {}) };
+}
+
+function serveOverrides(opts: PipelineOptions & { host?: string; port?: number; dataDir?: string; handlers: boolean }): ServiceConfigInput {
   return {
+    ...pipelineOverrides(opts),
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.port !== undefined ? { port: opts.port } : {}),
     ...(opts.dataDir ? { dataDirectory: opts.dataDir } : {}),

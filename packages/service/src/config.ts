@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { InvalidInputError } from '@km/core';
 
+/** Where the pipeline's queues live. */
+export type QueueType = 'file' | 'memory' | 'rabbitmq' | 'azure';
+
 /** Where embeddings come from. */
 export type EmbeddingProvider = 'local' | 'hashing' | 'openai';
 
@@ -28,8 +31,14 @@ export interface ServiceConfig {
     keys: string[];
   };
   queue: {
-    /** @default 'file' (env KM_QUEUE) */
-    type: 'file' | 'memory';
+    /** `file` (a folder, one machine), `memory` (one process), `rabbitmq` or `azure` (many machines). @default 'file' (env KM_QUEUE) */
+    type: QueueType;
+    /** Prepended to queue names on a shared broker or storage account. @default '' (env KM_QUEUE_PREFIX) */
+    prefix: string;
+    /** AMQP URL of the `rabbitmq` queue. @default 'amqp://guest:guest@127.0.0.1:5672' (env KM_RABBITMQ_URL) */
+    rabbitmqUrl: string;
+    /** Storage connection string of the `azure` queue. (env KM_AZURE_QUEUE_CONNECTION_STRING or AZURE_STORAGE_CONNECTION_STRING) */
+    azureConnectionString?: string;
     /** Deliveries of a message before its queue poisons it. @default 5 */
     maxAttempts: number;
     /** Attempts of a step before the document fails. @default 3 (env KM_MAX_STEP_ATTEMPTS) */
@@ -42,6 +51,14 @@ export interface ServiceConfig {
     pollIntervalMs: number;
     /** Messages of one step handled at once by one process. @default 2 (env KM_QUEUE_CONCURRENCY) */
     concurrency: number;
+  };
+  memoryDb: {
+    /** `simple` (the embedded SimpleVectorDb: one writing process) or `postgres` (shared by every worker). @default 'simple' (env KM_MEMORY_DB) */
+    type: 'simple' | 'postgres';
+    /** PostgreSQL with pgvector, for `postgres`. (env KM_POSTGRES_URL) */
+    postgresUrl?: string;
+    /** Connections of this process's pool. @default 10 (env KM_POSTGRES_MAX_CONNECTIONS) */
+    postgresMaxConnections: number;
   };
   embeddings: {
     /** @default 'local', or 'openai' when an OpenAI key or base URL is set (env KM_EMBEDDINGS) */
@@ -71,7 +88,8 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   shutdownTimeoutMs: 10_000,
   logLevel: 'info',
   auth: { enabled: false, header: 'Authorization', keys: [] },
-  queue: { type: 'file', maxAttempts: 5, maxStepAttempts: 3, retryDelayMs: 1000, visibilityTimeoutMs: 60_000, pollIntervalMs: 250, concurrency: 2 },
+  queue: { type: 'file', prefix: '', rabbitmqUrl: 'amqp://guest:guest@127.0.0.1:5672', maxAttempts: 5, maxStepAttempts: 3, retryDelayMs: 1000, visibilityTimeoutMs: 60_000, pollIntervalMs: 250, concurrency: 2 },
+  memoryDb: { type: 'simple', postgresMaxConnections: 10 },
   embeddings: { provider: 'local' },
   openai: { embeddingModel: 'text-embedding-3-small', textModel: 'gpt-4o-mini' },
   docs: true,
@@ -160,7 +178,17 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (str('KM_QUEUE')) queue.type = str('KM_QUEUE') as ServiceConfig['queue']['type'];
   if (num('KM_MAX_STEP_ATTEMPTS') !== undefined) queue.maxStepAttempts = num('KM_MAX_STEP_ATTEMPTS')!;
   if (num('KM_QUEUE_CONCURRENCY') !== undefined) queue.concurrency = num('KM_QUEUE_CONCURRENCY')!;
+  if (str('KM_QUEUE_PREFIX')) queue.prefix = str('KM_QUEUE_PREFIX')!;
+  if (str('KM_RABBITMQ_URL')) queue.rabbitmqUrl = str('KM_RABBITMQ_URL')!;
+  const azure = str('KM_AZURE_QUEUE_CONNECTION_STRING') ?? str('AZURE_STORAGE_CONNECTION_STRING');
+  if (azure) queue.azureConnectionString = azure;
   if (Object.keys(queue).length) out.queue = queue;
+
+  const memoryDb: Partial<ServiceConfig['memoryDb']> = {};
+  if (str('KM_MEMORY_DB')) memoryDb.type = str('KM_MEMORY_DB') as ServiceConfig['memoryDb']['type'];
+  if (str('KM_POSTGRES_URL')) memoryDb.postgresUrl = str('KM_POSTGRES_URL')!;
+  if (num('KM_POSTGRES_MAX_CONNECTIONS') !== undefined) memoryDb.postgresMaxConnections = num('KM_POSTGRES_MAX_CONNECTIONS')!;
+  if (Object.keys(memoryDb).length) out.memoryDb = memoryDb;
 
   const openai: Partial<ServiceConfig['openai']> = {};
   const apiKey = str('KM_OPENAI_API_KEY') ?? str('OPENAI_API_KEY');
@@ -198,7 +226,20 @@ function validate(config: ServiceConfig): ServiceConfig {
   if (typeof config.dataDirectory !== 'string' || !config.dataDirectory) fail('dataDirectory must be a non-empty string');
   if (!(config.maxUploadBytes > 0)) fail('maxUploadBytes must be positive');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) fail(`logLevel ${JSON.stringify(config.logLevel)} is unknown`);
-  if (!['file', 'memory'].includes(config.queue.type)) fail(`queue.type must be "file" or "memory", got ${JSON.stringify(config.queue.type)}`);
+  if (!['file', 'memory', 'rabbitmq', 'azure'].includes(config.queue.type)) {
+    fail(`queue.type must be "file", "memory", "rabbitmq" or "azure", got ${JSON.stringify(config.queue.type)}`);
+  }
+  if (config.queue.type === 'rabbitmq' && !/^amqps?:\/\//.test(config.queue.rabbitmqUrl ?? '')) {
+    fail(`queue.rabbitmqUrl must be an amqp:// or amqps:// URL (KM_RABBITMQ_URL)`);
+  }
+  if (config.queue.type === 'azure' && !config.queue.azureConnectionString) {
+    fail('queue.type is azure but no connection string is set (KM_AZURE_QUEUE_CONNECTION_STRING)');
+  }
+  if (!['simple', 'postgres'].includes(config.memoryDb.type)) fail(`memoryDb.type must be "simple" or "postgres", got ${JSON.stringify(config.memoryDb.type)}`);
+  if (config.memoryDb.type === 'postgres' && !/^postgres(ql)?:\/\//.test(config.memoryDb.postgresUrl ?? '')) {
+    fail('memoryDb.type is postgres but memoryDb.postgresUrl (KM_POSTGRES_URL) is not a postgres:// URL');
+  }
+  if (!Number.isInteger(config.memoryDb.postgresMaxConnections) || config.memoryDb.postgresMaxConnections < 1) fail('memoryDb.postgresMaxConnections must be a positive integer');
   for (const key of ['maxAttempts', 'maxStepAttempts', 'concurrency'] as const) {
     if (!Number.isInteger(config.queue[key]) || config.queue[key] < 1) fail(`queue.${key} must be a positive integer`);
   }

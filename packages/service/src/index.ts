@@ -1,7 +1,7 @@
 export { startService, startWorker, type RunningService, type RunningWorker, type StartOptions } from './server.js';
 export { createApp, type AppOptions } from './app.js';
-export { loadConfig, DEFAULT_CONFIG, MIN_ACCESS_KEY_LENGTH, type ServiceConfig, type ServiceConfigInput, type EmbeddingProvider } from './config.js';
-export { createMemoryFromConfig, describeAi, type MemoryFactoryOptions } from './memory-factory.js';
+export { loadConfig, DEFAULT_CONFIG, MIN_ACCESS_KEY_LENGTH, type ServiceConfig, type ServiceConfigInput, type EmbeddingProvider, type QueueType } from './config.js';
+export { createMemoryFromConfig, describeAi, queueFactory, type MemoryFactoryOptions } from './memory-factory.js';
 export { ServiceMetrics } from './metrics.js';
 export { openApiDocument } from './openapi.js';
 export { AccessKeys } from './http/access-keys.js';

@@ -7,12 +7,16 @@ import {
   InMemoryQueue,
   InMemoryQueueBroker,
   KernelMemoryBuilder,
+  type IQueue,
   type ITextEmbeddingGenerator,
   type Logger,
   type MemoryService,
   type PipelineObserver,
 } from '@km/core';
 import { createDecoders } from '@km/decoders';
+import { PostgresMemoryDb } from '@km/memorydb-postgres';
+import { AzureQueue } from '@km/queue-azure';
+import { RabbitMqQueue } from '@km/queue-rabbitmq';
 import type { ServiceConfig } from './config.js';
 
 /** Pieces the service and `km worker` add to what the configuration describes. */
@@ -26,32 +30,64 @@ export interface MemoryFactoryOptions {
 /** Builds the memory the configuration describes: storage, queues, embeddings, answers, decoders. */
 export function createMemoryFromConfig(config: ServiceConfig, options: MemoryFactoryOptions): MemoryService {
   const dataDirectory = resolve(config.dataDirectory);
-  const broker = new InMemoryQueueBroker();
-  const q = config.queue;
-  const queueFactory =
-    q.type === 'file'
-      ? () =>
-          new FileQueue({
-            directory: join(dataDirectory, 'queues'),
-            maxAttempts: q.maxAttempts,
-            retryDelayMs: q.retryDelayMs,
-            visibilityTimeoutMs: q.visibilityTimeoutMs,
-            pollIntervalMs: q.pollIntervalMs,
-            concurrency: q.concurrency,
-          })
-      : () => new InMemoryQueue({ broker, maxAttempts: q.maxAttempts, retryDelayMs: q.retryDelayMs, concurrency: q.concurrency });
-
   let builder = new KernelMemoryBuilder()
     .withDataDirectory(dataDirectory)
     .withLogger(options.logger)
-    .withQueueFactory(queueFactory)
-    .withOrchestratorOptions({ maxAttempts: q.maxStepAttempts, retryDelayMs: q.retryDelayMs, ...(options.observer ? { observer: options.observer } : {}) })
+    .withQueueFactory(queueFactory(config, dataDirectory, options.logger))
+    .withOrchestratorOptions({ maxAttempts: config.queue.maxStepAttempts, retryDelayMs: config.queue.retryDelayMs, ...(options.observer ? { observer: options.observer } : {}) })
     .withEmbeddingGenerator(embeddingGenerator(config));
+  if (config.memoryDb.type === 'postgres') {
+    builder = builder.withMemoryDb(
+      new PostgresMemoryDb({ connectionString: config.memoryDb.postgresUrl!, maxConnections: config.memoryDb.postgresMaxConnections }),
+    );
+  }
   for (const decoder of createDecoders()) builder = builder.withDecoder(decoder);
   const connection = openAIConnection(config);
   if (connection) builder = builder.withTextGenerator(new OpenAITextGenerator({ connection, model: config.openai.textModel, logger: options.logger }));
   if (options.configure) builder = options.configure(builder);
   return builder.buildService();
+}
+
+/** The queue client factory of the configured queue type; one client per pipeline step. */
+export function queueFactory(config: ServiceConfig, dataDirectory: string, logger: Logger): (step: string) => IQueue {
+  const q = config.queue;
+  switch (q.type) {
+    case 'rabbitmq':
+      return () =>
+        new RabbitMqQueue({
+          url: q.rabbitmqUrl,
+          queuePrefix: q.prefix,
+          maxAttempts: q.maxAttempts,
+          retryDelayMs: q.retryDelayMs,
+          concurrency: q.concurrency,
+          logger,
+        });
+    case 'azure':
+      return () =>
+        new AzureQueue({
+          connectionString: q.azureConnectionString!,
+          queuePrefix: q.prefix,
+          maxAttempts: q.maxAttempts,
+          retryDelayMs: q.retryDelayMs,
+          visibilityTimeoutMs: q.visibilityTimeoutMs,
+          concurrency: q.concurrency,
+          logger,
+        });
+    case 'memory': {
+      const broker = new InMemoryQueueBroker();
+      return () => new InMemoryQueue({ broker, maxAttempts: q.maxAttempts, retryDelayMs: q.retryDelayMs, concurrency: q.concurrency });
+    }
+    default:
+      return () =>
+        new FileQueue({
+          directory: join(dataDirectory, 'queues', ...(q.prefix ? [q.prefix] : [])),
+          maxAttempts: q.maxAttempts,
+          retryDelayMs: q.retryDelayMs,
+          visibilityTimeoutMs: q.visibilityTimeoutMs,
+          pollIntervalMs: q.pollIntervalMs,
+          concurrency: q.concurrency,
+        });
+  }
 }
 
 /** A short description of the AI settings, for the startup log. */

@@ -100,10 +100,11 @@ async function openMemory(options: StartOptions, metrics: ServiceMetrics, runHan
   const logger = createServiceLogger(config.logLevel, options.logDestination);
   const memory = createMemoryFromConfig(config, { logger: toKmLogger(logger), observer: metrics.observer, ...(options.configure ? { configure: options.configure } : {}) });
   await memory.start({ runHandlers: runHandlers(config) });
-  /** Drains the steps in progress (up to `shutdownTimeoutMs`) and releases the embedding model. */
+  /** Drains the steps in progress (up to `shutdownTimeoutMs`), releases the embedding model and closes memory DB pools. */
   const stopMemory = async () => {
     await memory.stop({ drainTimeoutMs: config.shutdownTimeoutMs });
     await memory.orchestrator.context.embeddingGenerator?.close?.();
+    for (const db of memory.orchestrator.context.memoryDbs) await (db as { close?: () => Promise<void> }).close?.().catch(() => undefined);
   };
   return { config, logger, memory, stopMemory };
 }

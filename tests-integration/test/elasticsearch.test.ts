@@ -1,0 +1,28 @@
+import { describeMemoryDb } from '@km/conformance';
+import { ElasticsearchMemoryDb } from '@km/memorydb-elasticsearch';
+import { afterAll } from 'vitest';
+import { provisionHttpBackend } from '../src/provision-search-backend.js';
+
+// Elasticsearch 8 with security off: KM_TEST_ELASTICSEARCH_URL, or a container when a runtime
+// answers. Writes use refresh=false, so the suite's polling covers near-real-time visibility.
+const backend = await provisionHttpBackend({
+  name: 'elasticsearch', label: 'Elasticsearch',
+  envVar: 'KM_TEST_ELASTICSEARCH_URL',
+  image: 'docker.elastic.co/elasticsearch/elasticsearch:8.19.0',
+  port: 9200,
+  readyPath: '/_cluster/health?wait_for_status=yellow&timeout=60s',
+  environment: { 'discovery.type': 'single-node', 'xpack.security.enabled': 'false', ES_JAVA_OPTS: '-Xms512m -Xmx512m' },
+});
+afterAll(async () => {
+  if ('stop' in backend) await backend.stop();
+});
+
+if ('skip' in backend) {
+  console.log(`[km] skipped ${backend.name}: ${backend.skip}`);
+  describeMemoryDb(backend.name, { create: () => undefined as never, skip: backend.skip });
+} else {
+  describeMemoryDb(backend.name, {
+    create: () => new ElasticsearchMemoryDb({ node: backend.url, indexPrefix: 'kmtest-', refresh: false }),
+    dispose: (db) => (db as ElasticsearchMemoryDb).close(),
+  });
+}
