@@ -1,6 +1,7 @@
 import { describeMemoryDb } from '@km/conformance';
 import { ElasticsearchMemoryDb } from '@km/memorydb-elasticsearch';
 import { afterAll } from 'vitest';
+import { describeServiceOnMemoryDb } from '../src/describe-service-on-memory-db.js';
 import { provisionHttpBackend } from '../src/provision-search-backend.js';
 
 // Elasticsearch 8 with security off: KM_TEST_ELASTICSEARCH_URL, or a container when a runtime
@@ -26,3 +27,13 @@ if ('skip' in backend) {
     dispose: (db) => (db as ElasticsearchMemoryDb).close(),
   });
 }
+
+// The service, configured by environment variables alone, on the same server.
+describeServiceOnMemoryDb(backend.name, 'skip' in backend ? { skip: backend.skip } : {
+  env: { KM_MEMORY_DB: 'elasticsearch', KM_ELASTICSEARCH_URL: backend.url, KM_MEMORY_DB_PREFIX: 'kmsvc-' },
+  // Refreshed first: the service writes with refresh=wait_for, the count must not depend on it.
+  countRecords: async (index) => {
+    await fetch(`${backend.url}/kmsvc-${index}/_refresh`, { method: 'POST' });
+    return ((await (await fetch(`${backend.url}/kmsvc-${index}/_count`)).json()) as { count: number }).count;
+  },
+});

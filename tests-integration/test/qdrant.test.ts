@@ -1,6 +1,7 @@
 import { describeMemoryDb } from '@km/conformance';
 import { QdrantMemoryDb } from '@km/memorydb-qdrant';
 import { afterAll } from 'vitest';
+import { describeServiceOnMemoryDb } from '../src/describe-service-on-memory-db.js';
 import { provisionHttpBackend } from '../src/provision-search-backend.js';
 
 // Qdrant: KM_TEST_QDRANT_URL (e.g. `docker run -p 6333:6333 qdrant/qdrant`), or a container
@@ -18,3 +19,17 @@ if ('skip' in backend) {
     create: () => new QdrantMemoryDb({ url: backend.url, apiKey: process.env.KM_TEST_QDRANT_API_KEY, collectionPrefix: 'kmtest-' }),
   });
 }
+
+// The service, configured by environment variables alone, on the same server.
+describeServiceOnMemoryDb(backend.name, 'skip' in backend ? { skip: backend.skip } : {
+  countRecords: async (index) => {
+    const apiKey = process.env.KM_TEST_QDRANT_API_KEY;
+    const response = await fetch(`${backend.url}/collections/kmsvc-${index}/points/count`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey ? { 'api-key': apiKey } : {}) },
+      body: JSON.stringify({ exact: true }),
+    });
+    return ((await response.json()) as { result: { count: number } }).result.count;
+  },
+  env: { KM_MEMORY_DB: 'qdrant', KM_QDRANT_URL: backend.url, KM_MEMORY_DB_PREFIX: 'kmsvc-', ...(process.env.KM_TEST_QDRANT_API_KEY ? { KM_QDRANT_API_KEY: process.env.KM_TEST_QDRANT_API_KEY } : {}) },
+});

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { KmError, MemoryFilter, isKmError, type DataPipelineStatus, type MemoryAnswer } from '@km/core';
-import { parseTags, startService, startWorker, type QueueType, type ServiceConfigInput } from '@km/service';
+import { parseTags, startService, startWorker, type MemoryDbType, type QueueType, type ServiceConfigInput } from '@km/service';
 import { formatSearch, formatSources } from './format.js';
 import { expandInputs } from './inputs.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
@@ -164,21 +164,27 @@ interface PipelineOptions {
   rabbitmqUrl?: string;
   memoryDb?: string;
   postgresUrl?: string;
+  qdrantUrl?: string;
+  elasticsearchUrl?: string;
 }
 
 function addPipelineOptions(command: Command): Command {
   return command
     .option('--queue <type>', 'pipeline queues: file (default), rabbitmq ($KM_RABBITMQ_URL), azure ($KM_AZURE_QUEUE_CONNECTION_STRING) or memory')
     .option('--rabbitmq-url <url>', 'AMQP URL of the rabbitmq queue (default: $KM_RABBITMQ_URL or amqp://guest:guest@127.0.0.1:5672)')
-    .option('--memory-db <type>', 'memory records: simple (default, one writing process) or postgres (shared by every worker)')
-    .option('--postgres-url <url>', 'PostgreSQL with pgvector for --memory-db postgres (default: $KM_POSTGRES_URL)');
+    .option('--memory-db <type>', 'memory records: simple (default, one writing process), or postgres, qdrant or elasticsearch (shared by every worker)')
+    .option('--postgres-url <url>', 'PostgreSQL with pgvector for --memory-db postgres (default: $KM_POSTGRES_URL)')
+    .option('--qdrant-url <url>', 'Qdrant for --memory-db qdrant (default: $KM_QDRANT_URL; key in $KM_QDRANT_API_KEY)')
+    .option('--elasticsearch-url <url>', 'Elasticsearch for --memory-db elasticsearch (default: $KM_ELASTICSEARCH_URL; $KM_ELASTICSEARCH_API_KEY)');
 }
 
 function pipelineOverrides(opts: PipelineOptions): ServiceConfigInput {
   const queue = { ...(opts.queue ? { type: opts.queue as QueueType } : {}), ...(opts.rabbitmqUrl ? { rabbitmqUrl: opts.rabbitmqUrl } : {}) };
   const memoryDb = {
-    ...(opts.memoryDb ? { type: opts.memoryDb as 'simple' | 'postgres' } : {}),
+    ...(opts.memoryDb ? { type: opts.memoryDb as MemoryDbType } : {}),
     ...(opts.postgresUrl ? { postgresUrl: opts.postgresUrl } : {}),
+    ...(opts.qdrantUrl ? { qdrantUrl: opts.qdrantUrl } : {}),
+    ...(opts.elasticsearchUrl ? { elasticsearchUrl: opts.elasticsearchUrl } : {}),
   };
   return { ...(Object.keys(queue).length ? { queue } : {}), ...(Object.keys(memoryDb).length ? { memoryDb } : {}) };
 }

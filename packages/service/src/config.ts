@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import { InvalidInputError } from '@km/core';
 
 /** Where the pipeline's queues live. */
+export type MemoryDbType = 'simple' | 'postgres' | 'qdrant' | 'elasticsearch';
+const MEMORY_DB_TYPES: readonly MemoryDbType[] = ['simple', 'postgres', 'qdrant', 'elasticsearch'];
+
 export type QueueType = 'file' | 'memory' | 'rabbitmq' | 'azure';
 
 /** Where embeddings come from. */
@@ -53,12 +56,31 @@ export interface ServiceConfig {
     concurrency: number;
   };
   memoryDb: {
-    /** `simple` (the embedded SimpleVectorDb: one writing process) or `postgres` (shared by every worker). @default 'simple' (env KM_MEMORY_DB) */
-    type: 'simple' | 'postgres';
+    /**
+     * `simple` (the embedded SimpleVectorDb: one writing process), or a server every worker
+     * shares: `postgres`, `qdrant` or `elasticsearch`. @default 'simple' (env KM_MEMORY_DB)
+     */
+    type: MemoryDbType;
     /** PostgreSQL with pgvector, for `postgres`. (env KM_POSTGRES_URL) */
     postgresUrl?: string;
     /** Connections of this process's pool. @default 10 (env KM_POSTGRES_MAX_CONNECTIONS) */
     postgresMaxConnections: number;
+    /** Qdrant's URL, for `qdrant`, e.g. `http://127.0.0.1:6333`. (env KM_QDRANT_URL) */
+    qdrantUrl?: string;
+    /** Sent as Qdrant's `api-key` header. (env KM_QDRANT_API_KEY) */
+    qdrantApiKey?: string;
+    /** Elasticsearch's URL, for `elasticsearch`, e.g. `http://127.0.0.1:9200`. (env KM_ELASTICSEARCH_URL) */
+    elasticsearchUrl?: string;
+    /** An Elasticsearch API key (base64 `id:api_key`). (env KM_ELASTICSEARCH_API_KEY) */
+    elasticsearchApiKey?: string;
+    /** Elasticsearch basic authentication. (env KM_ELASTICSEARCH_USERNAME, KM_ELASTICSEARCH_PASSWORD) */
+    elasticsearchUsername?: string;
+    elasticsearchPassword?: string;
+    /**
+     * Prepended to every Qdrant collection or Elasticsearch index km creates, so km can share
+     * a server. @default '' for Qdrant, 'km-' for Elasticsearch (env KM_MEMORY_DB_PREFIX)
+     */
+    prefix?: string;
   };
   embeddings: {
     /** @default 'local', or 'openai' when an OpenAI key or base URL is set (env KM_EMBEDDINGS) */
@@ -188,6 +210,18 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (str('KM_MEMORY_DB')) memoryDb.type = str('KM_MEMORY_DB') as ServiceConfig['memoryDb']['type'];
   if (str('KM_POSTGRES_URL')) memoryDb.postgresUrl = str('KM_POSTGRES_URL')!;
   if (num('KM_POSTGRES_MAX_CONNECTIONS') !== undefined) memoryDb.postgresMaxConnections = num('KM_POSTGRES_MAX_CONNECTIONS')!;
+  const memoryDbStrings = {
+    qdrantUrl: 'KM_QDRANT_URL',
+    qdrantApiKey: 'KM_QDRANT_API_KEY',
+    elasticsearchUrl: 'KM_ELASTICSEARCH_URL',
+    elasticsearchApiKey: 'KM_ELASTICSEARCH_API_KEY',
+    elasticsearchUsername: 'KM_ELASTICSEARCH_USERNAME',
+    elasticsearchPassword: 'KM_ELASTICSEARCH_PASSWORD',
+    prefix: 'KM_MEMORY_DB_PREFIX',
+  } as const;
+  for (const [key, name] of Object.entries(memoryDbStrings) as Array<[keyof typeof memoryDbStrings, string]>) {
+    if (str(name) !== undefined) memoryDb[key] = str(name)!;
+  }
   if (Object.keys(memoryDb).length) out.memoryDb = memoryDb;
 
   const openai: Partial<ServiceConfig['openai']> = {};
@@ -235,9 +269,20 @@ function validate(config: ServiceConfig): ServiceConfig {
   if (config.queue.type === 'azure' && !config.queue.azureConnectionString) {
     fail('queue.type is azure but no connection string is set (KM_AZURE_QUEUE_CONNECTION_STRING)');
   }
-  if (!['simple', 'postgres'].includes(config.memoryDb.type)) fail(`memoryDb.type must be "simple" or "postgres", got ${JSON.stringify(config.memoryDb.type)}`);
+  if (!MEMORY_DB_TYPES.includes(config.memoryDb.type)) {
+    fail(`memoryDb.type must be one of ${MEMORY_DB_TYPES.map((t) => `"${t}"`).join(', ')}, got ${JSON.stringify(config.memoryDb.type)}`);
+  }
   if (config.memoryDb.type === 'postgres' && !/^postgres(ql)?:\/\//.test(config.memoryDb.postgresUrl ?? '')) {
     fail('memoryDb.type is postgres but memoryDb.postgresUrl (KM_POSTGRES_URL) is not a postgres:// URL');
+  }
+  if (config.memoryDb.type === 'qdrant' && !isHttpUrl(config.memoryDb.qdrantUrl)) {
+    fail('memoryDb.type is qdrant but memoryDb.qdrantUrl (KM_QDRANT_URL) is not an http:// or https:// URL');
+  }
+  if (config.memoryDb.type === 'elasticsearch' && !isHttpUrl(config.memoryDb.elasticsearchUrl)) {
+    fail('memoryDb.type is elasticsearch but memoryDb.elasticsearchUrl (KM_ELASTICSEARCH_URL) is not an http:// or https:// URL');
+  }
+  if ((config.memoryDb.elasticsearchUsername === undefined) !== (config.memoryDb.elasticsearchPassword === undefined)) {
+    fail('memoryDb.elasticsearchUsername and memoryDb.elasticsearchPassword go together (KM_ELASTICSEARCH_USERNAME, KM_ELASTICSEARCH_PASSWORD)');
   }
   if (!Number.isInteger(config.memoryDb.postgresMaxConnections) || config.memoryDb.postgresMaxConnections < 1) fail('memoryDb.postgresMaxConnections must be a positive integer');
   for (const key of ['maxAttempts', 'maxStepAttempts', 'concurrency'] as const) {
@@ -265,4 +310,13 @@ function validate(config: ServiceConfig): ServiceConfig {
     }
   }
   return config;
+}
+
+function isHttpUrl(value: string | undefined): boolean {
+  if (!value) return false;
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
 }

@@ -14,10 +14,10 @@ import {
   type PipelineObserver,
 } from '@km/core';
 import { createDecoders } from '@km/decoders';
-import { PostgresMemoryDb } from '@km/memorydb-postgres';
 import { AzureQueue } from '@km/queue-azure';
 import { RabbitMqQueue } from '@km/queue-rabbitmq';
 import type { ServiceConfig } from './config.js';
+import { memoryDbFromConfig } from './memory-db-factory.js';
 
 /** Pieces the service and `km worker` add to what the configuration describes. */
 export interface MemoryFactoryOptions {
@@ -28,7 +28,7 @@ export interface MemoryFactoryOptions {
 }
 
 /** Builds the memory the configuration describes: storage, queues, embeddings, answers, decoders. */
-export function createMemoryFromConfig(config: ServiceConfig, options: MemoryFactoryOptions): MemoryService {
+export async function createMemoryFromConfig(config: ServiceConfig, options: MemoryFactoryOptions): Promise<MemoryService> {
   const dataDirectory = resolve(config.dataDirectory);
   let builder = new KernelMemoryBuilder()
     .withDataDirectory(dataDirectory)
@@ -36,11 +36,8 @@ export function createMemoryFromConfig(config: ServiceConfig, options: MemoryFac
     .withQueueFactory(queueFactory(config, dataDirectory, options.logger))
     .withOrchestratorOptions({ maxAttempts: config.queue.maxStepAttempts, retryDelayMs: config.queue.retryDelayMs, ...(options.observer ? { observer: options.observer } : {}) })
     .withEmbeddingGenerator(embeddingGenerator(config));
-  if (config.memoryDb.type === 'postgres') {
-    builder = builder.withMemoryDb(
-      new PostgresMemoryDb({ connectionString: config.memoryDb.postgresUrl!, maxConnections: config.memoryDb.postgresMaxConnections }),
-    );
-  }
+  const memoryDb = await memoryDbFromConfig(config.memoryDb);
+  if (memoryDb) builder = builder.withMemoryDb(memoryDb);
   for (const decoder of createDecoders()) builder = builder.withDecoder(decoder);
   const connection = openAIConnection(config);
   if (connection) builder = builder.withTextGenerator(new OpenAITextGenerator({ connection, model: config.openai.textModel, logger: options.logger }));

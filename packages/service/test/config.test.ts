@@ -24,6 +24,28 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: { KM_ACCESS_KEY1: key } }).auth).toEqual({ enabled: true, header: 'Authorization', keys: [key] });
   });
 
+  it('reads a shared Qdrant or Elasticsearch memory DB from the environment', () => {
+    expect(loadConfig({ env: { KM_MEMORY_DB: 'qdrant', KM_QDRANT_URL: 'http://qdrant:6333', KM_QDRANT_API_KEY: 'k', KM_MEMORY_DB_PREFIX: 'km_' } }).memoryDb).toMatchObject({
+      type: 'qdrant',
+      qdrantUrl: 'http://qdrant:6333',
+      qdrantApiKey: 'k',
+      prefix: 'km_',
+    });
+    const es = { KM_MEMORY_DB: 'elasticsearch', KM_ELASTICSEARCH_URL: 'https://es:9200', KM_ELASTICSEARCH_USERNAME: 'elastic', KM_ELASTICSEARCH_PASSWORD: 'pw' };
+    expect(loadConfig({ env: es }).memoryDb).toMatchObject({ type: 'elasticsearch', elasticsearchUrl: 'https://es:9200', elasticsearchUsername: 'elastic', elasticsearchPassword: 'pw' });
+  });
+
+  it.each([
+    [{ KM_MEMORY_DB: 'milvus' }, /memoryDb.type must be one of "simple", "postgres", "qdrant", "elasticsearch"/],
+    [{ KM_MEMORY_DB: 'postgres' }, /KM_POSTGRES_URL/],
+    [{ KM_MEMORY_DB: 'qdrant' }, /KM_QDRANT_URL/],
+    [{ KM_MEMORY_DB: 'qdrant', KM_QDRANT_URL: 'qdrant:6333' }, /KM_QDRANT_URL\) is not an http/],
+    [{ KM_MEMORY_DB: 'elasticsearch', KM_ELASTICSEARCH_URL: 'ftp://es' }, /KM_ELASTICSEARCH_URL\) is not an http/],
+    [{ KM_MEMORY_DB: 'elasticsearch', KM_ELASTICSEARCH_URL: 'http://es:9200', KM_ELASTICSEARCH_USERNAME: 'elastic' }, /go together/],
+  ])('refuses the memory DB settings %j', (env, message) => {
+    expect(() => loadConfig({ env })).toThrow(message);
+  });
+
   it.each([
     [{ KM_PORT: 'abc' }, /KM_PORT must be a number/],
     [{ KM_PORT: '70000' }, /port must be 0-65535/],
