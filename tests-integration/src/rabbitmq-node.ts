@@ -1,10 +1,11 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { freePort } from './km-process.js';
 
 const run = promisify(execFile);
 
@@ -75,17 +76,6 @@ function rabbitMqUser(): { uid: number; gid: number } | undefined {
   const gid = spawnSync('id', ['-g', 'rabbitmq'], { encoding: 'utf8' });
   if (uid.status !== 0 || gid.status !== 0) return undefined;
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function portOpens(port: number, timeoutMs: number): Promise<boolean> {
