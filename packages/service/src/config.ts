@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { InvalidInputError } from '@km/core';
 
-/** Where the pipeline's queues live. */
+/** Where memory records live. */
 export type MemoryDbType = 'simple' | 'postgres' | 'qdrant' | 'elasticsearch';
 const MEMORY_DB_TYPES: readonly MemoryDbType[] = ['simple', 'postgres', 'qdrant', 'elasticsearch'];
 
+/** Where the pipeline's queues live. */
 export type QueueType = 'file' | 'memory' | 'rabbitmq' | 'azure';
 
 /** Where embeddings come from. */
