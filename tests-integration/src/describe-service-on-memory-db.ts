@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '@km/conformance';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exited, freePort, kmEnv, startKm } from './km-process.js';
 
@@ -50,10 +51,10 @@ export function describeServiceOnMemoryDb(
         form.append('file1', new Blob([doc.text], { type: 'text/plain' }), `${doc.id}.txt`);
         expect((await fetch(`${url}/upload`, { method: 'POST', body: form })).status).toBe(202);
       }
-      const deadline = Date.now() + 60_000;
-      const completed = async () => (await Promise.all(documents.map((d) => json(`/upload-status?index=${index}&documentId=${d.id}`)))).every((s) => s.completed);
-      while (!(await completed()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-      expect(await completed()).toBe(true);
+      await eventually(async () => {
+        const statuses = await Promise.all(documents.map((d) => json(`/upload-status?index=${index}&documentId=${d.id}`)));
+        expect(statuses.map((s) => s.completed)).toEqual([true, true]);
+      }, 60_000, 200);
 
       // The records are in the configured backend, not in the embedded default.
       expect(await setup.countRecords(index)).toBe(documents.length);
@@ -69,17 +70,16 @@ export function describeServiceOnMemoryDb(
       expect(kitchen.results[0]!.partitions[0]!.text).toContain('Sourdough');
 
       expect((await fetch(`${url}/documents?index=${index}&documentId=comet`, { method: 'DELETE' })).status).toBe(202);
-      const until = Date.now() + 30_000;
-      while ((await fetch(`${url}/upload-status?index=${index}&documentId=comet`)).status !== 404 && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+      await eventually(async () => expect((await fetch(`${url}/upload-status?index=${index}&documentId=comet`)).status).toBe(404), 30_000, 200);
       const after = (await search(query)) as { results: Array<{ documentId: string }> };
       expect(after.results.map((r) => r.documentId)).toEqual(['bread']);
       expect(await setup.countRecords(index)).toBe(1);
 
       expect((await fetch(`${url}/indexes?index=${index}`, { method: 'DELETE' })).status).toBe(202);
-      const gone = Date.now() + 30_000;
-      const listed = async () => ((await json('/indexes')) as { results: Array<{ name: string }> }).results.map((i) => i.name);
-      while ((await listed()).includes(index) && Date.now() < gone) await new Promise((r) => setTimeout(r, 200));
-      expect(await listed()).not.toContain(index);
+      await eventually(async () => {
+        const listed = (await json('/indexes')) as { results: Array<{ name: string }> };
+        expect(listed.results.map((i) => i.name)).not.toContain(index);
+      }, 30_000, 200);
     });
   });
 }
