@@ -7,3 +7,4 @@ export { describeEmbeddingGenerator, type EmbeddingGeneratorSuiteOptions } from 
 export { describeTextGenerator, type TextGeneratorSuiteOptions } from './ai/describe-text-generator.js';
 export { collect, eventually, randomName } from './util/async.js';
 export { startTcpProxy, type TcpProxy } from './util/tcp-proxy.js';
+export { startRequestRecorder, type RecordedRequest, type RecorderAnswer, type RequestRecorder } from './util/request-recorder.js';

@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startRequestRecorder, type RecordedRequest, type RequestRecorder } from '@km/conformance';
 import { MemoryFilters, isKmError } from '@km/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ElasticsearchMemoryDb, scoreFromRelevance } from '../src/index.js';
@@ -7,15 +6,9 @@ import { ElasticsearchMemoryDb, scoreFromRelevance } from '../src/index.js';
 // A recorder that answers like Elasticsearch's REST API, to check the requests the connector
 // sends against the API reference. Shapes only: the conformance suite against a real
 // Elasticsearch (tests-integration) proves the connector works.
-interface Seen {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-let server: Server;
+let recorder: RequestRecorder;
 let node: string;
-const seen: Seen[] = [];
+let seen: RecordedRequest[];
 let dims: number | undefined;
 let listPages: Array<Array<{ id: string }>> = [];
 
@@ -39,21 +32,13 @@ function answer(method: string, path: string, body: string): { status: number; j
 }
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      seen.push({ method: req.method!, path: req.url!, headers: req.headers, body });
-      const { status, json } = answer(req.method!, new URL(req.url!, 'http://x').pathname, body);
-      res.writeHead(status, { 'content-type': 'application/json', 'x-elastic-product': 'Elasticsearch' });
-      res.end(JSON.stringify(json));
-    });
+  recorder = await startRequestRecorder(({ method, path, body }) => {
+    const { status, json } = answer(method, new URL(path, 'http://x').pathname, body);
+    return { status, json, headers: { 'x-elastic-product': 'Elasticsearch' } };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  node = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ url: node, requests: seen } = recorder);
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => recorder.close());
 beforeEach(() => {
   seen.length = 0;
   dims = undefined;

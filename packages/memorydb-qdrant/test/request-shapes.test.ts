@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startRequestRecorder, type RecordedRequest, type RequestRecorder } from '@km/conformance';
 import { MemoryFilters, isKmError } from '@km/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { QdrantMemoryDb, pointIdOf } from '../src/index.js';
@@ -7,21 +6,10 @@ import { QdrantMemoryDb, pointIdOf } from '../src/index.js';
 // A recorder that answers like Qdrant's REST API, to check the requests the connector sends
 // (paths, query strings, bodies) against the API reference. It checks shapes only: whether the
 // connector works is proven by the conformance suite against a real Qdrant (tests-integration).
-interface Seen {
-  method: string;
-  path: string;
-  body: unknown;
-}
-let server: Server;
+let recorder: RequestRecorder;
 let url: string;
-const seen: Seen[] = [];
+let seen: RecordedRequest[];
 let collectionSize: number | undefined;
-
-async function bodyOf(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-}
 
 function answer(method: string, path: string): { status: number; result: unknown } {
   const ok = (result: unknown) => ({ status: 200, result });
@@ -40,19 +28,13 @@ function answer(method: string, path: string): { status: number; result: unknown
 }
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    void bodyOf(req).then((body) => {
-      const u = new URL(req.url!, 'http://x');
-      seen.push({ method: req.method!, path: `${u.pathname}${u.search}`, body });
-      const { status, result } = answer(req.method!, u.pathname);
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(status === 404 ? { status: { error: 'Not found: Collection `x` doesn\'t exist!' } } : { result, status: 'ok', time: 0 }));
-    });
+  recorder = await startRequestRecorder(({ method, path }) => {
+    const { status, result } = answer(method, new URL(path, 'http://x').pathname);
+    return { status, json: status === 404 ? { status: { error: 'Not found: Collection `x` doesn\'t exist!' } } : { result, status: 'ok', time: 0 } };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ url, requests: seen } = recorder);
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => recorder.close());
 beforeEach(() => {
   seen.length = 0;
   collectionSize = undefined;
@@ -64,10 +46,10 @@ describe('Qdrant requests', () => {
   it('createIndex: a cosine collection of the given size, then a keyword payload index on tags', async () => {
     const db = new QdrantMemoryDb({ url, collectionPrefix: 'km-' });
     await db.createIndex(' Notes ', 3);
-    expect(seen.find((s) => s.method === 'PUT' && s.path === '/collections/km-notes')?.body).toEqual({
+    expect(seen.find((s) => s.method === 'PUT' && s.path === '/collections/km-notes')?.json).toEqual({
       vectors: { size: 3, distance: 'Cosine' },
     });
-    expect(last('/index')).toMatchObject({ method: 'PUT', path: '/collections/km-notes/index?wait=true', body: { field_name: 'tags', field_schema: 'keyword' } });
+    expect(last('/index')).toMatchObject({ method: 'PUT', path: '/collections/km-notes/index?wait=true', json: { field_name: 'tags', field_schema: 'keyword' } });
   });
 
   it('upsertBatch: points with derived UUIDs in one request per batch, wait=true', async () => {
@@ -77,7 +59,7 @@ describe('Qdrant requests', () => {
     expect(ids).toEqual(['a', 'b', 'c']);
     const upserts = seen.filter((s) => s.method === 'PUT' && s.path.startsWith('/collections/i/points'));
     expect(upserts.map((s) => s.path)).toEqual(['/collections/i/points?wait=true', '/collections/i/points?wait=true']);
-    expect((upserts[0]!.body as { points: Array<{ id: string }> }).points.map((p) => p.id)).toEqual([pointIdOf('a'), pointIdOf('b')]);
+    expect((upserts[0]!.json as { points: Array<{ id: string }> }).points.map((p) => p.id)).toEqual([pointIdOf('a'), pointIdOf('b')]);
   });
 
   it('createIndex on an existing collection of another size throws vector_size_mismatch and creates nothing', async () => {
@@ -99,7 +81,7 @@ describe('Qdrant requests', () => {
     for await (const r of db.getSimilarList('i', [1, 0, 0], { filters: [MemoryFilters.byTag('user', 'a')], minRelevance: 0.3, limit: 5, withEmbeddings: true })) {
       results.push(r);
     }
-    expect(last('/points/query')?.body).toEqual({
+    expect(last('/points/query')?.json).toEqual({
       query: [1, 0, 0],
       filter: { must: [{ key: 'tags', match: { value: 'user:a' } }] },
       limit: 5,
@@ -115,8 +97,8 @@ describe('Qdrant requests', () => {
     const db = new QdrantMemoryDb({ url });
     const ids = [];
     for await (const r of db.getList('i', { limit: 1 })) ids.push(r.id);
-    expect(last('/points/scroll')?.body).toMatchObject({ with_payload: ['id'], with_vector: false });
-    expect(seen.find((s) => s.method === 'POST' && s.path === '/collections/i/points')?.body).toMatchObject({ ids: [pointIdOf('a')] });
+    expect(last('/points/scroll')?.json).toMatchObject({ with_payload: ['id'], with_vector: false });
+    expect(seen.find((s) => s.method === 'POST' && s.path === '/collections/i/points')?.json).toMatchObject({ ids: [pointIdOf('a')] });
     expect(ids).toEqual(['a']);
   });
 
@@ -127,14 +109,7 @@ describe('Qdrant requests', () => {
   });
 
   it('the API key travels in the api-key header', async () => {
-    const headers: Record<string, string | string[] | undefined>[] = [];
-    const listener = (req: IncomingMessage) => headers.push(req.headers);
-    server.on('request', listener);
-    try {
-      await new QdrantMemoryDb({ url, apiKey: 'secret-key' }).getIndexes().catch(() => undefined);
-    } finally {
-      server.off('request', listener);
-    }
-    expect(headers[0]?.['api-key']).toBe('secret-key');
+    await new QdrantMemoryDb({ url, apiKey: 'secret-key' }).getIndexes().catch(() => undefined);
+    expect(seen[0]?.headers['api-key']).toBe('secret-key');
   });
 });

@@ -1,30 +1,19 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startRequestRecorder, type RequestRecorder } from '@km/conformance';
 import { ElasticsearchMemoryDb } from '@km/memorydb-elasticsearch';
 import { PostgresMemoryDb } from '@km/memorydb-postgres';
 import { QdrantMemoryDb } from '@km/memorydb-qdrant';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, memoryDbFromConfig } from '../src/index.js';
 
-/** Records requests and answers each with the given JSON: checks where the service sends them and with which credentials. */
-async function startRecorder(answer: (path: string) => { body: unknown; headers?: Record<string, string> }) {
-  const requests: Array<{ method: string; path: string; headers: IncomingHttpHeaders }> = [];
-  const server = createServer((req, res) => {
-    requests.push({ method: req.method!, path: req.url!, headers: req.headers });
-    req.resume();
-    req.on('end', () => {
-      const { body, headers } = answer(req.url!);
-      res.writeHead(200, { 'content-type': 'application/json', ...headers });
-      res.end(JSON.stringify(body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push(server);
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+const recorders: RequestRecorder[] = [];
+/** A recorder answering every request with `json`: checks where the service sends requests and with which credentials. */
+async function startRecorder(json: unknown, headers?: Record<string, string>): Promise<RequestRecorder> {
+  const recorder = await startRequestRecorder(() => ({ json, ...(headers ? { headers } : {}) }));
+  recorders.push(recorder);
+  return recorder;
 }
-const servers: Server[] = [];
 afterEach(async () => {
-  for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+  for (const recorder of recorders.splice(0)) await recorder.close();
 });
 
 describe('memoryDbFromConfig', () => {
@@ -39,9 +28,7 @@ describe('memoryDbFromConfig', () => {
   });
 
   it('builds the Qdrant connector: requests go to KM_QDRANT_URL with the API key, collections under the prefix', async () => {
-    const qdrant = await startRecorder(() => ({
-      body: { status: 'ok', time: 0, result: { collections: [{ name: 'km_notes' }, { name: 'other' }] } },
-    }));
+    const qdrant = await startRecorder({ status: 'ok', time: 0, result: { collections: [{ name: 'km_notes' }, { name: 'other' }] } });
     const env = { KM_MEMORY_DB: 'qdrant', KM_QDRANT_URL: qdrant.url, KM_QDRANT_API_KEY: 'secret-key', KM_MEMORY_DB_PREFIX: 'km_' };
     const db = await memoryDbFromConfig(loadConfig({ env }).memoryDb);
     expect(db).toBeInstanceOf(QdrantMemoryDb);
@@ -50,10 +37,7 @@ describe('memoryDbFromConfig', () => {
   });
 
   it('builds the Elasticsearch connector: requests go to KM_ELASTICSEARCH_URL with the API key, indexes under the prefix', async () => {
-    const es = await startRecorder(() => ({
-      body: [{ index: 'km-notes' }, { index: 'km-' }],
-      headers: { 'x-elastic-product': 'Elasticsearch' },
-    }));
+    const es = await startRecorder([{ index: 'km-notes' }, { index: 'km-' }], { 'x-elastic-product': 'Elasticsearch' });
     const env = { KM_MEMORY_DB: 'elasticsearch', KM_ELASTICSEARCH_URL: es.url, KM_ELASTICSEARCH_API_KEY: 'aWQ6a2V5' };
     const db = await memoryDbFromConfig(loadConfig({ env }).memoryDb);
     expect(db).toBeInstanceOf(ElasticsearchMemoryDb);
