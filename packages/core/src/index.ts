@@ -154,3 +154,4 @@ export { createConsoleLogger, silentLogger, type Logger, type LogLevel } from '.
 // Queues
 export { InMemoryQueue, InMemoryQueueBroker, poisonQueueName, type InMemoryQueueOptions } from './queue/in-memory-queue.js';
 export { FileQueue, type FileQueueOptions } from './queue/file-queue.js';
+export { checkQueueConnect, type QueueClientState } from './queue/connect-checks.js';

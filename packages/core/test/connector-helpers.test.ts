@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkBatchForIndex, checkVectorRecord, decodeTags, encodeTags, isKmError, rankResults, type MemoryRecord } from '../src/index.js';
+import { checkBatchForIndex, checkQueueConnect, checkVectorRecord, decodeTags, encodeTags, isKmError, rankResults, type KmError, type MemoryRecord, type QueueClientState } from '../src/index.js';
 
 describe('helpers shared by connectors', () => {
   it('key:value tag encoding round-trips several values, null and empty values, colons in values', () => {
@@ -36,5 +36,31 @@ describe('indexNamesUnderPrefix and withTimeout', () => {
     const { withTimeout } = await import('../src/index.js');
     await expect(withTimeout(Promise.resolve(7), 1000, () => new Error('late'))).resolves.toBe(7);
     await expect(withTimeout(new Promise(() => undefined), 10, () => new Error('late'))).rejects.toThrow('late');
+  });
+});
+
+describe('checkQueueConnect', () => {
+  const names = { connector: 'demo-queue', className: 'DemoQueue' };
+  const open: QueueClientState = { closed: false, connectedTo: undefined, hasHandler: true };
+
+  it('lets a fresh client connect, to enqueue without a handler or to dequeue with one', () => {
+    expect(() => checkQueueConnect({ ...open, hasHandler: false }, { dequeue: false }, names)).not.toThrow();
+    expect(() => checkQueueConnect(open, { dequeue: true }, names)).not.toThrow();
+  });
+
+  it('refuses a closed client, a second connect, and dequeueing without a handler, with typed errors', () => {
+    const refusal = (state: Partial<QueueClientState>, dequeue: boolean) => {
+      try {
+        checkQueueConnect({ ...open, ...state }, { dequeue }, names);
+      } catch (error) {
+        expect(isKmError(error, 'invalid_argument')).toBe(true);
+        expect((error as KmError).connector).toBe('demo-queue');
+        return (error as Error).message;
+      }
+      throw new Error('no refusal');
+    };
+    expect(refusal({ closed: true }, false)).toBe('[km] [demo-queue] this DemoQueue is closed');
+    expect(refusal({ connectedTo: 'extract' }, false)).toBe('[km] [demo-queue] already connected to "extract"');
+    expect(refusal({ hasHandler: false }, true)).toBe('[km] [demo-queue] call onDequeue before connect({ dequeue: true })');
   });
 });

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DequeuedMessageItem, QueueClient, QueueServiceClient } from '@azure/storage-queue';
-import { InvalidInputError, KmError, silentLogger, type IQueue, type Logger, type QueueConnectOptions, type QueueHandlerResult } from '@km/core';
+import { InvalidInputError, KmError, checkQueueConnect, silentLogger, type IQueue, type Logger, type QueueConnectOptions, type QueueHandlerResult } from '@km/core';
 import { translateAzureError } from './azure-errors.js';
 import type { AzureQueueOptions } from './azure-queue-config.js';
 import { decodeMessage, encodeMessage } from './message-encoding.js';
@@ -82,11 +82,7 @@ export class AzureQueue implements IQueue {
 
   /** Creates the queue and its poison queue if missing, and starts polling when asked. */
   async connect(name: string, options: QueueConnectOptions): Promise<void> {
-    if (this.closed) throw new KmError('invalid_argument', 'this AzureQueue is closed', { connector: CONNECTOR });
-    if (this.name !== undefined) throw new KmError('invalid_argument', `already connected to "${this.name}"`, { connector: CONNECTOR });
-    if (options.dequeue && !this.handler) {
-      throw new InvalidInputError('invalid_argument', 'call onDequeue before connect({ dequeue: true })', { connector: CONNECTOR });
-    }
+    checkQueueConnect({ closed: this.closed, connectedTo: this.name, hasHandler: Boolean(this.handler) }, options, { connector: CONNECTOR, className: 'AzureQueue' });
     const queueName = azureQueueName(this.prefix, name);
     let queue: QueueClient;
     let poison: QueueClient;

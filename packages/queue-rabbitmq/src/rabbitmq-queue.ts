@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   InvalidInputError,
   KmError,
+  checkQueueConnect,
   silentLogger,
   withTimeout,
   type IQueue,
@@ -96,14 +97,9 @@ export class RabbitMqQueue implements IQueue {
 
   /** Opens the connection, declares the queue, its poison queue, and starts consuming when asked. Throws a typed error if the broker cannot be reached. */
   async connect(name: string, options: QueueConnectOptions): Promise<void> {
-    if (this.closed) throw new KmError('invalid_argument', 'this RabbitMqQueue is closed', { connector: CONNECTOR });
-    if (this.name !== undefined) throw new KmError('invalid_argument', `already connected to "${this.name}"`, { connector: CONNECTOR });
+    checkQueueConnect({ closed: this.closed, connectedTo: this.name, hasHandler: Boolean(this.handler) }, options, { connector: CONNECTOR, className: 'RabbitMqQueue' });
     this.name = checkQueueName(`${this.prefix}${name}`);
     this.consuming = options.dequeue;
-    if (this.consuming && !this.handler) {
-      this.name = undefined;
-      throw new InvalidInputError('invalid_argument', 'call onDequeue before connect({ dequeue: true })', { connector: CONNECTOR });
-    }
     try {
       await this.open();
     } catch (error) {
