@@ -59,6 +59,8 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
   private readonly queues = new Map<string, IQueue>();
   private readonly inFlight = new Set<Promise<QueueHandlerResult>>();
   private starting: Promise<void> | undefined;
+  /** Settles once every step queue is connected (or one failed to). */
+  private connected: Promise<void> = Promise.resolve();
   private runHandlers = false;
   private stopping = false;
 
@@ -80,15 +82,23 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
    * Register custom handlers before starting.
    */
   start(options: OrchestratorStartOptions = {}): Promise<void> {
-    this.starting ??= (async () => {
+    if (this.starting) return this.starting;
+    let connected!: () => void;
+    let failed!: (error: unknown) => void;
+    // A queue may deliver a backlog as soon as it is connected, before the queues of the next
+    // steps are: work waits for every queue, so a step can always hand on to the next one.
+    this.connected = new Promise<void>((resolve, reject) => ((connected = resolve), (failed = reject)));
+    this.connected.catch(() => undefined);
+    this.starting = (async () => {
       this.runHandlers = options.runHandlers ?? true;
       for (const step of this.stepNames) {
         const queue = this.queueFactory(step);
         if (this.runHandlers) queue.onDequeue((message) => this.receive(step, message));
-        await queue.connect(step, { dequeue: this.runHandlers });
         this.queues.set(step, queue);
+        await queue.connect(step, { dequeue: this.runHandlers });
       }
     })();
+    this.starting.then(connected, failed);
     return this.starting;
   }
 
@@ -192,9 +202,17 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
   private receive(step: string, message: string): Promise<QueueHandlerResult> {
     // Work arriving during shutdown is never acknowledged: closing the queue hands it back.
     if (this.stopping) return new Promise<QueueHandlerResult>(() => undefined);
-    const work = this.process(step, message);
+    const work = this.connected.then(
+      () => this.process(step, message),
+      (error: unknown) => {
+        this.context.logger.warn('a queue did not connect; handing the message back', { step, error: (error as Error).message });
+        return 'transient' as const;
+      },
+    );
     this.inFlight.add(work);
-    void work.finally(() => this.inFlight.delete(work));
+    // The queue settles `work` (a rejection is a retry); this bookkeeping must never reject.
+    const forget = () => void this.inFlight.delete(work);
+    work.then(forget, forget);
     return work;
   }
 
