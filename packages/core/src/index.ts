@@ -62,7 +62,8 @@ export type {
 // Validation
 export { normalizeIndexName, isNormalizedIndexName, indexNamesUnderPrefix, MAX_INDEX_NAME_LENGTH } from './validation/index-name.js';
 export { validateDocumentId, newDocumentId, MAX_DOCUMENT_ID_LENGTH } from './validation/document-id.js';
-export { validateFileName } from './validation/file-name.js';
+export { validateFileName, uploadedNameOf, MAX_FILE_NAME_LENGTH, type FileNameOptions } from './validation/file-name.js';
+export { MAX_PATH_SEGMENT_BYTES, MAX_DOCUMENT_ID_BYTES, MAX_FILE_NAME_BYTES, DERIVED_FILE_SUFFIX_BYTES, utf8Length } from './validation/name-limits.js';
 
 // Content storage
 export { DiskContentStorage, type DiskContentStorageOptions } from './content-storage/disk-content-storage.js';

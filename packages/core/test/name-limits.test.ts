@@ -1,0 +1,99 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  Document,
+  HashingEmbeddingGenerator,
+  KernelMemoryBuilder,
+  MAX_DOCUMENT_ID_BYTES,
+  MAX_FILE_NAME_BYTES,
+  MAX_PATH_SEGMENT_BYTES,
+  isKmError,
+  silentLogger,
+  utf8Length,
+  validateDocumentId,
+  validateFileName,
+} from '../src/index.js';
+
+const code = (fn: () => unknown): string | undefined => {
+  try {
+    fn();
+    return undefined;
+  } catch (e) {
+    return isKmError(e) ? e.code : `not a KmError: ${String(e)}`;
+  }
+};
+
+/** A name of exactly `bytes` UTF-8 bytes ending in `.txt`, with two-byte characters in it. */
+const nameOf = (bytes: number): string => {
+  const accents = 'é'.repeat(20); // 40 bytes
+  return accents + 'a'.repeat(bytes - 40 - 4) + '.txt';
+};
+
+describe('name limits', () => {
+  it('are what one path segment holds, with room for derived file names', () => {
+    expect(MAX_PATH_SEGMENT_BYTES).toBe(255);
+    expect(MAX_DOCUMENT_ID_BYTES).toBe(255);
+    expect(MAX_FILE_NAME_BYTES).toBe(155);
+  });
+
+  it('refuses a document id over 255 bytes (a 256-character id made ENAMETOOLONG)', () => {
+    expect(validateDocumentId('a'.repeat(255))).toHaveLength(255);
+    expect(code(() => validateDocumentId('a'.repeat(256)))).toBe('invalid_document_id');
+  });
+
+  it('counts a file name in UTF-8 bytes and refuses an uploaded name over 155', () => {
+    expect(utf8Length(nameOf(155))).toBe(155);
+    expect(validateFileName(nameOf(155), { uploaded: true })).toBe(nameOf(155));
+    expect(code(() => validateFileName(nameOf(156), { uploaded: true }))).toBe('invalid_file_name');
+    // 130 characters but 260 bytes
+    expect(code(() => validateFileName('é'.repeat(126) + '.txt'))).toBe('invalid_file_name');
+    expect(code(() => validateFileName('a'.repeat(200) + '.pdf'))).toBe('invalid_file_name');
+    expect(code(() => validateFileName('a'.repeat(255)))).toBe('invalid_file_name');
+  });
+
+  it('accepts the derived names of an uploaded name at the limit, and no derived name of a longer one', () => {
+    const upload = nameOf(155);
+    const longest = `${upload}.partition.1234567.txt.${'m'.repeat(62)}.text_embedding`;
+    expect(utf8Length(longest)).toBe(255);
+    for (const derived of [`${upload}.extract.json`, `${upload}.extract.txt`, `${upload}.summary.txt`, `${upload}.partition.12.txt`, longest]) {
+      expect(validateFileName(derived)).toBe(derived);
+    }
+    expect(code(() => validateFileName(`${nameOf(156)}.extract.txt`))).toBe('invalid_file_name');
+    // An upload may not pass for a derived name
+    expect(code(() => validateFileName(`${'a'.repeat(150)}.extract.txt`, { uploaded: true }))).toBe('invalid_file_name');
+  });
+
+  it('makes an in-process import refuse a file name that is too long, with InvalidInputError', () => {
+    expect(code(() => new Document('d').addBuffer(nameOf(200), 'text'))).toBe('invalid_file_name');
+    expect(code(() => new Document('a'.repeat(256)))).toBe('invalid_document_id');
+  });
+
+  it('lets a document with the longest id and file name go through the whole pipeline on disk', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'km-names-'));
+    try {
+      const generator = Object.assign(new HashingEmbeddingGenerator(), { modelName: 'm'.repeat(62) });
+      const memory = new KernelMemoryBuilder().withEmbeddingGenerator(generator).withDataDirectory(dir).withLogger(silentLogger).build();
+      const id = 'd'.repeat(MAX_DOCUMENT_ID_BYTES);
+      const name = nameOf(MAX_FILE_NAME_BYTES);
+      await memory.importDocument(new Document(id).addBuffer(name, 'The Moon orbits the Earth. '.repeat(40)), { steps: ['extract', 'partition', 'gen_embeddings', 'save_records'] });
+      const status = await memory.getDocumentStatus(id);
+      expect(status).toMatchObject({ completed: true, failed: false });
+      const files = await readdir(join(dir, ...(await folderOf(dir, id))));
+      expect(files.some((f) => f.endsWith('.text_embedding'))).toBe(true);
+      expect(Math.max(...files.map(utf8Length))).toBeLessThanOrEqual(MAX_PATH_SEGMENT_BYTES);
+      expect((await memory.search('Moon')).results[0]?.sourceName).toBe(name);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The path, under the data folder, of the document's folder. */
+async function folderOf(dir: string, id: string): Promise<string[]> {
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isDirectory() && entry.name === id) return [entry.parentPath.slice(dir.length + 1), id].filter(Boolean);
+  }
+  throw new Error(`no folder for ${id}`);
+}
