@@ -98,7 +98,12 @@ export class AzureQueue implements IQueue {
     this.name = queueName;
     this.queue = queue;
     this.poison = poison;
-    if (options.dequeue) this.polling = this.poll();
+    if (options.dequeue) {
+      // poll() catches what it expects; a bug in it must be logged, never end the process.
+      this.polling = this.poll().catch((error: unknown) =>
+        this.logger.error('Azure queue polling stopped', { queue: this.name, error: (error as Error).message }),
+      );
+    }
   }
 
   async enqueue(message: string): Promise<void> {

@@ -152,7 +152,10 @@ export class InMemoryQueue implements IQueue {
             await new Promise<void>((resolve) => sleepers.add(resolve));
             continue;
           }
-          await this.deliver(message);
+          // deliver() catches handler errors; anything else must not end the loop or the process.
+          await this.deliver(message).catch(() => {
+            if (this.inFlight.delete(message)) this.broker.push(this.name!, message); // retried
+          });
         }
       })();
     }
