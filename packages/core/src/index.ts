@@ -10,6 +10,7 @@ export {
   parseTag,
   tagPairs,
   validateTagKey,
+  validateTagValue,
   validateTags,
   type TagCollection,
 } from './models/tag-collection.js';
@@ -22,7 +23,7 @@ export {
   toMemoryFilters,
   type TagCondition,
 } from './models/memory-filter.js';
-export { PayloadFields, recordId, type MemoryRecord } from './models/memory-record.js';
+export { PayloadFields, recordId, unstorableTextReason, type MemoryRecord } from './models/memory-record.js';
 export { Document, type DocumentFileSource } from './models/document.js';
 export { documentFromInput } from './models/document-input.js';
 export {

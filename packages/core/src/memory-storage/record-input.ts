@@ -1,5 +1,5 @@
 import { InvalidInputError, KmError } from '../errors/km-error.js';
-import type { MemoryRecord } from '../models/memory-record.js';
+import { unstorableTextReason, type MemoryRecord } from '../models/memory-record.js';
 import { validateTags, type TagCollection } from '../models/tag-collection.js';
 import { checkVector } from './vector-math.js';
 
@@ -13,7 +13,9 @@ export interface CheckedRecord {
 
 /**
  * Validates a record before any write (id, tags, JSON payload) and returns a private copy,
- * so a batch with one bad record writes nothing.
+ * so a batch with one bad record writes nothing. Text a store cannot hold (NUL, lone
+ * surrogates) is refused in the id and payload (`invalid_argument`) and in tags (`invalid_tag`),
+ * so every connector fails the same typed way instead of with a driver error.
  */
 export function checkRecord(record: MemoryRecord, connector?: string): CheckedRecord {
   const options = connector ? { connector } : {};
@@ -23,6 +25,8 @@ export function checkRecord(record: MemoryRecord, connector?: string): CheckedRe
   if (typeof record.id !== 'string' || record.id.length === 0) {
     throw new InvalidInputError('invalid_argument', 'record id must be a non-empty string', options);
   }
+  const badId = unstorableTextReason(record.id);
+  if (badId) throw new InvalidInputError('invalid_argument', `record id ${JSON.stringify(record.id)} ${badId}`, options);
   let payloadJson: string;
   try {
     payloadJson = JSON.stringify(record.payload ?? {});
@@ -32,7 +36,27 @@ export function checkRecord(record: MemoryRecord, connector?: string): CheckedRe
   if (!payloadJson.startsWith('{')) {
     throw new InvalidInputError('invalid_argument', `payload of record "${record.id}" must be an object`, options);
   }
-  return { id: record.id, vector: record.vector, tags: validateTags(record.tags, true), payloadJson };
+  const badPayload = unstorableJson(payloadJson);
+  if (badPayload) throw new InvalidInputError('invalid_argument', `payload of record "${record.id}" ${badPayload}`, options);
+  let tags: TagCollection;
+  try {
+    tags = validateTags(record.tags, true);
+  } catch (cause) {
+    throw new InvalidInputError('invalid_tag', `tags of record "${record.id}": ${(cause as Error).message.replace(/^\[km\] /, '')}`, { ...options, cause });
+  }
+  return { id: record.id, vector: record.vector, tags, payloadJson };
+}
+
+/** Why a payload's JSON holds text no store can keep (in any key or string value), if it does. */
+function unstorableJson(json: string): string | undefined {
+  // JSON.stringify escapes NUL as \u0000 and lone surrogates as \udXXX: look at the strings it wrote.
+  if (!json.includes('\\u')) return undefined;
+  let found: string | undefined;
+  JSON.parse(json, (key, value: unknown) => {
+    found ??= unstorableTextReason(key) ?? (typeof value === 'string' ? unstorableTextReason(value) : undefined);
+    return value;
+  });
+  return found;
 }
 
 /** {@link checkRecord} for stores that need embeddings: the vector must be present and finite. */

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors/km-error.js';
 import { RESERVED_TAG_PREFIX } from './constants.js';
+import { unstorableTextReason } from './memory-record.js';
 
 /**
  * Tags of a document or record: key → list of values. Keys and values are case-sensitive;
@@ -21,14 +22,34 @@ export function validateTagKey(key: unknown, allowReserved = false): string {
   if (key.includes(':') || key.includes('=')) {
     throw new InvalidInputError('invalid_tag', `tag key ${JSON.stringify(key)} may not contain ':' or '='`);
   }
+  const unstorable = unstorableTextReason(key);
+  if (unstorable) throw new InvalidInputError('invalid_tag', `tag key ${JSON.stringify(key)} ${unstorable}`);
   if (!allowReserved && key.startsWith(RESERVED_TAG_PREFIX)) {
     throw new InvalidInputError('invalid_tag', `tag key ${JSON.stringify(key)} is reserved: keys starting with "__" belong to km`);
   }
   return key;
 }
 
-/** Adds `value` under `key` (no duplicate values) and returns the collection. */
+/**
+ * Throws `invalid_tag` unless `value` is a string every memory DB can store (no NUL, no lone
+ * surrogate) or null.
+ */
+export function validateTagValue(key: string, value: unknown): string | null {
+  if (value === null) return null;
+  if (typeof value !== 'string') {
+    throw new InvalidInputError('invalid_tag', `tag ${JSON.stringify(key)} has a value that is not a string`);
+  }
+  const unstorable = unstorableTextReason(value);
+  if (unstorable) throw new InvalidInputError('invalid_tag', `a value of tag ${JSON.stringify(key)} ${unstorable}`);
+  return value;
+}
+
+/**
+ * Adds `value` under `key` (no duplicate values) and returns the collection. Throws
+ * `invalid_tag` on a value no store can hold (see {@link validateTagValue}).
+ */
 export function addTag(tags: TagCollection, key: string, value: string | null): TagCollection {
+  validateTagValue(key, value);
   const values = (tags[key] ??= []);
   if (!values.includes(value)) values.push(value);
   return tags;
@@ -69,8 +90,8 @@ export function parseTag(text: string, allowReserved = false): [string, string |
 }
 
 /**
- * Checks a whole collection given by a caller (keys valid and not reserved, values strings or null)
- * and returns a clean copy.
+ * Checks a whole collection given by a caller (keys valid and not reserved, values strings or null,
+ * no NUL or lone surrogate anywhere) and returns a clean copy.
  */
 export function validateTags(tags: unknown, allowReserved = false): TagCollection {
   if (tags === undefined || tags === null) return {};
@@ -81,12 +102,7 @@ export function validateTags(tags: unknown, allowReserved = false): TagCollectio
   for (const [key, raw] of Object.entries(tags as Record<string, unknown>)) {
     validateTagKey(key, allowReserved);
     const values = Array.isArray(raw) ? raw : [raw];
-    for (const value of values) {
-      if (value !== null && typeof value !== 'string') {
-        throw new InvalidInputError('invalid_tag', `tag ${JSON.stringify(key)} has a value that is not a string`);
-      }
-      addTag(clean, key, value);
-    }
+    for (const value of values) addTag(clean, key, validateTagValue(key, value));
   }
   return clean;
 }
