@@ -132,6 +132,21 @@ export { DeleteIndexHandler } from './handlers/delete-index-handler.js';
 export { SearchClient, NO_MEMORIES_REASON, NOT_FOUND_REASON, type RetrievalRequest } from './search/search-client.js';
 export { DEFAULT_SEARCH_OPTIONS, type SearchClientOptions } from './search/search-options.js';
 export { EXTRACTIVE_PREAMBLE } from './search/extractive-answer.js';
+export { defaultPromptProvider, PromptNames, type IPromptProvider } from './search/prompt-provider.js';
+export { ANSWER_PROMPT, SUMMARY_PROMPT, FACT_TEMPLATE } from './search/prompts.js';
+export { renderFact, type FactFields } from './search/fact-template.js';
+export {
+  checkIngestionArgs,
+  checkRetrievalArgs,
+  readIngestionArgs,
+  RequestArgs,
+  REQUEST_ARG_SPECS,
+  type IngestionArgs,
+  type RequestArgPhase,
+  type RequestArgSpec,
+  type RequestArgType,
+  type RetrievalArgs,
+} from './models/request-args.js';
 
 // Web
 export {

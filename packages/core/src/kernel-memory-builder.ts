@@ -20,6 +20,7 @@ import { FileQueue } from './queue/file-queue.js';
 import { InMemoryQueue, InMemoryQueueBroker } from './queue/in-memory-queue.js';
 import { MemoryService } from './memory-service.js';
 import type { EmbeddingOptions, ExtractionOptions, PartitionOptions, PipelineContext } from './pipeline/pipeline-context.js';
+import type { IPromptProvider, PromptProviderContext } from './search/prompt-provider.js';
 import { SearchClient } from './search/search-client.js';
 import type { SearchClientOptions } from './search/search-options.js';
 import { createConsoleLogger, type Logger } from './util/logger.js';
@@ -57,6 +58,7 @@ export class KernelMemoryBuilder {
   private orchestratorOptions: OrchestratorOptions = {};
   private webFetcher: IWebPageFetcher | undefined;
   private queueFactory: ((step: string) => IQueue) | undefined;
+  private promptProvider: IPromptProvider | undefined;
 
   /** Adds a memory DB. Records go to every DB added; search reads the first. */
   withMemoryDb(db: IMemoryDb): this {
@@ -78,6 +80,21 @@ export class KernelMemoryBuilder {
   /** Sets the text generator used by ask and summarize; without one, answers are extractive. */
   withTextGenerator(generator: ITextGenerator): this {
     this.textGenerator = generator;
+    return this;
+  }
+
+  /**
+   * Replaces the prompts of ask (`answer-with-facts`) and of the summarize step (`summarize`),
+   * as KM's `IPromptProvider`. A request's `custom_rag_prompt_str` still wins for one ask.
+   *
+   * ```ts
+   * builder.withPromptProvider({
+   *   readPrompt: (name) => (name === 'summarize' ? 'Summarize in French:\n{{$input}}' : defaultPromptProvider.readPrompt(name)),
+   * });
+   * ```
+   */
+  withPromptProvider(provider: IPromptProvider): this {
+    this.promptProvider = provider;
     return this;
   }
 
@@ -185,7 +202,7 @@ export class KernelMemoryBuilder {
     const embeddingGenerator =
       this.embeddingGenerator === undefined ? new DefaultEmbeddingGenerator({ logger }) : (this.embeddingGenerator ?? undefined);
     const memoryDbs = this.memoryDbs.length > 0 ? [...this.memoryDbs] : [new SimpleVectorDb(dir ? { directory: join(dir, 'vectors') } : {})];
-    const context: PipelineContext = {
+    const context: PipelineContext & PromptProviderContext = {
       contentStorage: this.contentStorage ?? (dir ? new DiskContentStorage({ directory: join(dir, 'files') }) : new MemoryContentStorage()),
       memoryDbs,
       embeddingGenerator,
@@ -195,9 +212,16 @@ export class KernelMemoryBuilder {
       logger,
       partitioning: { maxTokensPerChunk: 1000, overlapTokens: 100, ...this.partitioning },
       embedding: { concurrency: 4, ...this.embedding },
+      promptProvider: this.promptProvider,
     };
     const searchClient = new SearchClient(
-      { memoryDb: memoryDbs[0]!, embeddingGenerator, textGenerator: this.textGenerator, logger: context.logger },
+      {
+        memoryDb: memoryDbs[0]!,
+        embeddingGenerator,
+        textGenerator: this.textGenerator,
+        logger: context.logger,
+        promptProvider: this.promptProvider,
+      },
       this.searchOptions,
     );
     return { context, searchClient };

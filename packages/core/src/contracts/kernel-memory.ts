@@ -14,7 +14,13 @@ export interface ImportOptions {
   tags?: TagCollection;
   /** Pipeline steps to run, in order. @default ['extract','partition','gen_embeddings','save_records'] */
   steps?: string[];
-  /** Arguments for handlers (e.g. `{ chunkSize: 500 }`). */
+  /**
+   * Per-request arguments of the handlers, KM's names: `custom_partitioning_max_tokens_per_paragraph_int`,
+   * `custom_partitioning_overlapping_tokens_int`, `custom_partitioning_chunk_header_str`,
+   * `custom_embedding_generation_batch_size_int` (km's older `maxTokensPerChunk`, `overlapTokens`,
+   * `chunkHeader` still work). An unknown or ill-typed argument is refused (`invalid_argument`).
+   * See `REQUEST_ARG_SPECS` and the README's table.
+   */
   args?: Record<string, unknown>;
   signal?: AbortSignal;
 }
@@ -28,7 +34,13 @@ export interface RetrievalOptions {
   filters?: readonly MemoryFilter[];
   /** Keep partitions whose cosine similarity is `>=` this. @default 0 */
   minRelevance?: number;
-  /** Arguments for the search client, e.g. `{ maxMatchesCount: 50 }`. */
+  /**
+   * Per-request arguments, KM's names: `custom_rag_prompt_str`, `custom_rag_fact_template_str`,
+   * `custom_rag_empty_answer_str`, `custom_rag_include_duplicate_facts_bool`, `custom_rag_max_tokens_int`,
+   * `custom_rag_max_matches_count_int`, `custom_rag_temperature_float`, `custom_rag_nucleus_sampling_float`,
+   * `custom_text_generation_model_name`, e.g. `{ custom_rag_max_matches_count_int: 5 }`. An unknown
+   * or ill-typed argument is refused (`invalid_argument`).
+   */
   args?: Record<string, unknown>;
   signal?: AbortSignal;
 }

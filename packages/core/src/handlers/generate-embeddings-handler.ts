@@ -6,6 +6,7 @@ import type { PipelineContext } from '../pipeline/pipeline-context.js';
 import { generatedFilesOf, readTextFile, writeGeneratedFile } from '../pipeline/pipeline-files.js';
 import { batches, mapWithConcurrency } from '../util/concurrency.js';
 import { embeddingFileName, parseEmbeddingFile, type EmbeddingFile } from './embedding-file.js';
+import { readIngestionArgs } from '../models/request-args.js';
 import { markProcessed, pendingFiles } from './handler-utils.js';
 
 interface PendingPartition {
@@ -28,6 +29,7 @@ export function generatorName(generator: { modelName?: string; constructor: { na
  * size with bounded concurrency. A partition whose text and generator are unchanged since an
  * earlier run keeps its stored vector, so re-importing a document only pays for what changed.
  * Without an embedding generator the step logs and does nothing (keyword-only memory).
+ * Request arg: `custom_embedding_generation_batch_size_int` (texts per call).
  */
 export class GenerateEmbeddingsHandler implements IPipelineStepHandler {
   readonly stepName: string = Steps.genEmbeddings;
@@ -62,7 +64,9 @@ export class GenerateEmbeddingsHandler implements IPipelineStepHandler {
         pending.push({ file, partition, name, text: await readTextFile(this.context, pipeline, partition.name) });
       }
     }
-    const size = Math.max(1, generator.maxBatchSize ?? 1);
+    // The request's batch size, within the generator's own limit when it declares one.
+    const requested = readIngestionArgs(pipeline.args).embeddingBatchSize;
+    const size = Math.max(1, Math.min(requested ?? generator.maxBatchSize ?? 1, generator.maxBatchSize ?? Infinity));
     await mapWithConcurrency(batches(pending, size), embedding.concurrency, async (batch) => {
       signal?.throwIfAborted();
       const vectors = await generator.generateEmbeddings(batch.map((p) => p.text), signal);

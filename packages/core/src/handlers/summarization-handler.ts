@@ -5,29 +5,22 @@ import { logOnFile, type DataPipeline } from '../models/data-pipeline.js';
 import type { PipelineContext } from '../pipeline/pipeline-context.js';
 import { generatedFilesOf, readTextFile, writeGeneratedFile } from '../pipeline/pipeline-files.js';
 import { chunkText } from '../text-chunker/text-chunker.js';
+import { defaultPromptProvider, PromptNames, readPrompt, type PromptProviderContext } from '../search/prompt-provider.js';
+import { renderPrompt } from '../search/prompts.js';
 import { markProcessed, pendingFiles } from './handler-utils.js';
-
-const SUMMARY_PROMPT = `[SUMMARIZATION RULES]
-Write a concise summary of the content below. Keep names, numbers, dates and key facts.
-Do not add anything that is not in the content. Write plain sentences.
-[END RULES]
-
-Content:
-{{$input}}
-
-Summary:`;
 
 const ANSWER_TOKENS = 500;
 
 /**
  * `summarize`: writes a summary of each file's extracted text (map-reduce over chunks that
  * fit the text generator's context), tagged `__synth:summary`. The next steps embed and
- * store it like a partition. Needs a text generator.
+ * store it like a partition. Needs a text generator. The prompt is the `summarize` prompt of
+ * the context's prompt provider (see `KernelMemoryBuilder.withPromptProvider`).
  */
 export class SummarizationHandler implements IPipelineStepHandler {
   readonly stepName: string = Steps.summarize;
 
-  constructor(private readonly context: PipelineContext) {}
+  constructor(private readonly context: PipelineContext & PromptProviderContext) {}
 
   async invoke(pipeline: DataPipeline, signal?: AbortSignal): Promise<StepOutcome> {
     const generator = this.context.textGenerator;
@@ -40,7 +33,8 @@ export class SummarizationHandler implements IPipelineStepHandler {
       if (extracted) {
         const text = await readTextFile(this.context, pipeline, extracted.name);
         if (text.trim()) {
-          const summary = await summarize(generator, text, signal);
+          const prompt = readPrompt(this.context.promptProvider ?? defaultPromptProvider, PromptNames.summarize);
+          const summary = await summarize(generator, prompt, text, signal);
           await writeGeneratedFile(this.context, pipeline, file, {
             name: `${file.name}.summary.txt`,
             content: summary,
@@ -57,8 +51,8 @@ export class SummarizationHandler implements IPipelineStepHandler {
   }
 }
 
-async function summarize(generator: ITextGenerator, text: string, signal?: AbortSignal): Promise<string> {
-  const promptTokens = generator.tokenizer.countTokens(SUMMARY_PROMPT);
+async function summarize(generator: ITextGenerator, template: string, text: string, signal?: AbortSignal): Promise<string> {
+  const promptTokens = generator.tokenizer.countTokens(renderPrompt(template, { input: '' }));
   const room = Math.max(256, generator.maxTokenTotal - promptTokens - ANSWER_TOKENS);
   let current = text;
   for (let round = 0; round < 5; round++) {
@@ -66,7 +60,7 @@ async function summarize(generator: ITextGenerator, text: string, signal?: Abort
     const parts: string[] = [];
     for (const chunk of chunks) {
       let out = '';
-      for await (const piece of generator.generate(SUMMARY_PROMPT.replace('{{$input}}', chunk), {
+      for await (const piece of generator.generate(renderPrompt(template, { input: chunk }), {
         maxTokens: ANSWER_TOKENS,
         temperature: 0,
         ...(signal ? { signal } : {}),

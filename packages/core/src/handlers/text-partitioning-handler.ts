@@ -6,7 +6,8 @@ import { logOnFile, type DataPipeline } from '../models/data-pipeline.js';
 import type { PipelineContext } from '../pipeline/pipeline-context.js';
 import { generatedFilesOf, readTextFile, writeGeneratedFile } from '../pipeline/pipeline-files.js';
 import { chunkText } from '../text-chunker/text-chunker.js';
-import { markProcessed, numberArg, pendingFiles } from './handler-utils.js';
+import { readIngestionArgs } from '../models/request-args.js';
+import { markProcessed, pendingFiles } from './handler-utils.js';
 
 /** Name of partition `n` of `fileName`. */
 export const partitionName = (fileName: string, n: number): string => `${fileName}.partition.${n}.txt`;
@@ -14,7 +15,9 @@ export const partitionName = (fileName: string, n: number): string => `${fileNam
 /**
  * `partition`: splits each file's extracted sections into chunks (token-based, sentence and
  * paragraph aware, markdown-aware, with overlap). Each chunk keeps its section number.
- * Request args: `maxTokensPerChunk`, `overlapTokens`, `chunkHeader`.
+ * Request args (KM's names, or km's own in brackets): `custom_partitioning_max_tokens_per_paragraph_int`
+ * (`maxTokensPerChunk`), `custom_partitioning_overlapping_tokens_int` (`overlapTokens`),
+ * `custom_partitioning_chunk_header_str` (`chunkHeader`).
  */
 export class TextPartitioningHandler implements IPipelineStepHandler {
   readonly stepName: string = Steps.partition;
@@ -25,14 +28,14 @@ export class TextPartitioningHandler implements IPipelineStepHandler {
     const { partitioning, embeddingGenerator, logger } = this.context;
     await embeddingGenerator?.ready?.();
     const tokenizer = embeddingGenerator?.tokenizer ?? new CL100KTokenizer();
-    let max = numberArg(pipeline.args, 'maxTokensPerChunk', partitioning.maxTokensPerChunk);
+    const args = readIngestionArgs(pipeline.args);
+    let max = args.maxTokensPerChunk ?? partitioning.maxTokensPerChunk;
     if (embeddingGenerator && max > embeddingGenerator.maxTokens) {
       logger.warn('chunk size lowered to the embedding model limit', { requested: max, limit: embeddingGenerator.maxTokens });
       max = embeddingGenerator.maxTokens;
     }
-    const overlap = Math.min(numberArg(pipeline.args, 'overlapTokens', partitioning.overlapTokens), Math.floor(max / 2));
-    const headerArg = pipeline.args.chunkHeader;
-    const chunkHeader = typeof headerArg === 'string' ? headerArg : partitioning.chunkHeader;
+    const overlap = Math.min(args.overlapTokens ?? partitioning.overlapTokens, Math.floor(max / 2));
+    const chunkHeader = args.chunkHeader ?? partitioning.chunkHeader;
 
     for (const file of pendingFiles(pipeline, this.stepName)) {
       signal?.throwIfAborted();

@@ -7,6 +7,19 @@ function firstTag(record: MemoryRecord, key: string): string {
 }
 
 /**
+ * Where a partition's source can be read: the page URL of a web page, else the service's
+ * download link, KM's `/download?index=…&documentId=…&filename=…` (values URL-encoded).
+ */
+export function sourceUrlOf(record: MemoryRecord, index: string): string {
+  const url = record.payload[PayloadFields.url];
+  if (typeof url === 'string' && url.trim() !== '') return url;
+  const q = (v: string) => encodeURIComponent(v);
+  const documentId = firstTag(record, ReservedTags.documentId);
+  const fileName = String(record.payload[PayloadFields.file] ?? '');
+  return `/download?index=${q(index)}&documentId=${q(documentId)}&filename=${q(fileName)}`;
+}
+
+/**
  * Groups matched records into citations, one per source file, keeping the order of first
  * appearance (most relevant first) and each citation's partitions in relevance order.
  */
@@ -21,7 +34,6 @@ export class CitationCollector {
     const key = `${documentId}/${fileId}`;
     let citation = this.byFile.get(key);
     if (!citation) {
-      const url = record.payload[PayloadFields.url];
       citation = {
         link: `${this.index}/${documentId}/${fileId}`,
         index: this.index,
@@ -29,7 +41,7 @@ export class CitationCollector {
         fileId,
         sourceContentType: firstTag(record, ReservedTags.fileType),
         sourceName: String(record.payload[PayloadFields.file] ?? ''),
-        ...(typeof url === 'string' && url ? { sourceUrl: url } : {}),
+        sourceUrl: sourceUrlOf(record, this.index),
         partitions: [],
       };
       this.byFile.set(key, citation);

@@ -12,6 +12,8 @@ export interface QuotedSentence {
   score: number;
   record: MemoryRecord;
   relevance: number;
+  /** Other records holding the same sentence (e.g. the same text in other documents), quoted once. */
+  duplicates: Array<[MemoryRecord, number]>;
 }
 
 const SENTENCE = /(?<=[.!?。！？])\s+|\n\s*\n/u;
@@ -29,14 +31,20 @@ export async function selectSentences(
   signal?: AbortSignal,
 ): Promise<QuotedSentence[]> {
   const candidates: Array<Omit<QuotedSentence, 'score'>> = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, Omit<QuotedSentence, 'score'>>();
   for (const [record, relevance] of matches.slice(0, 20)) {
     const text = String(record.payload[PayloadFields.text] ?? '');
     for (const raw of text.split(SENTENCE)) {
       const sentence = raw.replace(/^#+\s*/, '').replace(/\s+/g, ' ').trim();
-      if (sentence.length < 12 || seen.has(sentence)) continue;
-      seen.add(sentence);
-      candidates.push({ text: sentence, record, relevance });
+      if (sentence.length < 12) continue;
+      const first = seen.get(sentence.toLowerCase());
+      if (first) {
+        if (first.record !== record && !first.duplicates.some(([r]) => r === record)) first.duplicates.push([record, relevance]);
+        continue;
+      }
+      const candidate = { text: sentence, record, relevance, duplicates: [] };
+      seen.set(sentence.toLowerCase(), candidate);
+      candidates.push(candidate);
     }
   }
   if (candidates.length === 0) return [];
@@ -62,16 +70,20 @@ export async function selectSentences(
   return ranked.filter((c) => c.score >= best * 0.6).slice(0, count);
 }
 
-/** The answer text quoting the sentences with numbered sources. */
+/** The answer text quoting each sentence once, with the numbers of every source that holds it. */
 export function formatExtractiveAnswer(sentences: QuotedSentence[]): string {
   const sources: string[] = [];
   const lines = sentences.map((s) => {
-    const name = String(s.record.payload[PayloadFields.file] ?? 'source');
-    const documentId = s.record.tags[ReservedTags.documentId]?.[0] ?? '';
-    const label = documentId ? `${name} (document ${documentId})` : name;
-    let n = sources.indexOf(label);
-    if (n < 0) n = sources.push(label) - 1;
-    return `> "${s.text}" [${n + 1}]`;
+    const numbers = new Set<number>();
+    for (const record of [s.record, ...s.duplicates.map(([r]) => r)]) {
+      const name = String(record.payload[PayloadFields.file] ?? 'source');
+      const documentId = record.tags[ReservedTags.documentId]?.[0] ?? '';
+      const label = documentId ? `${name} (document ${documentId})` : name;
+      let n = sources.indexOf(label);
+      if (n < 0) n = sources.push(label) - 1;
+      numbers.add(n + 1);
+    }
+    return `> "${s.text}" ${[...numbers].map((n) => `[${n}]`).join('')}`;
   });
   return `${EXTRACTIVE_PREAMBLE}\n\n${lines.join('\n')}\n\nSources: ${sources.map((s, i) => `[${i + 1}] ${s}`).join(', ')}`;
 }

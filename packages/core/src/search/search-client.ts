@@ -1,15 +1,19 @@
 import type { IMemoryDb } from '../contracts/memory-db.js';
 import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
-import type { ITextGenerator } from '../contracts/text-generator.js';
+import type { ITextGenerator, TextGenerationOptions } from '../contracts/text-generator.js';
 import { InvalidInputError } from '../errors/km-error.js';
 import { NOT_FOUND_ANSWER } from '../models/constants.js';
 import type { MemoryFilter } from '../models/memory-filter.js';
 import { PayloadFields, type MemoryRecord } from '../models/memory-record.js';
+import { checkRetrievalArgs, RequestArgs, type RetrievalArgs } from '../models/request-args.js';
 import type { MemoryAnswer, SearchResult, TokenUsage } from '../models/search-models.js';
 import type { Logger } from '../util/logger.js';
-import { CitationCollector } from './citations.js';
+import { CitationCollector, sourceUrlOf } from './citations.js';
 import { formatExtractiveAnswer, selectSentences } from './extractive-answer.js';
-import { ANSWER_PROMPT, renderPrompt } from './prompts.js';
+import { renderFact } from './fact-template.js';
+import { operationSignal } from './operation-signal.js';
+import { defaultPromptProvider, PromptNames, readPrompt, type IPromptProvider } from './prompt-provider.js';
+import { FACT_TEMPLATE, renderPrompt } from './prompts.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchClientOptions } from './search-options.js';
 
 /** What the search client reads from. */
@@ -18,14 +22,18 @@ export interface SearchClientDependencies {
   embeddingGenerator: ITextEmbeddingGenerator | undefined;
   textGenerator: ITextGenerator | undefined;
   logger: Logger;
+  /** Source of the answer prompt (`answer-with-facts`). @default defaultPromptProvider */
+  promptProvider?: IPromptProvider | undefined;
 }
 
-/** One search or ask request, already validated. */
+/** One search or ask request, already validated (except `args`, checked by the client). */
 export interface RetrievalRequest {
   index: string;
   filters: MemoryFilter[];
   minRelevance: number;
   limit?: number;
+  /** KM's per-request arguments (`custom_rag_*`, ...); see `checkRetrievalArgs`. */
+  args?: Record<string, unknown> | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -34,9 +42,12 @@ export const NO_MEMORIES_REASON = 'No relevant memories available';
 /** Reason given when the model could not answer from the facts. */
 export const NOT_FOUND_REASON = 'No relevant memories found';
 
+type Match = [MemoryRecord, number];
+
 /**
  * Search (citations grouped by source file) and ask (RAG with a token budget, or an
- * extractive answer when no text generator is configured).
+ * extractive answer when no text generator is configured). Both honour KM's per-request
+ * arguments and refuse unknown or ill-typed ones before doing anything.
  */
 export class SearchClient {
   private readonly options: SearchClientOptions;
@@ -49,15 +60,23 @@ export class SearchClient {
   }
 
   async search(query: string, request: RetrievalRequest): Promise<SearchResult> {
-    const limit = request.limit !== undefined && request.limit > 0 ? request.limit : this.options.maxMatchesCount;
+    const args = checkRetrievalArgs(request.args);
+    const max = args.maxMatchesCount ?? this.options.maxMatchesCount;
+    const limit = request.limit !== undefined && request.limit > 0 ? request.limit : max;
     const collector = new CitationCollector(request.index);
-    if (query.trim() === '') {
-      // Kernel Memory lists by filters when the query is empty.
-      for await (const record of this.deps.memoryDb.getList(request.index, { filters: request.filters, limit, ...sig(request) })) {
-        collector.add(record, 0);
+    const op = operationSignal(request.signal);
+    try {
+      const scoped = { ...request, signal: op.signal };
+      if (query.trim() === '') {
+        // Kernel Memory lists by filters when the query is empty.
+        for await (const record of this.deps.memoryDb.getList(request.index, { filters: request.filters, limit, ...sig(scoped) })) {
+          collector.add(record, 0);
+        }
+      } else {
+        for (const [record, relevance] of await this.retrieve(query, scoped, limit)) collector.add(record, relevance);
       }
-    } else {
-      for (const [record, relevance] of await this.retrieve(query, request, limit)) collector.add(record, relevance);
+    } finally {
+      op.release();
     }
     const results = collector.citations;
     return { query, noResult: results.length === 0, results };
@@ -83,62 +102,111 @@ export class SearchClient {
   }
 
   /**
-   * The answer in chunks: `reset` (question and sources), `append` (text), `last` (outcome and
-   * token usage). Concatenating the `text` of every chunk gives the whole answer.
+   * The answer in chunks: `reset` (question and sources, the only chunk that lists them),
+   * `append` (text), `last` (outcome and token usage). Concatenating the `text` of every
+   * chunk gives the whole answer; KM's clients, which merge the sources of every chunk, see
+   * each source once.
    */
   async *askStreaming(question: string, request: RetrievalRequest): AsyncIterable<MemoryAnswer> {
+    const args = checkRetrievalArgs(request.args);
     if (typeof question !== 'string' || question.trim() === '') {
       throw new InvalidInputError('invalid_argument', 'the question is empty');
     }
-    const matches = await this.retrieve(question, request, this.options.maxMatchesCount);
-    if (matches.length === 0) {
-      yield this.answer(question, 'last', { noResult: true, noResultReason: NO_MEMORIES_REASON, text: NOT_FOUND_ANSWER });
-      return;
+    this.checkModelName(args);
+    const emptyAnswer = args.emptyAnswer ?? NOT_FOUND_ANSWER;
+    const op = operationSignal(request.signal);
+    try {
+      const scoped = { ...request, signal: op.signal };
+      const matches = await this.retrieve(question, scoped, args.maxMatchesCount ?? this.options.maxMatchesCount);
+      if (matches.length === 0) {
+        yield this.answer(question, 'last', { noResult: true, noResultReason: NO_MEMORIES_REASON, text: emptyAnswer });
+        return;
+      }
+      if (this.deps.textGenerator) yield* this.generate(question, matches, scoped, args, emptyAnswer);
+      else yield* this.extract(question, matches, scoped, emptyAnswer);
+    } finally {
+      op.release();
     }
-    if (this.deps.textGenerator) yield* this.generate(question, matches, request);
-    else yield* this.extract(question, matches, request);
   }
 
-  private async *generate(question: string, matches: Array<[MemoryRecord, number]>, request: RetrievalRequest): AsyncIterable<MemoryAnswer> {
+  /** Refuses a model name the text generator cannot switch to. */
+  private checkModelName(args: RetrievalArgs): void {
+    const name = args.textGenerationModelName;
+    if (name === undefined) return;
+    const generator = this.deps.textGenerator;
+    if (!generator) {
+      throw new InvalidInputError('invalid_argument', `argument "${RequestArgs.textGenerationModelName}" needs a text generator; none is configured (answers are extractive)`);
+    }
+    if (!generator.supportsModelOverride && name !== generator.modelName) {
+      throw new InvalidInputError(
+        'invalid_argument',
+        `argument "${RequestArgs.textGenerationModelName}": the text generator${generator.modelName ? ` (${generator.modelName})` : ''} cannot switch to model "${name}"`,
+      );
+    }
+  }
+
+  private async *generate(question: string, matches: Match[], request: RetrievalRequest, args: RetrievalArgs, emptyAnswer: string): AsyncIterable<MemoryAnswer> {
     const generator = this.deps.textGenerator!;
     const tokenizer = generator.tokenizer;
-    const skeleton = renderPrompt(ANSWER_PROMPT, { facts: '', input: question, notFound: NOT_FOUND_ANSWER });
-    let budget = generator.maxTokenTotal - tokenizer.countTokens(skeleton) - this.options.answerTokens;
+    const template = args.prompt ?? readPrompt(this.deps.promptProvider ?? defaultPromptProvider, PromptNames.answerWithFacts);
+    const factTemplate = args.factTemplate ?? FACT_TEMPLATE;
+    const includeDuplicates = args.includeDuplicateFacts ?? this.options.includeDuplicateFacts;
+    const answerTokens = args.maxTokens ?? this.options.answerTokens;
+    const skeleton = renderPrompt(template, { facts: '', input: question, notFound: emptyAnswer });
+    let budget = generator.maxTokenTotal - tokenizer.countTokens(skeleton) - answerTokens;
     const collector = new CitationCollector(request.index);
+    const inPrompt = new Set<string>();
     let facts = '';
     for (const [record, relevance] of matches) {
-      const fact = `==== [File:${String(record.payload[PayloadFields.file] ?? '')};Relevance:${(relevance * 100).toFixed(1)}%]:\n${String(record.payload[PayloadFields.text] ?? '')}\n`;
-      const cost = tokenizer.countTokens(fact);
-      if (cost > budget) break;
-      budget -= cost;
-      facts += fact;
+      const content = String(record.payload[PayloadFields.text] ?? '').trim();
+      if (content === '') continue;
+      // KM's rule: a duplicate (same text, any case) stays out of the prompt but keeps its citation.
+      const key = content.toLowerCase();
+      if (includeDuplicates || !inPrompt.has(key)) {
+        const fact = renderFact(factTemplate, {
+          content,
+          source: factSource(record, request.index),
+          relevance,
+          memoryId: record.id,
+          tags: record.tags,
+          payload: record.payload,
+        });
+        const cost = tokenizer.countTokens(fact);
+        if (cost > budget) break;
+        budget -= cost;
+        facts += fact;
+        inPrompt.add(key);
+      }
       collector.add(record, relevance);
     }
     if (facts === '') {
       this.deps.logger.warn('no fact fits the prompt budget of the text generator', { maxTokenTotal: generator.maxTokenTotal });
-      yield this.answer(question, 'last', { noResult: true, noResultReason: NO_MEMORIES_REASON, text: NOT_FOUND_ANSWER });
+      yield this.answer(question, 'last', { noResult: true, noResultReason: NO_MEMORIES_REASON, text: emptyAnswer });
       return;
     }
-    const prompt = renderPrompt(ANSWER_PROMPT, { facts, input: question, notFound: NOT_FOUND_ANSWER });
-    const sources = collector.citations;
-    yield this.answer(question, 'reset', { relevantSources: sources });
+    const prompt = renderPrompt(template, { facts, input: question, notFound: emptyAnswer });
+    yield this.answer(question, 'reset', { relevantSources: collector.citations });
     let text = '';
     let serviceUsage: TokenUsage | undefined;
-    for await (const piece of generator.generate(prompt, {
-      maxTokens: this.options.answerTokens,
-      temperature: this.options.temperature,
+    const options: TextGenerationOptions = {
+      maxTokens: answerTokens,
+      temperature: args.temperature ?? this.options.temperature,
+      ...(args.nucleusSampling !== undefined ? { nucleusSampling: args.nucleusSampling } : {}),
+      ...(args.textGenerationModelName !== undefined ? { modelName: args.textGenerationModelName } : {}),
       onUsage: (u) => (serviceUsage = u),
       ...sig(request),
-    })) {
+    };
+    for await (const piece of generator.generate(prompt, options)) {
       text += piece;
       if (piece) yield this.answer(question, 'append', { text: piece });
     }
-    const notFound = text.trim().replace(/[.'"]/g, '').toUpperCase() === NOT_FOUND_ANSWER;
+    const notFound = text.trim() === '' || sameAnswer(text, emptyAnswer);
+    const modelName = args.textGenerationModelName ?? generator.modelName;
     const usage: TokenUsage = {
       timestamp: new Date().toISOString(),
       serviceType: 'text-generation',
       modelType: 'TextGeneration',
-      ...(generator.modelName ? { modelName: generator.modelName } : {}),
+      ...(modelName ? { modelName } : {}),
       tokenizerTokensIn: tokenizer.countTokens(prompt),
       tokenizerTokensOut: tokenizer.countTokens(text),
       ...(serviceUsage ?? {}),
@@ -146,41 +214,41 @@ export class SearchClient {
     yield this.answer(question, 'last', {
       noResult: notFound,
       ...(notFound ? { noResultReason: NOT_FOUND_REASON } : {}),
-      relevantSources: sources,
       tokenUsage: [usage],
     });
   }
 
-  private async *extract(question: string, matches: Array<[MemoryRecord, number]>, request: RetrievalRequest): AsyncIterable<MemoryAnswer> {
+  private async *extract(question: string, matches: Match[], request: RetrievalRequest, emptyAnswer: string): AsyncIterable<MemoryAnswer> {
     const sentences = await selectSentences(question, matches, this.options.extractiveSentences, this.deps.embeddingGenerator, request.signal);
     if (sentences.length === 0) {
-      yield this.answer(question, 'last', { noResult: true, noResultReason: NOT_FOUND_REASON, text: NOT_FOUND_ANSWER });
+      yield this.answer(question, 'last', { noResult: true, noResultReason: NOT_FOUND_REASON, text: emptyAnswer });
       return;
     }
     const collector = new CitationCollector(request.index);
     const used = new Set<MemoryRecord>();
     for (const s of sentences) {
-      if (used.has(s.record)) continue;
-      used.add(s.record);
-      collector.add(s.record, s.relevance);
+      for (const [record, relevance] of [[s.record, s.relevance] as Match, ...s.duplicates]) {
+        if (used.has(record)) continue;
+        used.add(record);
+        collector.add(record, relevance);
+      }
     }
-    const sources = collector.citations;
-    yield this.answer(question, 'reset', { relevantSources: sources });
+    yield this.answer(question, 'reset', { relevantSources: collector.citations });
     yield this.answer(question, 'append', { text: formatExtractiveAnswer(sentences) });
-    yield this.answer(question, 'last', { relevantSources: sources });
+    yield this.answer(question, 'last', {});
   }
 
   private answer(question: string, streamState: MemoryAnswer['streamState'], fields: Partial<MemoryAnswer>): MemoryAnswer {
     return { streamState, question, noResult: false, text: '', relevantSources: [], tokenUsage: [], ...fields };
   }
 
-  private async retrieve(query: string, request: RetrievalRequest, limit: number): Promise<Array<[MemoryRecord, number]>> {
+  private async retrieve(query: string, request: RetrievalRequest, limit: number): Promise<Match[]> {
     const { memoryDb, embeddingGenerator } = this.deps;
     let target: string | Float32Array = query;
     if (memoryDb.capabilities?.vectorSearch !== false && embeddingGenerator) {
       [target] = (await embeddingGenerator.generateEmbeddings([query], request.signal)) as [Float32Array];
     }
-    const out: Array<[MemoryRecord, number]> = [];
+    const out: Match[] = [];
     for await (const match of memoryDb.getSimilarList(request.index, target, {
       filters: request.filters,
       minRelevance: request.minRelevance,
@@ -192,6 +260,19 @@ export class SearchClient {
     }
     return out;
   }
+}
+
+/** The source name shown to the model: the page URL of a web page, else the file name. */
+function factSource(record: MemoryRecord, index: string): string {
+  const url = record.payload[PayloadFields.url];
+  if (typeof url === 'string' && url.trim() !== '') return sourceUrlOf(record, index);
+  return String(record.payload[PayloadFields.file] ?? '');
+}
+
+/** KM's comparison of an answer with the empty answer: case-insensitive, surrounding punctuation ignored. */
+function sameAnswer(value: string, target: string): boolean {
+  const strip = (s: string) => s.trim().replace(/^[\s.'"`~!?@#$%^+*_\-=|\\/()[\]{}<>]+|[\s.'"`~!?@#$%^+*_\-=|\\/()[\]{}<>]+$/g, '').toLowerCase();
+  return strip(value) === strip(target);
 }
 
 function sig(request: { signal?: AbortSignal | undefined }): { signal?: AbortSignal } {

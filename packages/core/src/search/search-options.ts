@@ -1,4 +1,4 @@
-/** Settings of search and ask. */
+/** Settings of search and ask; a request's KM arguments (`custom_rag_*`) override them. */
 export interface SearchClientOptions {
   /** Partitions considered by search (when its limit is `<= 0`) and by ask. @default 100 */
   maxMatchesCount: number;
@@ -10,6 +10,11 @@ export interface SearchClientOptions {
   extractiveSentences: number;
   /** Relevance used by ask when the caller gives none. @default 0 */
   defaultMinRelevance: number;
+  /**
+   * Put identical partitions (same text, ignoring case) into the prompt once per occurrence;
+   * by default each goes in once, while every occurrence stays in the citations. @default false
+   */
+  includeDuplicateFacts: boolean;
 }
 
 export const DEFAULT_SEARCH_OPTIONS: SearchClientOptions = {
@@ -18,4 +23,5 @@ export const DEFAULT_SEARCH_OPTIONS: SearchClientOptions = {
   temperature: 0,
   extractiveSentences: 3,
   defaultMinRelevance: 0,
+  includeDuplicateFacts: false,
 };

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { toMemoryFilters, type MemoryAnswer, type MemoryService, type RetrievalOptions } from '@km/core';
+import { checkRetrievalArgs, toMemoryFilters, type MemoryAnswer, type MemoryService, type RetrievalOptions } from '@km/core';
 import { HttpProblem, toProblem } from '../http/problem-details.js';
 
 /** Body of `POST /search` (KM's SearchQuery). */
@@ -64,9 +64,8 @@ function retrievalOptions(body: SearchQuery | MemoryQuery, reply: FastifyReply):
   if (!Array.isArray(filters)) throw new HttpProblem(400, "'filters' must be a list of objects", 'invalid_filter');
   const minRelevance = body.minRelevance ?? 0;
   if (typeof minRelevance !== 'number') throw new HttpProblem(400, "'minRelevance' must be a number", 'invalid_argument');
-  if (body.args !== undefined && body.args !== null && (typeof body.args !== 'object' || Array.isArray(body.args))) {
-    throw new HttpProblem(400, "'args' must be an object", 'invalid_argument');
-  }
+  // KM's per-request arguments: an unknown or ill-typed one is a 400 naming it.
+  checkRetrievalArgs(body.args);
   const controller = new AbortController();
   // The client went away before the answer was written: stop searching and generating.
   reply.raw.once('close', () => {
