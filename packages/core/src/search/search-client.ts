@@ -184,7 +184,8 @@ export class SearchClient {
       yield this.answer(question, 'last', { noResult: true, noResultReason: NO_MEMORIES_REASON, text: emptyAnswer });
       return;
     }
-    const prompt = renderPrompt(template, { facts, input: question, notFound: emptyAnswer });
+    // As KM: the facts without their last newline.
+    const prompt = renderPrompt(template, { facts: facts.trim(), input: question, notFound: emptyAnswer });
     yield this.answer(question, 'reset', { relevantSources: collector.citations });
     let text = '';
     let serviceUsage: TokenUsage | undefined;
