@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
-import { RESERVED_TAG_PREFIX, validateFileName, type TagCollection } from '@km/core';
+import { KmError, RESERVED_TAG_PREFIX, validateFileName, type TagCollection } from '@km/core';
 import { HttpProblem } from './problem-details.js';
 
 /** A file of an upload, spooled to disk until the document is stored. */
@@ -40,6 +40,9 @@ const MAX_PARTS = 1000;
  */
 export async function readUploadForm(request: FastifyRequest, options: { maxBytes: number; spoolDirectory: string }): Promise<UploadForm> {
   if (!request.isMultipart()) throw new HttpProblem(400, 'Invalid content, multipart form data not found', 'invalid_argument');
+  if (!boundaryOf(request.headers['content-type'])) {
+    throw new HttpProblem(400, 'the Content-Type multipart/form-data has no boundary parameter', 'invalid_multipart');
+  }
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > options.maxBytes) {
     throw new HttpProblem(413, `the upload is ${declared} bytes, over the limit of ${options.maxBytes}`, 'content_too_large');
@@ -51,7 +54,7 @@ export async function readUploadForm(request: FastifyRequest, options: { maxByte
   let total = 0;
   try {
     await mkdir(folder, { recursive: true });
-    const parts = request.parts({ limits: { fileSize: options.maxBytes, fieldSize: MAX_FIELD_BYTES, parts: MAX_PARTS } });
+    const parts = parserErrors(request.parts({ limits: { fileSize: options.maxBytes, fieldSize: MAX_FIELD_BYTES, parts: MAX_PARTS } }));
     for await (const part of parts) {
       if (part.type === 'field') {
         if (part.valueTruncated) throw new HttpProblem(413, `field "${part.fieldname}" is over ${MAX_FIELD_BYTES} bytes`, 'content_too_large');
@@ -65,7 +68,7 @@ export async function readUploadForm(request: FastifyRequest, options: { maxByte
         part.file.resume();
         throw new HttpProblem(400, `the file in field "${part.fieldname}" has no file name`, 'invalid_file_name');
       }
-      validateFileName(name);
+      validateFileName(name, { uploaded: true });
       if (files.some((f) => f.name === name)) {
         part.file.resume();
         throw new HttpProblem(400, `file name "${name}" appears twice in one upload`, 'invalid_file_name');
@@ -83,7 +86,15 @@ export async function readUploadForm(request: FastifyRequest, options: { maxByte
           done(null, chunk);
         },
       });
-      await pipeline(part.file, counter, createWriteStream(path));
+      const out = createWriteStream(path);
+      try {
+        await pipeline(part.file, counter, out);
+      } catch (error) {
+        // The spool file must be closed before the folder is removed, or it would outlive it.
+        if (!out.closed) await new Promise((resolve) => out.once('close', resolve));
+        // Disk errors stay 500s; the rest comes from the body (the parser, a client gone).
+        throw (error as { syscall?: unknown }).syscall ? error : malformed(error);
+      }
       if (part.file.truncated) throw new HttpProblem(413, `file "${name}" is over the limit of ${options.maxBytes} bytes`, 'content_too_large');
       const mimeType = part.mimetype && part.mimetype !== 'application/octet-stream' ? part.mimetype.split(';')[0]!.trim() : undefined;
       files.push({ name, path, mimeType, size });
@@ -101,6 +112,38 @@ export async function readUploadForm(request: FastifyRequest, options: { maxByte
     await cleanup();
     throw error;
   }
+}
+
+/** The `boundary` parameter of a multipart Content-Type, or undefined when absent or empty. */
+function boundaryOf(contentType: string | undefined): string | undefined {
+  const match = /;\s*boundary\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType ?? '');
+  const boundary = match?.[1] ?? match?.[2];
+  return boundary ? boundary : undefined;
+}
+
+/** The parts of a multipart body, with the parser's own errors (malformed or truncated body) turned into 400s. */
+async function* parserErrors<T>(parts: AsyncIterable<T>): AsyncIterable<T> {
+  try {
+    yield* parts;
+  } catch (error) {
+    throw malformed(error);
+  }
+}
+
+/**
+ * A 400 naming what the multipart parser found wrong. Errors that already carry a status
+ * (ours, km's, @fastify/multipart's limits) keep it.
+ */
+function malformed(error: unknown): unknown {
+  if (error instanceof HttpProblem || error instanceof KmError) return error;
+  const { statusCode, message } = error as { statusCode?: unknown; message?: unknown };
+  if (typeof statusCode === 'number') return error;
+  const reason = typeof message === 'string' && message ? message : String(error);
+  return new HttpProblem(
+    400,
+    `the multipart body is malformed or truncated (${reason}): it must use the boundary of the Content-Type header and end with the closing boundary`,
+    'invalid_multipart',
+  );
 }
 
 function single(fields: Map<string, string[]>, name: string, message: string): string | undefined {

@@ -12,25 +12,29 @@ const WEB_PAGE_FILE = 'content.url';
 export function registerUploadRoute(app: FastifyInstance, memory: MemoryService, options: { maxUploadBytes: number; spoolDirectory: string }): void {
   app.post('/upload', async (request, reply) => {
     const form = await readUploadForm(request, { maxBytes: options.maxUploadBytes, spoolDirectory: options.spoolDirectory });
+    let index: string;
+    let documentId: string;
     try {
       if (form.files.length === 0) throw new HttpProblem(400, 'No file was uploaded', 'invalid_argument');
-      const index = normalizeIndexName(form.index);
+      index = normalizeIndexName(form.index);
       const document = new Document(form.documentId ?? kmDocumentId());
+      documentId = document.id;
       const importOptions = { index, tags: form.tags, steps: form.steps, args: form.args };
       if (form.files.length === 1 && form.files[0]!.name === WEB_PAGE_FILE) {
         const url = (await readFile(form.files[0]!.path, 'utf8')).trim();
-        await memory.importWebPage(url, { ...importOptions, documentId: document.id });
+        await memory.importWebPage(url, { ...importOptions, documentId });
       } else {
         for (const file of form.files) document.addFile(file.path, file.name, file.mimeType);
         await memory.importDocument(document, importOptions);
       }
-      return reply
-        .code(202)
-        .header('location', uploadStatusLocation(index, document.id))
-        .send({ index, documentId: document.id, message: 'Document upload completed, ingestion pipeline started' });
     } finally {
+      // Before answering: once the client has its 202, no spooled file is left.
       await form.cleanup();
     }
+    return reply
+      .code(202)
+      .header('location', uploadStatusLocation(index, documentId))
+      .send({ index, documentId, message: 'Document upload completed, ingestion pipeline started' });
   });
 }
 
