@@ -27,8 +27,12 @@ export { PayloadFields, recordId, unstorableTextReason, type MemoryRecord } from
 export { Document, type DocumentFileSource } from './models/document.js';
 export { documentFromInput } from './models/document-input.js';
 export {
+  failedFilesOf,
+  failedFilesReason,
   isPipelineComplete,
+  isStatusReady,
   logOnFile,
+  statusFailure,
   toPipelineStatus,
   type ArtifactType,
   type DataPipeline,
@@ -91,7 +95,10 @@ export { PlainTextDecoder } from './decoders/plain-text-decoder.js';
 export { MarkdownDecoder } from './decoders/markdown-decoder.js';
 export { HtmlDecoder, htmlToMarkdown } from './decoders/html-decoder.js';
 export { JsonDecoder } from './decoders/json-decoder.js';
-export { mimeTypeOf, registerMimeType, baseMimeType } from './decoders/mime-types.js';
+export { mimeTypeOf, registerMimeType, baseMimeType, extensionOfMimeType } from './decoders/mime-types.js';
+export { detectFileType, sniffContent, FILE_TYPE_HEAD_BYTES, type FileTypeEvidence, type SniffedContent } from './decoders/detect-file-type.js';
+export { missingDecoderReason } from './decoders/missing-decoder.js';
+export { checkIndexNameFits } from './pipeline/check-index-name-fits.js';
 
 // Chunking
 export { chunkText, type ChunkOptions } from './text-chunker/text-chunker.js';
@@ -161,7 +168,7 @@ export { isBlockedAddress } from './web/address-policy.js';
 export { sniffMimeType } from './web/sniff-mime-type.js';
 
 // Memory
-export { MemoryServerless } from './memory-serverless.js';
+export { MemoryServerless, type WaitForDocumentOptions } from './memory-serverless.js';
 export { MemoryService } from './memory-service.js';
 export { KernelMemoryBuilder, type HandlerFactory } from './kernel-memory-builder.js';
 export { mapWithConcurrency, batches } from './util/concurrency.js';

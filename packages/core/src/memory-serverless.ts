@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { IMemoryDb } from './contracts/memory-db.js';
 import type {
   IKernelMemory,
@@ -8,12 +9,13 @@ import type {
   SearchOptions,
   StreamableFileContent,
 } from './contracts/kernel-memory.js';
-import { mimeTypeOf } from './decoders/mime-types.js';
+import { extensionOfMimeType, mimeTypeOf } from './decoders/mime-types.js';
 import { InvalidInputError, KmError } from './errors/km-error.js';
-import { toPipelineStatus, isPipelineComplete, type DataPipelineStatus } from './models/data-pipeline.js';
+import { isPipelineComplete, isStatusReady, statusFailure, toPipelineStatus, type DataPipelineStatus } from './models/data-pipeline.js';
 import { documentFromInput } from './models/document-input.js';
 import { MemoryFilter, toMemoryFilters } from './models/memory-filter.js';
 import type { MemoryAnswer, SearchResult } from './models/search-models.js';
+import { checkIndexNameFits } from './pipeline/check-index-name-fits.js';
 import type { PipelineOrchestrator } from './pipeline/pipeline-orchestrator.js';
 import type { RetrievalRequest, SearchClient } from './search/search-client.js';
 import { validateDocumentId } from './validation/document-id.js';
@@ -28,6 +30,18 @@ const WEB_FILE_NAMES: Record<string, string> = {
   'application/json': 'content.json',
   'text/plain': 'content.txt',
 };
+
+/** Options of {@link MemoryServerless.waitForDocument}. */
+export interface WaitForDocumentOptions {
+  index?: string;
+  /** @default 300000 */
+  timeoutMs?: number;
+  /** @default 200 */
+  pollIntervalMs?: number;
+  /** Told about every status read. */
+  onStatus?: (status: DataPipelineStatus) => void;
+  signal?: AbortSignal;
+}
 
 /**
  * Kernel Memory in this process: imports run the pipeline to completion before returning.
@@ -52,6 +66,7 @@ export class MemoryServerless implements IKernelMemory {
 
   async importDocument(input: ImportInput, options: ImportOptions = {}): Promise<string> {
     const index = normalizeIndexName(options.index);
+    checkIndexNameFits(index, this.memoryDbs);
     const document = documentFromInput(input, options);
     return this.orchestrator.importDocument(index, document, { steps: options.steps, args: options.args, signal: options.signal });
   }
@@ -63,8 +78,9 @@ export class MemoryServerless implements IKernelMemory {
 
   async importWebPage(url: string, options: ImportOptions = {}): Promise<string> {
     const index = normalizeIndexName(options.index);
+    checkIndexNameFits(index, this.memoryDbs);
     const page = await this.webFetcher.fetch(url, options.signal);
-    const name = WEB_FILE_NAMES[page.mimeType] ?? `content${extensionOf(page.mimeType)}`;
+    const name = WEB_FILE_NAMES[page.mimeType] ?? `content${extensionOfMimeType(page.mimeType)}`;
     const document = documentFromInput({ name, data: page.data, mimeType: page.mimeType }, options);
     return this.orchestrator.importDocument(index, document, {
       steps: options.steps,
@@ -88,9 +104,31 @@ export class MemoryServerless implements IKernelMemory {
     await this.orchestrator.deleteDocument(normalizeIndexName(index), validateDocumentId(documentId));
   }
 
+  /** True once every step ran and no file failed (a document with a failed file is never ready). */
   async isDocumentReady(documentId: string, index?: string): Promise<boolean> {
     const pipeline = await this.orchestrator.statusStore.read(normalizeIndexName(index), validateDocumentId(documentId));
     return pipeline !== undefined && isPipelineComplete(pipeline);
+  }
+
+  /**
+   * Polls the status until the document is ready; rejects with `pipeline_failed` (naming each
+   * failed file and its reason) when it failed, `aborted` at the time limit. In process the
+   * import already waited, so this returns at once.
+   */
+  async waitForDocument(documentId: string, options: WaitForDocumentOptions = {}): Promise<DataPipelineStatus> {
+    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const status = await this.getDocumentStatus(documentId, options.index);
+      if (status) {
+        options.onStatus?.(status);
+        const failure = statusFailure(status);
+        if (failure !== undefined) throw new KmError('pipeline_failed', `document "${documentId}" failed: ${failure}`);
+        if (isStatusReady(status)) return status;
+      }
+      if (Date.now() >= deadline) throw new KmError('aborted', `document "${documentId}" was not ready in time`);
+      await sleep(options.pollIntervalMs ?? 200, undefined, options.signal ? { signal: options.signal } : {});
+    }
   }
 
   async getDocumentStatus(documentId: string, index?: string): Promise<DataPipelineStatus | null> {
@@ -153,9 +191,4 @@ export class MemoryServerless implements IKernelMemory {
       ...(options.signal ? { signal: options.signal } : {}),
     };
   }
-}
-
-function extensionOf(mimeType: string): string {
-  const sub = mimeType.split('/')[1] ?? 'bin';
-  return `.${sub.replace(/[^a-z0-9]/g, '') || 'bin'}`;
 }

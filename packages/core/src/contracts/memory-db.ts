@@ -43,6 +43,12 @@ export interface IMemoryDb {
   /** Short name used in errors and logs, e.g. `qdrant`. */
   readonly name?: string;
   readonly capabilities?: MemoryDbCapabilities;
+  /**
+   * Longest index name this DB accepts, in UTF-8 bytes of the normalised name (a connector that
+   * adds a prefix of its own counts it out). Imports into a longer name are refused up front
+   * with `invalid_index_name`. Absent: no limit known.
+   */
+  readonly maxIndexNameLength?: number;
   /** Creates the index if missing; a no-op when it exists with the same vector size. */
   createIndex(index: string, vectorSize: number): Promise<void>;
   /** Names of all indexes. */

@@ -19,6 +19,9 @@ const BY_EXTENSION: Record<string, string> = {
   jpeg: 'image/jpeg',
   tif: 'image/tiff',
   tiff: 'image/tiff',
+  gif: 'image/gif',
+  bmp: 'image/bmp',
+  webp: 'image/webp',
 };
 
 /**
@@ -39,4 +42,11 @@ export function registerMimeType(extension: string, mimeType: string): void {
 /** The MIME type without parameters, lower-case: `text/html; charset=utf-8` → `text/html`. */
 export function baseMimeType(mimeType: string): string {
   return (mimeType.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+/** The usual extension (with the dot) of a MIME type, `.bin` when unknown: `application/pdf` → `.pdf`. */
+export function extensionOfMimeType(mimeType: string): string {
+  const base = baseMimeType(mimeType);
+  const found = Object.entries(BY_EXTENSION).find(([, type]) => type === base);
+  return found ? `.${found[0]}` : '.bin';
 }

@@ -5,6 +5,7 @@ import { MimeTypes, Steps } from '../models/constants.js';
 import { logOnFile, type DataPipeline } from '../models/data-pipeline.js';
 import type { PipelineContext } from '../pipeline/pipeline-context.js';
 import { writeGeneratedFile } from '../pipeline/pipeline-files.js';
+import { missingDecoderReason } from '../decoders/missing-decoder.js';
 import { markProcessed, pendingFiles } from './handler-utils.js';
 
 /**
@@ -44,9 +45,10 @@ export const extractedContentName = (fileName: string): string => `${fileName}.e
 
 /**
  * `extract`: turns each uploaded file into text with sections, through the decoder registered
- * for its MIME type. Empty files and unsupported types are logged on the file and skipped,
- * as Kernel Memory does; a file its decoder cannot read fails alone (reason on the file). The
- * step fails only when every file failed.
+ * for its MIME type. Empty files are logged on the file and skipped, as Kernel Memory does. A
+ * file of a type no decoder reads, or that its decoder cannot read, fails alone with the reason
+ * on the file (naming the package to install when one exists); the document then ends failed
+ * (see `BasePipelineOrchestrator.complete`). The step itself fails only when every file failed.
  */
 export class TextExtractionHandler implements IPipelineStepHandler {
   readonly stepName: string = Steps.extract;
@@ -65,8 +67,9 @@ export class TextExtractionHandler implements IPipelineStepHandler {
       }
       const decoder = decoders.find(file.mime_type);
       if (!decoder) {
-        logOnFile(file, this.stepName, `no decoder for ${file.mime_type}, file skipped`);
-        logger.warn('unsupported file type skipped', { file: file.name, mimeType: file.mime_type });
+        file.error = missingDecoderReason(file.mime_type);
+        logOnFile(file, this.stepName, `extraction failed: ${file.error}`);
+        logger.warn('file type without decoder', { file: file.name, mimeType: file.mime_type });
         markProcessed(file, this.stepName);
         continue;
       }

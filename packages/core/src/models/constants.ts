@@ -23,8 +23,12 @@ export const Steps = {
   extract: 'extract',
   partition: 'partition',
   genEmbeddings: 'gen_embeddings',
+  /** Kernel Memory's name for its parallel embedding handler; km runs `gen_embeddings` under it. */
+  genEmbeddingsParallel: 'gen_embeddings_parallel',
   saveRecords: 'save_records',
   summarize: 'summarize',
+  /** Kernel Memory's name for its parallel summary handler; km runs `summarize` under it. */
+  summarizeParallel: 'summarize_parallel',
   deleteGeneratedFiles: 'delete_generated_files',
   deleteDocument: 'private_delete_document',
   deleteIndex: 'private_delete_index',

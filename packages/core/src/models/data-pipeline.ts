@@ -93,20 +93,46 @@ export interface DataPipelineStatus {
   remaining_steps: string[];
   completed_steps: string[];
   error?: string;
-  /** Files that failed on their own (the document went on without them), with the reason. */
+  /**
+   * Files that failed on their own, with the reason. Once every step ran, any file here makes
+   * the document `failed` (see {@link toPipelineStatus}).
+   */
   failed_files?: Array<{ name: string; error: string }>;
 }
 
-/** True when every step ran. */
-export function isPipelineComplete(pipeline: DataPipeline): boolean {
-  return pipeline.remaining_steps.length === 0 && !pipeline.failed;
+/** Files that failed on their own (the document went on without them), with the reason. */
+export function failedFilesOf(pipeline: DataPipeline): Array<{ name: string; error: string }> {
+  return pipeline.files.filter((f) => f.error !== undefined).map((f) => ({ name: f.name, error: f.error! }));
 }
 
-/** The status view of a pipeline. */
+/** The document's error once every step ran but some files failed: it names each file and its reason. */
+export function failedFilesReason(pipeline: DataPipeline): string | undefined {
+  const failed = failedFilesOf(pipeline);
+  if (failed.length === 0) return undefined;
+  return `${failed.length} of ${pipeline.files.length} file(s) could not be processed: ${failed.map((f) => `${f.name}: ${f.error}`).join('; ')}`;
+}
+
+/**
+ * True when every step ran and nothing failed. A document with a failed file is not complete
+ * (see {@link toPipelineStatus}), whatever its other files did.
+ */
+export function isPipelineComplete(pipeline: DataPipeline): boolean {
+  return pipeline.remaining_steps.length === 0 && !pipeline.failed && failedFilesOf(pipeline).length === 0;
+}
+
+/**
+ * The status view of a pipeline, with Kernel Memory's fields. The rule for failures: once every
+ * step ran, a document with any file in `failed_files` is `failed: true`, `completed: false`,
+ * with an `error` naming each failed file and its reason, so that readiness checks
+ * (`completed && !empty`, `isDocumentReady`, `waitForDocument`) never pass while content is missing.
+ * While steps remain, a failed file shows only in `failed_files`.
+ */
 export function toPipelineStatus(pipeline: DataPipeline): DataPipelineStatus {
+  const failedFiles = failedFilesOf(pipeline);
+  const finishedWithFailedFiles = pipeline.remaining_steps.length === 0 && failedFiles.length > 0;
   const status: DataPipelineStatus = {
     completed: isPipelineComplete(pipeline),
-    failed: pipeline.failed,
+    failed: pipeline.failed || finishedWithFailedFiles,
     empty: pipeline.files.length === 0,
     index: pipeline.index,
     document_id: pipeline.document_id,
@@ -117,10 +143,33 @@ export function toPipelineStatus(pipeline: DataPipeline): DataPipelineStatus {
     remaining_steps: pipeline.remaining_steps,
     completed_steps: pipeline.completed_steps,
   };
-  if (pipeline.error !== undefined) status.error = pipeline.error;
-  const failedFiles = pipeline.files.filter((f) => f.error !== undefined).map((f) => ({ name: f.name, error: f.error! }));
+  const error = pipeline.error ?? (finishedWithFailedFiles ? failedFilesReason(pipeline) : undefined);
+  if (error !== undefined) status.error = error;
   if (failedFiles.length > 0) status.failed_files = failedFiles;
   return status;
+}
+
+/**
+ * Why a document's status says it failed, or undefined. Also reads statuses written by
+ * services that still report `completed: true, failed: false` next to `failed_files`: a
+ * failed file is a failure once no step remains.
+ */
+export function statusFailure(status: DataPipelineStatus): string | undefined {
+  const failedFiles = status.failed_files ?? [];
+  const files = failedFiles.map((f) => `${f.name}: ${f.error}`).join('; ');
+  if (status.failed) {
+    const error = status.error ?? 'unknown reason';
+    return files && !failedFiles.every((f) => error.includes(f.name)) ? `${error} (failed files: ${files})` : error;
+  }
+  if (failedFiles.length > 0 && (status.completed || status.remaining_steps.length === 0)) {
+    return `${failedFiles.length} file(s) could not be processed: ${files}`;
+  }
+  return undefined;
+}
+
+/** True when a status says the document is searchable in full: completed, not empty, no failed file. */
+export function isStatusReady(status: DataPipelineStatus): boolean {
+  return status.completed && !status.empty && statusFailure(status) === undefined;
 }
 
 /** Appends a line to a file's log. */

@@ -21,8 +21,9 @@ export const DELETION_STEPS: ReadonlySet<string> = new Set<string>([Steps.delete
 
 /**
  * Runs a document's steps one after another in this process and returns when done. The
- * state is saved after every step; a failed step leaves the document `failed` with the
- * reason, and {@link resume} continues from the saved state.
+ * state is saved after every step; a failed step, or a file that failed on its own, leaves the
+ * document `failed` with the reason and the import rejects with `pipeline_failed`;
+ * {@link resume} continues from the saved state.
  */
 export class InProcessPipelineOrchestrator extends BasePipelineOrchestrator implements PipelineOrchestrator {
   private readonly retryDelayMs: number;
@@ -60,7 +61,7 @@ export class InProcessPipelineOrchestrator extends BasePipelineOrchestrator impl
     await deleteIndexEverywhere(this.context, index);
   }
 
-  /** Runs `pipeline.remaining_steps` in order, saving after each; throws `pipeline_failed` on failure. */
+  /** Runs `pipeline.remaining_steps` in order, saving after each; throws `pipeline_failed` on failure (a failed file included). */
   async run(pipeline: DataPipeline, signal?: AbortSignal): Promise<DataPipeline> {
     while (pipeline.remaining_steps.length > 0) {
       const step = pipeline.remaining_steps[0]!;
@@ -84,6 +85,7 @@ export class InProcessPipelineOrchestrator extends BasePipelineOrchestrator impl
       if (pipeline.remaining_steps.length > 0) await this.statusStore.write(pipeline);
     }
     await this.complete(pipeline);
+    if (pipeline.failed) throw new KmError('pipeline_failed', `document "${pipeline.document_id}" failed: ${pipeline.error ?? 'unknown reason'}`);
     return pipeline;
   }
 

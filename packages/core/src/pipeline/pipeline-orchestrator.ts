@@ -3,14 +3,16 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-step-handler.js';
-import { mimeTypeOf } from '../decoders/mime-types.js';
+import { detectFileType, FILE_TYPE_HEAD_BYTES } from '../decoders/detect-file-type.js';
 import { InvalidInputError, KmError } from '../errors/km-error.js';
 import { DEFAULT_STEPS, PIPELINE_STATUS_FILE } from '../models/constants.js';
-import type { DataPipeline, PreviousExecution, UploadedFileDetails } from '../models/data-pipeline.js';
+import { failedFilesReason, type DataPipeline, type PreviousExecution, type UploadedFileDetails } from '../models/data-pipeline.js';
 import type { Document, DocumentFileSource } from '../models/document.js';
 import { cloneTags } from '../models/tag-collection.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import type { PipelineContext } from './pipeline-context.js';
+import { checkIndexNameFits } from './check-index-name-fits.js';
+import { captureHead } from './head-capture.js';
 import { fileNamesOf, stableId } from './pipeline-files.js';
 import { PipelineStatusStore } from './pipeline-status-store.js';
 
@@ -102,7 +104,11 @@ export abstract class BasePipelineOrchestrator {
     return [...this.handlers.keys()];
   }
 
-  /** Uploads the files and saves the new execution's state. */
+  /**
+   * Uploads the files and saves the new execution's state. Each file's type is decided by
+   * `detectFileType` from its name, declared type and first bytes (captured while it is
+   * written). An index name too long for a configured memory DB is refused before any write.
+   */
   async prepare(
     index: string,
     document: Document,
@@ -111,6 +117,7 @@ export abstract class BasePipelineOrchestrator {
     sourceUrl?: string,
   ): Promise<DataPipeline> {
     const { contentStorage } = this.context;
+    checkIndexNameFits(index, this.context.memoryDbs);
     const previous = await this.statusStore.read(index, document.id).catch(() => undefined);
     const isNew = previous === undefined;
     const files: UploadedFileDetails[] = [];
@@ -118,12 +125,13 @@ export abstract class BasePipelineOrchestrator {
     await contentStorage.createDocumentDirectory(index, document.id);
     try {
       for (const source of document.files) {
-        const size = await contentStorage.writeFile(index, document.id, source.name, await openSource(source));
+        const upload = captureHead(await openSource(source), FILE_TYPE_HEAD_BYTES);
+        const size = await contentStorage.writeFile(index, document.id, source.name, upload.content);
         files.push({
           id: stableId(document.id, source.name),
           name: source.name,
           size,
-          mime_type: source.mimeType ?? mimeTypeOf(source.name),
+          mime_type: detectFileType({ fileName: source.name, declaredType: source.mimeType, head: upload.head() }),
           artifact_type: 'uploaded_file',
           partition_number: 0,
           section_number: 0,
@@ -215,9 +223,18 @@ export abstract class BasePipelineOrchestrator {
     this.finished(pipeline);
   }
 
-  /** Saves the completed pipeline and removes files of earlier executions it did not rewrite. */
+  /**
+   * Saves the pipeline whose steps all ran and removes files of earlier executions it did not
+   * rewrite. When a file failed on its way, the document ends `failed` with an `error` naming
+   * each failed file (its other files stay searchable).
+   */
   protected async complete(pipeline: DataPipeline): Promise<void> {
     delete pipeline.step_attempts;
+    const reason = failedFilesReason(pipeline);
+    if (reason !== undefined) {
+      pipeline.failed = true;
+      pipeline.error = reason;
+    }
     await this.statusStore.write(pipeline);
     if (pipeline.previous_executions_to_purge.length > 0) {
       const keep = new Set([...fileNamesOf(pipeline), PIPELINE_STATUS_FILE]);
@@ -257,7 +274,7 @@ export function newExecutionId(): string {
   return randomUUID().replaceAll('-', '');
 }
 
-async function openSource(source: DocumentFileSource) {
+async function openSource(source: DocumentFileSource): Promise<Uint8Array | string | AsyncIterable<Uint8Array>> {
   if ('path' in source) {
     const info = await stat(source.path).catch((cause: unknown) => {
       throw new InvalidInputError('invalid_argument', `cannot read file ${JSON.stringify(source.path)}`, { cause });

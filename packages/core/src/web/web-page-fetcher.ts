@@ -5,9 +5,8 @@ import { isIP, type LookupFunction } from 'node:net';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { InvalidInputError, KmError } from '../errors/km-error.js';
-import { baseMimeType } from '../decoders/mime-types.js';
+import { detectFileType, FILE_TYPE_HEAD_BYTES } from '../decoders/detect-file-type.js';
 import { isBlockedAddress } from './address-policy.js';
-import { sniffMimeType } from './sniff-mime-type.js';
 
 /** A downloaded web page. */
 export interface WebPage {
@@ -50,7 +49,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Fetches http and https URLs for web imports: bounded redirects, size and time limits,
- * retries of transient failures, content type from the header or sniffed from the bytes. Every
+ * retries of transient failures, content type decided by `detectFileType` (URL extension, then a
+ * specific `Content-Type` that agrees with the bytes, then the bytes). Every
  * connection, the first and each redirect's, goes only to addresses that passed the address
  * policy after DNS resolution (the checked address is the one connected to, so DNS rebinding
  * cannot slip past): loopback, private, link-local and metadata addresses are refused unless
@@ -94,8 +94,8 @@ export class WebPageFetcher implements IWebPageFetcher {
         current = parseHttpUrl(new URL(response.location, current).href);
         continue;
       }
-      const declared = baseMimeType(response.contentType ?? '');
-      const mimeType = declared && declared !== 'application/octet-stream' ? declared : sniffMimeType(response.data, current.pathname);
+      const fileName = current.pathname.split('/').pop() ?? '';
+      const mimeType = detectFileType({ fileName, declaredType: response.contentType, head: response.data.subarray(0, FILE_TYPE_HEAD_BYTES) });
       return { url: current.href, mimeType, data: response.data };
     }
   }
