@@ -8,6 +8,12 @@ export type WorkerReply<R> =
   | { type: 'result'; id: number; result: R }
   | { type: 'error'; id: number; message: string };
 
+/**
+ * How urgently a job is wanted: `high` jobs (a search query someone waits for) run before any
+ * `normal` job still queued (ingestion batches); each lane is first in, first out.
+ */
+export type JobPriority = 'high' | 'normal';
+
 /** A job a pool worker receives. */
 export interface WorkerJob<Q> {
   id: number;
@@ -31,12 +37,14 @@ interface Slot<Q, R> {
 
 /**
  * A fixed set of worker threads running one script, each loading its model once. Jobs queue
- * in order and go to the first idle worker. A worker that dies fails only its own job (as a
- * transient error) and is replaced. Idle workers are unref'd, so a pool never keeps the
- * process alive on its own.
+ * in two lanes and go to the first idle worker: `high` jobs before every queued `normal` one,
+ * so a query waits at most for the job each worker is running, never for the backlog. A
+ * worker that dies fails only its own job (as a transient error) and is replaced. Idle workers
+ * are unref'd, so a pool never keeps the process alive on its own.
  */
 export class WorkerPool<Q, R> {
   private readonly slots: Slot<Q, R>[] = [];
+  private readonly urgent: Job<Q, R>[] = [];
   private readonly queue: Job<Q, R>[] = [];
   private starting: Promise<void> | undefined;
   private nextId = 1;
@@ -59,30 +67,32 @@ export class WorkerPool<Q, R> {
     return this.starting;
   }
 
-  async run(payload: Q, transfer: ArrayBuffer[] = [], signal?: AbortSignal): Promise<R> {
+  /** Runs one job on the first idle worker; `high` priority jobs overtake queued `normal` ones. */
+  async run(payload: Q, transfer: ArrayBuffer[] = [], signal?: AbortSignal, priority: JobPriority = 'normal'): Promise<R> {
     this.throwIfAborted(signal);
     if (this.closed) throw new KmError('not_configured', `${this.label}: the worker pool is closed`);
     await this.start();
     this.throwIfAborted(signal);
+    const lane = priority === 'high' ? this.urgent : this.queue;
     return new Promise<R>((resolve, reject) => {
       const job: Job<Q, R> = { id: this.nextId++, payload, transfer, resolve, reject, signal, onAbort: undefined };
       if (signal) {
         job.onAbort = () => {
-          const queued = this.queue.indexOf(job);
-          if (queued >= 0) this.queue.splice(queued, 1);
+          const queued = lane.indexOf(job);
+          if (queued >= 0) lane.splice(queued, 1);
           // A running job finishes in its worker; its result is dropped.
           reject(new KmError('aborted', `${this.label}: aborted`, { cause: signal.reason }));
         };
         signal.addEventListener('abort', job.onAbort, { once: true });
       }
-      this.queue.push(job);
+      lane.push(job);
       this.dispatch();
     });
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) this.settle(job, new KmError('aborted', `${this.label}: the worker pool closed`));
+    for (const job of [...this.urgent.splice(0), ...this.queue.splice(0)]) this.settle(job, new KmError('aborted', `${this.label}: the worker pool closed`));
     await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
     this.starting = undefined;
   }
@@ -133,7 +143,7 @@ export class WorkerPool<Q, R> {
   private dispatch(): void {
     for (const slot of this.slots) {
       if (slot.job) continue;
-      const job = this.queue.shift();
+      const job = this.urgent.shift() ?? this.queue.shift();
       if (!job) return;
       slot.job = job;
       slot.worker.ref();
@@ -147,7 +157,7 @@ export class WorkerPool<Q, R> {
   }
 
   private failQueue(error: unknown): void {
-    for (const job of this.queue.splice(0)) this.settle(job, error);
+    for (const job of [...this.urgent.splice(0), ...this.queue.splice(0)]) this.settle(job, error);
   }
 
   private settle(job: Job<Q, R>, error: unknown, result?: R): void {

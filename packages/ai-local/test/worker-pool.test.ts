@@ -36,6 +36,22 @@ describe('WorkerPool', () => {
     }
   });
 
+  it('serves a high-priority job (a query) before every queued normal job (ingestion batches)', async () => {
+    const pool = new WorkerPool<number | string, Reply>(script, 1, { delayMs: 5 }, 'test');
+    try {
+      await pool.start();
+      const order: number[] = [];
+      const track = (n: number, priority: 'high' | 'normal') => pool.run(n, [], undefined, priority).then(() => void order.push(n));
+      const batches = [1, 2, 3, 4, 5, 6].map((n) => track(n, 'normal'));
+      const queries = [track(100, 'high'), track(101, 'high')];
+      await Promise.all([...batches, ...queries]);
+      // Batch 1 was already running when the queries arrived; they overtake the rest, in order.
+      expect(order).toEqual([1, 100, 101, 2, 3, 4, 5, 6]);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('a model that cannot load fails start with not_configured', async () => {
     const pool = new WorkerPool<number, Reply>(script, 1, { failInit: true }, 'test');
     await expect(pool.start()).rejects.toMatchObject({ code: 'not_configured', message: expect.stringMatching(/no model here/) });

@@ -49,7 +49,7 @@ export type { Citation, CitationPartition, MemoryAnswer, SearchResult, StreamSta
 export type { IMemoryDb, ListOptions, MemoryDbCapabilities, SimilarityOptions } from './contracts/memory-db.js';
 export type { IContentStorage, StorageContent, StoredFileInfo } from './contracts/content-storage.js';
 export type { IQueue, QueueConnectOptions, QueueHandlerResult } from './contracts/queue.js';
-export type { ITextEmbeddingGenerator } from './contracts/text-embedding-generator.js';
+export type { EmbeddingRequestOptions, ITextEmbeddingGenerator } from './contracts/text-embedding-generator.js';
 export type { ITextGenerator, TextGenerationOptions } from './contracts/text-generator.js';
 export type { ITextTokenizer } from './contracts/text-tokenizer.js';
 export type { IPipelineStepHandler, StepOutcome, StepResult } from './contracts/pipeline-step-handler.js';

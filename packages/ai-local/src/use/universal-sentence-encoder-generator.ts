@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import {
   CL100KTokenizer,
   InvalidInputError,
+  type EmbeddingRequestOptions,
   type ITextEmbeddingGenerator,
   type ITextTokenizer,
 } from '@km/core';
@@ -62,7 +63,12 @@ export class UniversalSentenceEncoderGenerator implements ITextEmbeddingGenerato
     else await this.model();
   }
 
-  async generateEmbeddings(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  /**
+   * Embeds `texts`, spread over the workers in slices of at most `maxBatchSize`. A query
+   * (`purpose: 'query'`, or a single text when the purpose is unstated) goes ahead of every
+   * queued ingestion slice, so search latency stays close to idle while documents are embedded.
+   */
+  async generateEmbeddings(texts: string[], signal?: AbortSignal, options: EmbeddingRequestOptions = {}): Promise<Float32Array[]> {
     signal?.throwIfAborted();
     texts.forEach((t, i) => {
       if (typeof t !== 'string' || t.trim() === '') {
@@ -73,8 +79,9 @@ export class UniversalSentenceEncoderGenerator implements ITextEmbeddingGenerato
     if (!this.pool) return unpack(await embedPacked(await this.model(), texts), texts.length);
     // Spread one call over the workers, in slices no larger than the batch size.
     const slice = Math.max(1, Math.min(this.maxBatchSize, Math.ceil(texts.length / this.workers)));
+    const priority = (options.purpose ?? (texts.length === 1 ? 'query' : 'document')) === 'query' ? 'high' : 'normal';
     const parts: Promise<Float32Array>[] = [];
-    for (let i = 0; i < texts.length; i += slice) parts.push(this.pool.run(texts.slice(i, i + slice), [], signal));
+    for (let i = 0; i < texts.length; i += slice) parts.push(this.pool.run(texts.slice(i, i + slice), [], signal, priority));
     const packed = await Promise.all(parts);
     return packed.flatMap((p) => unpack(p, p.length / USE_DIMENSIONS));
   }

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
+import type { EmbeddingRequestOptions, ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
 import type { ITextTokenizer } from '../contracts/text-tokenizer.js';
 import { KmError } from '../errors/km-error.js';
 import type { Logger } from '../util/logger.js';
@@ -62,9 +62,9 @@ export class DefaultEmbeddingGenerator implements ITextEmbeddingGenerator {
     await this.loading;
   }
 
-  async generateEmbeddings(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  async generateEmbeddings(texts: string[], signal?: AbortSignal, options?: EmbeddingRequestOptions): Promise<Float32Array[]> {
     await this.ready();
-    return this.delegate!.generateEmbeddings(texts, signal);
+    return this.delegate!.generateEmbeddings(texts, signal, options);
   }
 
   async close(): Promise<void> {

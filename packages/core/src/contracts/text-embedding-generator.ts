@@ -1,5 +1,16 @@
 import type { ITextTokenizer } from './text-tokenizer.js';
 
+/** What a caller says about one `generateEmbeddings` call. */
+export interface EmbeddingRequestOptions {
+  /**
+   * `query`: the text of a search or a question, which someone is waiting for; `document`:
+   * ingestion. Generators that share a model between both (the local model's worker pool)
+   * serve queries first. The vectors are the same either way.
+   * @default unstated: a generator may treat a call of one text as a query
+   */
+  purpose?: 'query' | 'document';
+}
+
 /** Turns text into embeddings. */
 export interface ITextEmbeddingGenerator {
   /** Longest input, in tokens. */
@@ -12,7 +23,7 @@ export interface ITextEmbeddingGenerator {
   readonly maxBatchSize?: number;
   readonly tokenizer: ITextTokenizer;
   /** One embedding per text, in order. */
-  generateEmbeddings(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  generateEmbeddings(texts: string[], signal?: AbortSignal, options?: EmbeddingRequestOptions): Promise<Float32Array[]>;
   /**
    * Loads the model, for generators that load one lazily. Once it resolves, `maxTokens`,
    * `dimensions`, `modelName` and `tokenizer` are final; the pipeline awaits it before reading

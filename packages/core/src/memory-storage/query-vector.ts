@@ -16,6 +16,6 @@ export async function resolveQueryVector(
   if (!generator) {
     throw new KmError('not_configured', 'a text query needs an embedding generator; pass a vector or configure one', { connector });
   }
-  const [vector] = await generator.generateEmbeddings([query], signal);
+  const [vector] = await generator.generateEmbeddings([query], signal, { purpose: 'query' });
   return vector!;
 }
