@@ -1,4 +1,4 @@
-import type { ITextEmbeddingGenerator } from '@km/core';
+import type { ITextEmbeddingGenerator, Logger } from '@km/core';
 import type { PGliteLike, PgPoolLike } from './sql-client.js';
 
 /** Column names of a memory table; map them to use an existing table (KM's custom schema). */
@@ -17,12 +17,14 @@ export interface PostgresColumns {
 
 /** Options of {@link PostgresMemoryDb}. Give one of `pool`, `connectionString` or `pglite`. */
 export interface PostgresMemoryDbOptions {
-  /** A ready `pg.Pool` (not closed by the connector). */
+  /** A ready `pg.Pool` (not closed by the connector). When it has no `error` listener the connector adds one that logs (without any, `pg` ends the process when an idle connection dies). */
   pool?: PgPoolLike;
   /** Connection string for a pool the connector creates (and closes). */
   connectionString?: string;
   /** Most connections of the pool made from `connectionString`. @default 10 */
   maxConnections?: number;
+  /** How long the pool made from `connectionString` waits for a connection, in ms, before the operation fails as transient. @default 10000 */
+  connectionTimeoutMs?: number;
   /** An in-process PGlite instance loaded with `@electric-sql/pglite-pgvector`. */
   pglite?: PGliteLike;
   /** Schema of the tables. @default 'public' */
@@ -33,7 +35,7 @@ export interface PostgresMemoryDbOptions {
   tables?: Record<string, string>;
   /** Column names; defaults in {@link PostgresColumns}. */
   columns?: Partial<PostgresColumns>;
-  /** Run `CREATE EXTENSION IF NOT EXISTS vector` on first use. @default true */
+  /** Run `CREATE EXTENSION IF NOT EXISTS vector` on first use (under an advisory lock). @default true */
   createExtension?: boolean;
   /** HNSW build parameters. @default { m: 16, efConstruction: 64 } */
   hnsw?: { m?: number; efConstruction?: number };
@@ -47,6 +49,8 @@ export interface PostgresMemoryDbOptions {
   batchSize?: number;
   /** Embeds text queries passed to `getSimilarList`; vector queries need none. */
   embeddingGenerator?: ITextEmbeddingGenerator;
+  /** Where lost connections and the pgvector < 0.8 recall caveat are reported. @default createConsoleLogger() */
+  logger?: Logger;
 }
 
 export const DEFAULT_COLUMNS: PostgresColumns = { id: 'id', embedding: 'embedding', tags: 'tags', payload: 'payload', content: 'content' };

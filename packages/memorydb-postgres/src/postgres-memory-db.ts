@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import {
   IndexNotFoundError,
   InvalidInputError,
   KmError,
   checkVectorRecord,
+  createConsoleLogger,
   decodeTags,
   encodeTags,
   indexNamesUnderPrefix,
@@ -12,15 +14,18 @@ import {
   searchLimit,
   type IMemoryDb,
   type ListOptions,
+  type Logger,
   type MemoryDbCapabilities,
   type MemoryRecord,
   type SimilarityOptions,
 } from '@km/core';
 import pgvector from 'pgvector';
 import { toSqlCondition } from './filters.js';
-import { qualified, quoteIdent, secondaryIndexName } from './identifiers.js';
+import { MAX_IDENTIFIER_BYTES, qualified, quoteIdent, secondaryIndexName } from './identifiers.js';
+import type { PgvectorFeatures } from './pgvector-version.js';
 import { DEFAULT_COLUMNS, type PostgresColumns, type PostgresMemoryDbOptions } from './postgres-config.js';
 import { isUndefinedTable, translateError } from './postgres-errors.js';
+import { setUpPgvector, withSetupLock } from './schema-setup.js';
 import { clientFromPGlite, clientFromPool, type PgPoolLike, type SqlClient, type SqlQueryable } from './sql-client.js';
 
 const CONNECTOR = 'postgres';
@@ -50,7 +55,13 @@ interface Row {
 export class PostgresMemoryDb implements IMemoryDb {
   readonly name = CONNECTOR;
   readonly capabilities: MemoryDbCapabilities = { nativeBatch: true, negatedFilters: true, vectorSearch: true };
+  /** Longest index name, in UTF-8 bytes of the normalised name: 63 (PostgreSQL identifiers) minus the table prefix. */
+  readonly maxIndexNameLength: number;
   private readonly options: PostgresMemoryDbOptions;
+  private readonly logger: Logger;
+  /** pgvector's features, known once connected. */
+  private features: PgvectorFeatures | undefined;
+  private recallCaveatLogged = false;
   private readonly schema: string;
   private readonly prefix: string;
   private readonly columns: PostgresColumns;
@@ -66,7 +77,14 @@ export class PostgresMemoryDb implements IMemoryDb {
     this.schema = options.schema ?? 'public';
     this.prefix = options.tablePrefix ?? 'km-';
     this.columns = { ...DEFAULT_COLUMNS, ...options.columns };
+    this.logger = options.logger ?? createConsoleLogger();
     for (const column of Object.values(this.columns)) quoteIdent(column);
+    this.maxIndexNameLength = MAX_IDENTIFIER_BYTES - Buffer.byteLength(this.prefix, 'utf8');
+    if (this.maxIndexNameLength < 1) {
+      throw new InvalidInputError('invalid_argument', `tablePrefix "${this.prefix}" leaves no room for index names in PostgreSQL's ${MAX_IDENTIFIER_BYTES}-byte identifiers`, {
+        connector: CONNECTOR,
+      });
+    }
   }
 
   async createIndex(index: string, vectorSize: number): Promise<void> {
@@ -77,9 +95,9 @@ export class PostgresMemoryDb implements IMemoryDb {
     const table = this.table(name);
     const c = this.columns;
     const client = await this.client();
-    await client.transaction(async (tx) => {
-      // Serialises concurrent creators of the same table (CREATE TABLE IF NOT EXISTS alone races).
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [table]);
+    // Serialises concurrent creators of the same table (CREATE TABLE IF NOT EXISTS alone races);
+    // a race lost anyway (23505, 42P07, 42710) is retried, and then finds the table.
+    await this.guard(name, () => withSetupLock(client, async (tx) => {
       const existing = await this.vectorSize(tx, table);
       if (existing !== undefined) {
         if (existing !== vectorSize) {
@@ -104,16 +122,18 @@ export class PostgresMemoryDb implements IMemoryDb {
            USING hnsw (${quoteIdent(c.embedding)} vector_cosine_ops) WITH (m = ${m}, ef_construction = ${ef})`,
         );
       }
-    });
+    }, tableLockKey(table)));
     this.knownTables.add(table);
   }
 
   async getIndexes(): Promise<string[]> {
     const client = await this.client();
-    const { rows } = await client.query<{ relname: string }>(
-      `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')`,
-      [this.schema],
+    const { rows } = await this.guard('', () =>
+      client.query<{ relname: string }>(
+        `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')`,
+        [this.schema],
+      ),
     );
     const tables = new Set(rows.map((r) => r.relname));
     // Indexes mapped to tables of their own are found by their mapping, not by the prefix.
@@ -126,7 +146,8 @@ export class PostgresMemoryDb implements IMemoryDb {
     const name = normalizeIndexName(index);
     const table = this.table(name);
     this.knownTables.delete(table);
-    await (await this.client()).query(`DROP TABLE IF EXISTS ${table}`);
+    const client = await this.client();
+    await this.guard(name, () => client.query(`DROP TABLE IF EXISTS ${table}`));
   }
 
   async upsert(index: string, record: MemoryRecord): Promise<string> {
@@ -143,7 +164,7 @@ export class PostgresMemoryDb implements IMemoryDb {
     const c = this.columns;
     const size = Math.max(1, this.options.batchSize ?? 500);
     const client = await this.client();
-    if (!(await this.exists(table))) throw new IndexNotFoundError(name, { connector: CONNECTOR });
+    if (!(await this.exists(table, name))) throw new IndexNotFoundError(name, { connector: CONNECTOR });
     const insert = (tx: SqlQueryable, batch: typeof unique) =>
       tx.query(
         `INSERT INTO ${table} (${[c.id, c.embedding, c.tags, c.payload, c.content].map(quoteIdent).join(', ')})
@@ -190,13 +211,14 @@ export class PostgresMemoryDb implements IMemoryDb {
     const where = toSqlCondition(options.filters, quoteIdent(c.tags), 4);
     const efSearch = Math.min(1000, Math.max(limit, Math.floor(this.options.efSearch ?? 100)));
     const client = await this.client();
-    if (!(await this.exists(table))) return;
+    if (!(await this.exists(table, name))) return;
+    const iterativeScan = this.iterativeScan();
     let rows: Row[];
     try {
       rows = await client.transaction(async (tx) => {
-        // Filters and minRelevance are applied during the index scan, not after a fixed top-k.
         await tx.query(`SET LOCAL hnsw.ef_search = ${efSearch}`);
-        await tx.query(`SET LOCAL hnsw.iterative_scan = strict_order`);
+        // Filters and minRelevance are applied during the index scan, not after a fixed top-k (pgvector >= 0.8).
+        if (iterativeScan) await tx.query(`SET LOCAL hnsw.iterative_scan = strict_order`);
         const result = await tx.query<Row>(
           `SELECT ${this.selectColumns(options.withEmbeddings)}, 1 - (${distance}) AS relevance
            FROM ${table}
@@ -220,10 +242,11 @@ export class PostgresMemoryDb implements IMemoryDb {
     const where = toSqlCondition(options.filters, quoteIdent(this.columns.tags), 1);
     const limit = options.limit !== undefined && options.limit > 0 ? ` LIMIT ${Math.floor(options.limit)}` : '';
     const table = this.table(name);
-    if (!(await this.exists(table))) return;
+    const client = await this.client();
+    if (!(await this.exists(table, name))) return;
     let rows: Row[];
     try {
-      ({ rows } = await (await this.client()).query<Row>(
+      ({ rows } = await client.query<Row>(
         `SELECT ${this.selectColumns(options.withEmbeddings)} FROM ${table}
          WHERE ${where.sql} ORDER BY ${quoteIdent(this.columns.id)} COLLATE "C"${limit}`,
         where.params,
@@ -238,9 +261,10 @@ export class PostgresMemoryDb implements IMemoryDb {
   async delete(index: string, record: { id: string }): Promise<void> {
     const name = normalizeIndexName(index);
     const table = this.table(name);
-    if (!(await this.exists(table))) return;
+    const client = await this.client();
+    if (!(await this.exists(table, name))) return;
     try {
-      await (await this.client()).query(`DELETE FROM ${table} WHERE ${quoteIdent(this.columns.id)} = $1`, [record.id]);
+      await client.query(`DELETE FROM ${table} WHERE ${quoteIdent(this.columns.id)} = $1`, [record.id]);
     } catch (error) {
       if (isUndefinedTable(error)) return this.forget(table);
       throw translateError(error, name);
@@ -255,9 +279,10 @@ export class PostgresMemoryDb implements IMemoryDb {
   }
 
   /** True when the table exists (remembered once seen, so the common case costs no query). */
-  private async exists(table: string): Promise<boolean> {
+  private async exists(table: string, index: string): Promise<boolean> {
     if (this.knownTables.has(table)) return true;
-    const { rows } = await (await this.client()).query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [table]);
+    const client = await this.client();
+    const { rows } = await this.guard(index, () => client.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [table]));
     if (rows[0]?.found) this.knownTables.add(table);
     return Boolean(rows[0]?.found);
   }
@@ -266,8 +291,38 @@ export class PostgresMemoryDb implements IMemoryDb {
     this.knownTables.delete(table);
   }
 
+  /** Runs `fn`, turning driver errors into km errors (connection trouble becomes a transient KmError). */
+  private async guard<T>(index: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw translateError(error, index);
+    }
+  }
+
+  /** True when searches may use `hnsw.iterative_scan`; logs the recall caveat of older pgvector once. */
+  private iterativeScan(): boolean {
+    const features = this.features;
+    if (!features || features.iterativeScan) return true;
+    if (!this.recallCaveatLogged) {
+      this.recallCaveatLogged = true;
+      this.logger.warn(
+        `[postgres] pgvector ${features.version} has no hnsw.iterative_scan (0.8.0+): a filtered or minRelevance search may return fewer matches than its limit; upgrade pgvector for full recall`,
+      );
+    }
+    return false;
+  }
+
   private table(index: string): string {
-    return qualified(this.schema, this.options.tables?.[index] ?? `${this.prefix}${index}`);
+    const mapped = this.options.tables?.[index];
+    if (mapped === undefined && Buffer.byteLength(index, 'utf8') > this.maxIndexNameLength) {
+      throw new InvalidInputError(
+        'invalid_index_name',
+        `index name "${index}" is ${Buffer.byteLength(index, 'utf8')} bytes; PostgreSQL identifiers hold ${MAX_IDENTIFIER_BYTES} bytes and the table prefix "${this.prefix}" takes ${MAX_IDENTIFIER_BYTES - this.maxIndexNameLength}, so at most ${this.maxIndexNameLength}`,
+        { connector: CONNECTOR },
+      );
+    }
+    return qualified(this.schema, mapped ?? `${this.prefix}${index}`);
   }
 
   private selectColumns(withEmbeddings = false): string {
@@ -295,15 +350,42 @@ export class PostgresMemoryDb implements IMemoryDb {
   private async connect(): Promise<SqlClient> {
     let client: SqlClient;
     if (this.options.pglite) client = clientFromPGlite(this.options.pglite);
-    else if (this.options.pool) client = clientFromPool(this.options.pool, false);
-    else {
+    else if (this.options.pool) {
+      if (this.options.pool.listenerCount?.('error') === 0) this.options.pool.on?.('error', this.onIdleError);
+      client = clientFromPool(this.options.pool, false);
+    } else {
       const { default: pg } = await import('pg');
-      const pool = new pg.Pool({ connectionString: this.options.connectionString, max: this.options.maxConnections ?? 10 });
+      const pool = new pg.Pool({
+        connectionString: this.options.connectionString,
+        max: this.options.maxConnections ?? 10,
+        connectionTimeoutMillis: this.options.connectionTimeoutMs ?? 10_000,
+        keepAlive: true, // notices a peer that vanished without closing (failover, network cut)
+      });
+      pool.on('error', this.onIdleError);
       client = clientFromPool(pool as unknown as PgPoolLike, true);
     }
-    if (this.options.createExtension ?? true) await client.query('CREATE EXTENSION IF NOT EXISTS vector');
+    try {
+      this.features = await setUpPgvector(client, this.options.createExtension ?? true);
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw error;
+    }
     return client;
   }
+
+  /**
+   * A pooled connection died while idle (database restart, failover, idle timeout): the pool has
+   * already dropped it and opens a new one on next use, so this only logs. Without this
+   * listener `pg` would throw it as an uncaught exception and end the process.
+   */
+  private readonly onIdleError = (error: Error): void => {
+    this.logger.warn(`[postgres] an idle connection was lost; the pool reconnects on next use: ${error.message}`);
+  };
+}
+
+/** Key of the advisory lock serialising creators of one table. */
+function tableLockKey(table: string): bigint {
+  return BigInt.asIntN(64, BigInt(`0x${createHash('sha256').update(`km:table:${table}`).digest('hex').slice(0, 16)}`));
 }
 
 function toRecord(row: Row): MemoryRecord {

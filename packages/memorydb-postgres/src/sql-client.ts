@@ -21,12 +21,18 @@ export interface PgPoolLike {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   connect(): Promise<PgPoolClientLike>;
   end(): Promise<void>;
+  /** `pg.Pool` emits `error` when an idle connection dies; with no listener Node ends the process. */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  listenerCount?(event: 'error'): number;
 }
 
 /** The slice of `pg.PoolClient` the connector uses. */
 export interface PgPoolClientLike {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   release(error?: Error | boolean): void;
+  /** A checked-out `pg` client has no `error` listener of the pool's: the connector adds its own while it holds it. */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  removeListener?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /** The slice of a PGlite instance the connector uses. */
@@ -35,25 +41,38 @@ export interface PGliteLike {
   transaction<T>(fn: (tx: { query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }> }) => Promise<T>): Promise<T>;
 }
 
-/** A client over a `pg` pool; `owned` pools are ended by `close()`. */
+/**
+ * A client over a `pg` pool; `owned` pools are ended by `close()`. A connection held for a
+ * transaction is always released: to the pool when it still works, destroyed when it broke
+ * (so a dead connection never goes back to the pool, and no slot is lost).
+ */
 export function clientFromPool(pool: PgPoolLike, owned: boolean): SqlClient {
   return {
     query: async <R>(text: string, params?: unknown[]) => (await pool.query(text, params)) as SqlResult<R>,
     async transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T> {
       const connection = await pool.connect();
+      let broken: Error | undefined;
+      // Between our queries the socket may die; the error then surfaces on the next query.
+      const onError = (error: Error) => (broken ??= error);
+      connection.on?.('error', onError);
+      const release = (destroy?: Error | boolean) => {
+        connection.removeListener?.('error', onError);
+        connection.release(destroy);
+      };
       try {
         await connection.query('BEGIN');
         const tx: SqlQueryable = { query: async <R>(text: string, params?: unknown[]) => (await connection.query(text, params)) as SqlResult<R> };
         const result = await fn(tx);
         await connection.query('COMMIT');
-        connection.release();
+        release(broken);
         return result;
       } catch (error) {
         try {
+          if (broken) throw broken;
           await connection.query('ROLLBACK');
-          connection.release();
+          release();
         } catch {
-          connection.release(true); // the connection is broken: drop it from the pool
+          release(true); // the connection is broken: drop it from the pool
         }
         throw error;
       }

@@ -1,4 +1,4 @@
-import { MemoryFilters, isKmError } from '@km/core';
+import { MemoryFilters, isKmError, type MemoryRecord } from '@km/core';
 import { describe, expect, it } from 'vitest';
 import { collect, eventually } from '../util/async.js';
 import { record, upsertAll, type MemoryDbFixture } from './memory-db-fixture.js';
@@ -102,6 +102,24 @@ export function recordCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<M
       // Without a native batch, core loops upsert: only the single bad record can be refused.
       const attempt = db.upsertBatch ? db.upsertBatch(index, bad) : db.upsert(index, bad[1]!);
       await expect(attempt).rejects.toSatisfy((e: unknown) => isKmError(e));
+      await wait(async () => expect(await collect(db.getList(index))).toEqual([]));
+    });
+
+    it('refuses NUL and lone surrogates in payload text and tags with a typed error, writing nothing', async () => {
+      const { db, index } = await ready(await fresh());
+      const hostile: Array<[MemoryRecord, 'invalid_argument' | 'invalid_tag']> = [
+        [record('nul-text', [1, 0, 0], {}, { text: 'before\u0000after' }), 'invalid_argument'],
+        [record('lone-text', [1, 0, 0], {}, { text: 'half \ud800 pair' }), 'invalid_argument'],
+        [record('nul-tag', [1, 0, 0], { user: ['al\u0000ice'] }, { text: 'probe' }), 'invalid_tag'],
+        [record('lone-tag', [1, 0, 0], { ['k\udc00']: ['v'] }, { text: 'probe' }), 'invalid_tag'],
+      ];
+      for (const [bad, code] of hostile) {
+        await expect(db.upsert(index, bad), bad.id).rejects.toSatisfy((e: unknown) => isKmError(e, code));
+      }
+      if (db.upsertBatch) {
+        const batch = [record('fine', [1, 0, 0], {}, { text: 'probe' }), hostile[0]![0]];
+        await expect(db.upsertBatch(index, batch)).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_argument'));
+      }
       await wait(async () => expect(await collect(db.getList(index))).toEqual([]));
     });
 
