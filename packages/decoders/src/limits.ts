@@ -8,6 +8,12 @@ export interface DecoderLimits {
   maxUncompressedBytes: number;
   /** Office files (zip): most entries in the archive. @default 10000 */
   maxZipEntries: number;
+  /**
+   * Office files (zip): most inflated bytes per compressed byte of one entry, checked as it
+   * inflates once the entry passes 1 MiB (Apache POI's default; real Office parts stay well
+   * under it, zip bombs run near deflate's 1032:1). @default 100
+   */
+  maxCompressionRatio: number;
   /** Most PDF pages or presentation slides. @default 2000 */
   maxPages: number;
   /** Most spreadsheet sheets. @default 200 */
@@ -22,6 +28,7 @@ export const DEFAULT_LIMITS: DecoderLimits = {
   maxFileBytes: 100 * 1024 * 1024,
   maxUncompressedBytes: 256 * 1024 * 1024,
   maxZipEntries: 10_000,
+  maxCompressionRatio: 100,
   maxPages: 2_000,
   maxSheets: 200,
   maxRows: 1_000_000,

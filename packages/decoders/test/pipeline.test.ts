@@ -37,12 +37,14 @@ describe('decoders in the pipeline', () => {
       .addBuffer('locked.pdf', makeEncryptedPdf())
       .addBuffer('cut.pdf', pdf.subarray(0, pdf.length >> 1))
       .addBuffer('notes.docx', makeDocx([{ text: 'Cable notes', heading: 1 }, [['Cable', 'Length'], ['MAREA', '6600 km']]]));
-    await km.importDocument(document);
+    // A failed file makes the document failed (core's readiness rule); the good files are still indexed.
+    const error = await km.importDocument(document).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'pipeline_failed', message: expect.stringMatching(/3 of 7 file\(s\)/) });
     const status = await km.getDocumentStatus('mixed');
-    expect(status).toMatchObject({ completed: true, failed: false });
+    expect(status).toMatchObject({ completed: false, failed: true });
     const failures = Object.fromEntries((status!.failed_files ?? []).map((f) => [f.name, f.error]));
     expect(Object.keys(failures).sort()).toEqual(['bomb.docx', 'cut.pdf', 'locked.pdf']);
-    expect(failures['bomb.docx']).toMatch(/maxUncompressedBytes/);
+    expect(failures['bomb.docx']).toMatch(/word\/document\.xml.*maxCompressionRatio/);
     expect(failures['locked.pdf']).toMatch(/encrypted/);
     expect(failures['cut.pdf']).toMatch(/truncated/);
     const files = async (query: string) => (await km.search(query, { limit: 5, minRelevance: 0.05 })).results.map((c) => c.sourceName);
@@ -58,9 +60,9 @@ describe('decoders in the pipeline', () => {
     const hanging: IContentDecoder = { name: 'hangs', supportsMimeType: (m) => m === 'application/x-hang', decode: () => new Promise(() => undefined) };
     const km = memory((b) => b.withDecoder(hanging).withExtractionOptions({ decoderTimeoutMs: 200 }));
     const document = new Document('slow').addBuffer('stuck.bin', Buffer.from('x'), 'application/x-hang').addBuffer('fine.txt', Buffer.from('Fine text.'));
-    await km.importDocument(document);
+    await expect(km.importDocument(document)).rejects.toMatchObject({ code: 'pipeline_failed', message: expect.stringMatching(/stuck\.bin/) });
     const status = await km.getDocumentStatus('slow');
-    expect(status?.completed).toBe(true);
+    expect(status).toMatchObject({ completed: false, failed: true });
     expect(status?.failed_files).toEqual([{ name: 'stuck.bin', error: expect.stringMatching(/longer than 200 ms \(decoderTimeoutMs\)/) }]);
   });
 

@@ -1,3 +1,4 @@
+import { KmError } from '@km/core';
 import { Parser } from 'htmlparser2';
 
 /** Callbacks of a streaming XML read; tag names come without their namespace prefix. */
@@ -7,17 +8,40 @@ export interface XmlHandlers {
   text?(text: string): void;
 }
 
-/** Streams an XML part through `handlers` (entities decoded). */
+/** Deepest element nesting read (Office parts nest a few dozen levels; a nesting bomb millions). */
+export const MAX_XML_DEPTH = 1_000;
+/** Bytes handed to the parser at a time, so a large part is never one giant string. */
+const XML_SLICE_BYTES = 64 * 1024;
+
+/**
+ * Streams an XML part through `handlers` (entities decoded). The part is decoded and parsed
+ * in slices, and nesting deeper than {@link MAX_XML_DEPTH} fails with `content_too_large`.
+ */
 export function readXml(xml: Uint8Array | string, handlers: XmlHandlers): void {
+  let depth = 0;
   const parser = new Parser(
     {
-      onopentag: (name, attributes) => handlers.open?.(localName(name), stripPrefixes(attributes)),
-      onclosetag: (name) => handlers.close?.(localName(name)),
+      onopentag: (name, attributes) => {
+        if (++depth > MAX_XML_DEPTH) throw new KmError('content_too_large', `an XML part nests elements deeper than ${MAX_XML_DEPTH} levels`);
+        handlers.open?.(localName(name), stripPrefixes(attributes));
+      },
+      onclosetag: (name) => {
+        depth--;
+        handlers.close?.(localName(name));
+      },
       ontext: (text) => handlers.text?.(text),
     },
     { xmlMode: true, decodeEntities: true },
   );
-  parser.end(typeof xml === 'string' ? xml : new TextDecoder().decode(xml));
+  if (typeof xml === 'string') {
+    parser.end(xml);
+    return;
+  }
+  const decoder = new TextDecoder();
+  for (let offset = 0; offset < xml.length; offset += XML_SLICE_BYTES) {
+    parser.write(decoder.decode(xml.subarray(offset, offset + XML_SLICE_BYTES), { stream: true }));
+  }
+  parser.end(decoder.decode());
 }
 
 function localName(name: string): string {

@@ -1,10 +1,18 @@
-import { Unzip, UnzipInflate, UnzipPassThrough } from 'fflate';
+import { KmError } from '@km/core';
 import { checkAborted, overLimit, unreadable, type DecoderLimits } from '../limits.js';
+import { inflateEntry } from './bounded-inflate.js';
+import { readZipDirectory } from './zip-directory.js';
+
+/** Inflated bytes an entry may reach before `maxCompressionRatio` is checked (small parts compress well). */
+export const RATIO_GRACE_BYTES = 1024 * 1024;
 
 /**
- * Reads the entries of a zip archive that `wanted` selects, counting every entry against
- * `maxZipEntries` and every inflated byte (whatever the headers claim) against
- * `maxUncompressedBytes`, so a zip bomb stops at the limit instead of filling memory.
+ * Reads the entries of a zip archive that `wanted` selects, from its central directory.
+ * Every entry counts against `maxZipEntries`; each wanted entry is inflated as a stream and
+ * stopped as soon as its inflated bytes pass the size its headers declare, `maxCompressionRatio`
+ * times the compressed bytes read so far (past {@link RATIO_GRACE_BYTES}), or, with the
+ * entries read before it, `maxUncompressedBytes`. A zip bomb thus costs a few MiB of memory
+ * before it is refused, never its inflated size.
  */
 export function readZipEntries(
   data: Uint8Array,
@@ -13,55 +21,37 @@ export function readZipEntries(
   format: string,
   signal?: AbortSignal,
 ): Map<string, Uint8Array> {
-  if (data.length < 4 || data[0] !== 0x50 || data[1] !== 0x4b) throw unreadable(format, 'not a zip archive (Office files are zip archives)');
-  // The end-of-central-directory record closes every zip: without it the file was cut short.
-  const tail = Buffer.from(data.buffer, data.byteOffset, data.byteLength).subarray(Math.max(0, data.length - 65_557));
-  if (tail.indexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06])) < 0) throw unreadable(format, 'the archive is truncated (no end of central directory)');
-  const entries = new Map<string, Uint8Array>();
-  let count = 0;
-  let inflated = 0;
-  let failure: unknown;
-  const unzip = new Unzip((file) => {
-    if (failure) return;
-    count++;
-    if (count > limits.maxZipEntries) {
-      failure = overLimit(`the ${format} archive`, 'maxZipEntries', limits.maxZipEntries);
-      return;
-    }
-    const name = file.name.replace(/\\/g, '/').replace(/^\/+/, '');
-    if (!wanted(name)) return;
-    const chunks: Uint8Array[] = [];
-    file.ondata = (error, chunk, final) => {
-      if (failure) return;
-      if (error) {
-        failure = unreadable(format, `entry ${name} is corrupt (${error.message})`, error);
-        return;
-      }
-      inflated += chunk.length;
-      if (inflated > limits.maxUncompressedBytes) {
-        failure = overLimit(`the ${format} archive's uncompressed content`, 'maxUncompressedBytes', limits.maxUncompressedBytes);
-        file.terminate();
-        return;
-      }
-      chunks.push(chunk);
-      if (final) entries.set(name, concat(chunks));
-    };
-    file.start();
+  const directory = readZipDirectory(data, format, (index) => {
+    if (index >= limits.maxZipEntries) throw overLimit(`the ${format} archive`, 'maxZipEntries', limits.maxZipEntries);
   });
-  unzip.register(UnzipInflate);
-  unzip.register(UnzipPassThrough);
-  try {
-    // Push in slices so that a time limit or a bomb is noticed between them.
-    const step = 1 << 20;
-    for (let offset = 0; offset < data.length && !failure; offset += step) {
-      checkAborted(signal);
-      unzip.push(data.subarray(offset, Math.min(offset + step, data.length)), offset + step >= data.length);
+  if (directory.length === 0) throw unreadable(format, 'the archive holds no entries');
+  const entries = new Map<string, Uint8Array>();
+  let total = 0;
+  for (const entry of directory) {
+    if (!wanted(entry.name)) continue;
+    checkAborted(signal);
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    try {
+      inflateEntry(entry.method, entry.compressed, (chunk, consumed) => {
+        size += chunk.length;
+        total += chunk.length;
+        if (size > entry.declaredSize) throw unreadable(format, `entry ${entry.name} inflates past the ${entry.declaredSize} bytes its zip headers declare`);
+        if (total > limits.maxUncompressedBytes) {
+          throw overLimit(`the ${format} archive's uncompressed content (at entry ${entry.name})`, 'maxUncompressedBytes', limits.maxUncompressedBytes);
+        }
+        if (size > RATIO_GRACE_BYTES && size > consumed * limits.maxCompressionRatio) {
+          throw overLimit(`entry ${entry.name} of the ${format} archive (${size} bytes inflated from ${consumed})`, 'maxCompressionRatio', limits.maxCompressionRatio);
+        }
+        checkAborted(signal);
+        chunks.push(chunk);
+      });
+    } catch (e) {
+      if (e instanceof KmError) throw e;
+      throw unreadable(format, `entry ${entry.name} is corrupt (${(e as Error).message})`, e);
     }
-  } catch (e) {
-    failure ??= unreadable(format, `the archive is corrupt (${(e as Error).message})`, e);
+    entries.set(entry.name, concat(chunks));
   }
-  if (failure) throw failure;
-  if (count === 0) throw unreadable(format, 'the archive holds no entries');
   return entries;
 }
 
