@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { join, resolve } from 'node:path';
 import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
@@ -7,6 +6,7 @@ import type { MemoryService } from '@km/core';
 import type { ServiceConfig } from './config.js';
 import { AccessKeys } from './http/access-keys.js';
 import { problem, toProblem } from './http/problem-details.js';
+import { uploadSpoolDirectory } from './http/upload-spool.js';
 import type { ServiceMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
 import { registerDocumentRoutes } from './routes/documents.js';
@@ -99,7 +99,7 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
     docs: config.docs,
     openApi: openApiDocument({ version: SERVICE_VERSION, authHeader: config.auth.enabled ? config.auth.header : undefined }),
   });
-  registerUploadRoute(app, memory, { maxUploadBytes: config.maxUploadBytes, spoolDirectory: join(resolve(config.dataDirectory), 'tmp', 'uploads') });
+  registerUploadRoute(app, memory, { maxUploadBytes: config.maxUploadBytes, spoolDirectory: uploadSpoolDirectory(config.dataDirectory) });
   registerDocumentRoutes(app, memory);
   registerIndexRoutes(app, memory);
   registerRetrievalRoutes(app, memory);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type pino from 'pino';
 import type { KernelMemoryBuilder, MemoryService } from '@km/core';
 import { createApp } from './app.js';
+import { removeStaleSpool, uploadSpoolDirectory } from './http/upload-spool.js';
 import { loadConfig, type ServiceConfig, type ServiceConfigInput } from './config.js';
 import { createServiceLogger, toKmLogger } from './logging.js';
 import { createMemoryFromConfig, describeAi } from './memory-factory.js';
@@ -45,6 +46,8 @@ export interface RunningService {
 export async function startService(options: StartOptions = {}): Promise<RunningService> {
   const metrics = new ServiceMetrics();
   const { config, logger, memory, stopMemory } = await openMemory(options, metrics, (c) => c.runHandlers);
+  const stale = await removeStaleSpool(uploadSpoolDirectory(config.dataDirectory));
+  if (stale.length > 0) logger.info({ folders: stale.length }, 'removed upload spool folders left by a process that stopped');
   const app = await createApp({ memory, config, logger, metrics });
   try {
     await app.listen({ host: config.host, port: config.port });

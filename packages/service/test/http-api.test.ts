@@ -159,7 +159,7 @@ describe('bad input gets a 4xx ProblemDetails and loses nothing', () => {
   const cases: Array<[string, () => Promise<Response>, number, RegExp]> = [
     ['upload without a file', () => post('/upload', uploadForm({ documentId: 'nofile' }, [])), 400, /No file was uploaded/],
     ['upload that is not multipart', () => json('/upload', { documentId: 'x' }), 400, /multipart/],
-    ['tag without a colon', () => post('/upload', uploadForm({ documentId: 'bad-tag', tags: 'nocolon' }, file)), 400, /key:value/],
+    ['tag without a key', () => post('/upload', uploadForm({ documentId: 'bad-tag', tags: ':value' }, file)), 400, /no key/],
     ['reserved tag key', () => post('/upload', uploadForm({ documentId: 'reserved', tags: '__document_id:other' }, file)), 400, /reserved/],
     ['invalid index name', () => post('/upload', uploadForm({ index: 'bad*index', documentId: 'idx' }, file)), 400, /index name/],
     ['two index values', () => post('/upload', uploadForm({ index: ['a', 'b'], documentId: 'two' }, file)), 400, /multiple values/],

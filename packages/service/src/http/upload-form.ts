@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { KmError, RESERVED_TAG_PREFIX, validateFileName, type TagCollection } from '@km/core';
 import { HttpProblem } from './problem-details.js';
+import { newSpoolFolderName } from './upload-spool.js';
 
 /** A file of an upload, spooled to disk until the document is stored. */
 export interface SpooledFile {
@@ -47,7 +47,7 @@ export async function readUploadForm(request: FastifyRequest, options: { maxByte
   if (Number.isFinite(declared) && declared > options.maxBytes) {
     throw new HttpProblem(413, `the upload is ${declared} bytes, over the limit of ${options.maxBytes}`, 'content_too_large');
   }
-  const folder = join(options.spoolDirectory, randomUUID());
+  const folder = join(options.spoolDirectory, newSpoolFolderName());
   const cleanup = () => rm(folder, { recursive: true, force: true });
   const fields = new Map<string, string[]>();
   const files: SpooledFile[] = [];
@@ -153,18 +153,18 @@ function single(fields: Map<string, string[]>, name: string, message: string): s
   return value ? value : undefined;
 }
 
-/** `key:value` pairs; `key:` is a key without value. A value without a colon, or a reserved key, is refused. */
+/**
+ * `key:value` pairs, split at the first colon as KM does; `key:` and `key` (no colon) are a
+ * key without value. An empty key or a reserved (`__`) key is refused.
+ */
 export function parseTags(values: readonly string[]): TagCollection {
   const tags: TagCollection = {};
   for (const raw of values) {
     const tag = raw.trim();
     if (tag === '') continue;
     const colon = tag.indexOf(':');
-    if (colon < 0) {
-      throw new HttpProblem(400, `tag ${JSON.stringify(tag)} must be written key:value`, 'invalid_tag');
-    }
-    const key = tag.slice(0, colon).trim();
-    const value = tag.slice(colon + 1).trim();
+    const key = (colon < 0 ? tag : tag.slice(0, colon)).trim();
+    const value = colon < 0 ? '' : tag.slice(colon + 1).trim();
     if (key === '') throw new HttpProblem(400, `tag ${JSON.stringify(tag)} has no key`, 'invalid_tag');
     if (key.startsWith(RESERVED_TAG_PREFIX)) {
       throw new HttpProblem(400, `the tag name prefix '${RESERVED_TAG_PREFIX}' is reserved for internal use: ${JSON.stringify(key)}`, 'invalid_tag');
