@@ -33,6 +33,7 @@ const TYPES: Record<number, string> = {
   405: 'https://tools.ietf.org/html/rfc9110#section-15.5.6',
   413: 'https://tools.ietf.org/html/rfc9110#section-15.5.14',
   415: 'https://tools.ietf.org/html/rfc9110#section-15.5.16',
+  416: 'https://tools.ietf.org/html/rfc9110#section-15.5.17',
   500: 'https://tools.ietf.org/html/rfc9110#section-15.6.1',
   503: 'https://tools.ietf.org/html/rfc9110#section-15.6.4',
 };

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { normalizeIndexName, validateDocumentId, validateFileName, type MemoryService } from '@km/core';
+import { byteSlice, parseRange } from '../http/byte-range.js';
 import { HttpProblem } from '../http/problem-details.js';
 import { uploadStatusLocation } from './locations.js';
 
@@ -7,6 +8,8 @@ interface DocumentQuery {
   index?: string;
   documentId?: string;
   filename?: string;
+  /** `true`: internal files of the document (pipeline state, extracted text, partitions, embeddings) may be downloaded too. */
+  artifacts?: string;
 }
 
 /** `GET /upload-status`, `DELETE /documents` and `GET /download`. */
@@ -33,15 +36,45 @@ export function registerDocumentRoutes(app: FastifyInstance, memory: MemoryServi
     const filename = request.query.filename?.trim();
     if (!filename) throw new HttpProblem(400, "'filename' query parameter is missing or has no value", 'invalid_file_name');
     validateFileName(filename);
+    if (!flag(request.query.artifacts, 'artifacts')) await checkUploadedFile(memory, index, documentId, filename);
     const file = await memory.exportFile(documentId, filename, index);
+    const lastModified = file.lastWrite.toUTCString();
+    reply.header('accept-ranges', 'bytes');
+    // If-Range: a range of the version the client has, or the whole file when it changed.
+    const ifRange = request.headers['if-range'];
+    const range = ifRange && ifRange !== lastModified ? { kind: 'full' as const } : parseRange(request.headers.range, file.size);
+    if (range.kind === 'unsatisfiable') {
+      reply.header('content-range', `bytes */${file.size}`);
+      throw new HttpProblem(416, `the range ${JSON.stringify(request.headers.range)} is outside the file's ${file.size} bytes`, 'range_not_satisfiable');
+    }
+    reply.header('last-modified', lastModified).header('content-type', file.fileType).header('content-disposition', contentDisposition(filename));
     const stream = await file.getStream();
+    if (range.kind === 'full') return reply.header('content-length', String(file.size)).send(stream);
     return reply
-      .header('content-type', file.fileType)
-      .header('content-length', String(file.size))
-      .header('last-modified', file.lastWrite.toUTCString())
-      .header('content-disposition', contentDisposition(filename))
-      .send(stream);
+      .code(206)
+      .header('content-range', `bytes ${range.start}-${range.end}/${file.size}`)
+      .header('content-length', String(range.end - range.start + 1))
+      .send(stream.pipe(byteSlice(range.start, range.end)));
   });
+}
+
+/**
+ * Only the files a client uploaded are downloadable by default: the pipeline's state and the
+ * files it derives (extracted text, partitions, embeddings) need `artifacts=true`.
+ */
+async function checkUploadedFile(memory: MemoryService, index: string, documentId: string, filename: string): Promise<void> {
+  const pipeline = await memory.orchestrator.statusStore.read(index, documentId);
+  if (!pipeline) throw new HttpProblem(404, `document "${documentId}" not found in index "${index}"`, 'document_not_found');
+  if (!pipeline.files.some((f) => f.name === filename)) {
+    throw new HttpProblem(404, `"${filename}" is not an uploaded file of document "${documentId}" (internal files need artifacts=true)`, 'file_not_found');
+  }
+}
+
+/** A boolean query parameter: absent, `true`/`1` or `false`/`0`. */
+function flag(value: string | undefined, name: string): boolean {
+  if (value === undefined || value === '' || value === 'false' || value === '0') return false;
+  if (value === 'true' || value === '1') return true;
+  throw new HttpProblem(400, `'${name}' must be true or false, got ${JSON.stringify(value)}`, 'invalid_argument');
 }
 
 function documentParams(query: DocumentQuery): { index: string; documentId: string } {

@@ -1,0 +1,81 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, uploadForm, waitForCompletion } from './helpers.js';
+
+const CONTENT = Array.from({ length: 200 }, (_, i) => `line ${i}: the Moon orbits the Earth.`).join('\n');
+
+describe('GET /download', () => {
+  let service: Awaited<ReturnType<typeof startTestService>>;
+  const url = (filename: string, extra = '') => `${service.url}/download?index=docs&documentId=doc1&filename=${encodeURIComponent(filename)}${extra}`;
+  beforeAll(async () => {
+    service = await startTestService();
+    const res = await fetch(`${service.url}/upload`, { method: 'POST', body: uploadForm({ index: 'docs', documentId: 'doc1' }, [{ name: 'moon.txt', content: CONTENT }]) });
+    expect(res.status).toBe(202);
+    await waitForCompletion(service.url, 'doc1', 'docs');
+  });
+  afterAll(() => service.dispose());
+
+  it('serves the whole file with Accept-Ranges when no range is asked', async () => {
+    const res = await fetch(url('moon.txt'));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('accept-ranges')).toBe('bytes');
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(CONTENT)));
+    expect(await res.text()).toBe(CONTENT);
+  });
+
+  it.each([
+    ['bytes=0-9', 0, 9],
+    ['bytes=100-', 100, CONTENT.length - 1],
+    ['bytes=-25', CONTENT.length - 25, CONTENT.length - 1],
+    ['bytes=5000-999999', 5000, CONTENT.length - 1],
+  ])('serves %s as 206 with Content-Range', async (range, start, end) => {
+    const res = await fetch(url('moon.txt'), { headers: { range } });
+    expect(res.status).toBe(206);
+    expect(res.headers.get('content-range')).toBe(`bytes ${start}-${end}/${CONTENT.length}`);
+    expect(res.headers.get('content-length')).toBe(String(end - start + 1));
+    expect(await res.text()).toBe(CONTENT.slice(start, end + 1));
+  });
+
+  it('answers 416 with the size for a range past the end', async () => {
+    const res = await fetch(url('moon.txt'), { headers: { range: `bytes=${CONTENT.length}-` } });
+    expect(res.status).toBe(416);
+    expect(res.headers.get('content-range')).toBe(`bytes */${CONTENT.length}`);
+    expect(res.headers.get('content-type')).toMatch(/problem\+json/);
+  });
+
+  it('serves the whole file when If-Range names another version', async () => {
+    const res = await fetch(url('moon.txt'), { headers: { range: 'bytes=0-9', 'if-range': 'Thu, 01 Jan 1970 00:00:00 GMT' } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe(CONTENT);
+  });
+
+  it('streams a range of a large file from disk', async () => {
+    // real bytes over a raw socket: the body stops at the range's end
+    const body = await new Promise<string>((resolve, reject) => {
+      request(url('moon.txt'), { headers: { range: 'bytes=7-13' } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve(text));
+      }).on('error', reject).end();
+    });
+    expect(body).toBe(CONTENT.slice(7, 14));
+  });
+
+  it.each(['__pipeline_status.json', 'moon.txt.extract.txt', 'moon.txt.partition.0.txt'])('does not serve the internal file %s (404)', async (name) => {
+    const res = await fetch(url(name));
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ code: 'file_not_found', detail: expect.stringMatching(/artifacts=true/) });
+  });
+
+  it('serves internal files when asked with artifacts=true', async () => {
+    const status = await fetch(url('__pipeline_status.json', '&artifacts=true'));
+    expect(status.status).toBe(200);
+    expect(await status.json()).toMatchObject({ document_id: 'doc1' });
+    const listed = Object.keys(((await (await fetch(url('__pipeline_status.json', '&artifacts=true'))).json()) as { files: Array<{ generated_files: object }> }).files[0]!.generated_files);
+    expect(listed.length).toBeGreaterThan(0);
+    for (const name of listed) expect((await fetch(url(name, '&artifacts=true'))).status).toBe(200);
+  });
+
+  it('refuses an artifacts value that is not a boolean', async () => {
+    expect((await fetch(url('moon.txt', '&artifacts=maybe'))).status).toBe(400);
+  });
+});
