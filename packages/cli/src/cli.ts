@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { KmError, MemoryFilter, isKmError, type DataPipelineStatus, type MemoryAnswer } from '@km/core';
+import { KmError, MemoryFilter, isKmError, isStatusReady, statusFailure, type DataPipelineStatus, type MemoryAnswer } from '@km/core';
 import { parseTags, startService, startWorker, type MemoryDbType, type QueueType, type ServiceConfigInput } from '@km/service';
 import { formatSearch, formatSources } from './format.js';
 import { expandInputs } from './inputs.js';
@@ -75,8 +75,14 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
         }
         const results = opts.wait || target.local ? await waitAll(target, ids, opts.index) : undefined;
         if (opts.json) print(`${JSON.stringify(results ?? ids.map((documentId) => ({ documentId, queued: true })))}\n`);
-        else print(results ? `${results.filter((r) => r.completed).length} of ${ids.length} documents ready\n` : `${ids.length} documents queued: ${ids.join(', ')}\n`);
-        if (results?.some((r) => r.failed)) process.exitCode = 2;
+        else {
+          print(results ? `${results.filter(isStatusReady).length} of ${ids.length} documents ready\n` : `${ids.length} documents queued: ${ids.join(', ')}\n`);
+          for (const [i, r] of (results ?? []).entries()) {
+            const failure = statusFailure(r);
+            if (failure !== undefined) print(`${ids[i]}: failed: ${failure}\n`);
+          }
+        }
+        if (results?.some((r) => statusFailure(r) !== undefined)) process.exitCode = 2;
       });
     });
 
@@ -236,7 +242,7 @@ async function waitAll(target: MemoryTarget, ids: string[], index: string | unde
       for (const id of [...pending]) {
         const status = await target.status(id, index);
         progress.update(id, status);
-        if (status && (status.failed || (status.completed && !status.empty))) {
+        if (status && (statusFailure(status) !== undefined || isStatusReady(status))) {
           final.set(id, status);
           pending.delete(id);
         }
@@ -249,9 +255,13 @@ async function waitAll(target: MemoryTarget, ids: string[], index: string | unde
   return ids.map((id) => final.get(id)!);
 }
 
+/** A document's state in words: a failed file makes it failed, with each file and its reason. */
 function stateOf(status: DataPipelineStatus): string {
-  if (status.failed) return `failed (${status.error ?? 'no reason'})`;
-  return status.completed ? 'completed' : 'in progress';
+  const failure = statusFailure(status);
+  if (failure !== undefined) return `failed (${failure})`;
+  if (status.completed) return 'completed';
+  const failedFiles = status.failed_files ?? [];
+  return failedFiles.length > 0 ? `in progress, failed files: ${failedFiles.map((f) => `${f.name} (${f.error})`).join(', ')}` : 'in progress';
 }
 
 /** Prints an error the way a user can act on, and returns the exit code. */

@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import type { DataPipelineStatus } from '@km/core';
+import { statusFailure, type DataPipelineStatus } from '@km/core';
 
 /** Shows one progress bar per document (steps done of steps), or plain lines when not on a terminal. */
 export class ImportProgress {
@@ -19,7 +19,8 @@ export class ImportProgress {
   update(documentId: string, status: DataPipelineStatus | null): void {
     const total = Math.max(1, status?.steps.length ?? 1);
     const done = status?.completed_steps.length ?? 0;
-    const state = !status ? 'queued' : status.failed ? `failed: ${status.error ?? ''}` : status.completed ? 'done' : `${status.remaining_steps[0] ?? ''}...`;
+    const failure = status ? statusFailure(status) : undefined;
+    const state = !status ? 'queued' : failure !== undefined ? `failed: ${failure}` : status.completed ? 'done' : `${status.remaining_steps[0] ?? ''}...`;
     if (this.multibar) {
       let bar = this.bars.get(documentId);
       if (!bar) this.bars.set(documentId, (bar = this.multibar.create(total, 0, { document: documentId, state })));

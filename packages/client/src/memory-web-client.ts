@@ -3,9 +3,11 @@ import { Readable } from 'node:stream';
 import {
   documentFromInput,
   InvalidInputError,
+  isStatusReady,
   KmError,
   MemoryFilter,
   normalizeIndexName,
+  statusFailure,
   toMemoryFilters,
   type DataPipelineStatus,
   type DocumentFileSource,
@@ -130,9 +132,10 @@ export class MemoryWebClient implements IKernelMemory {
     await this.request('DELETE', `/documents?${query({ index: normalizeIndexName(index), documentId })}`, { allow404: true });
   }
 
+  /** True once the document is completed, not empty, and none of its files failed. */
   async isDocumentReady(documentId: string, index?: string): Promise<boolean> {
     const status = await this.getDocumentStatus(documentId, index);
-    return status !== null && status.completed && !status.empty;
+    return status !== null && isStatusReady(status);
   }
 
   async getDocumentStatus(documentId: string, index?: string): Promise<DataPipelineStatus | null> {
@@ -143,7 +146,8 @@ export class MemoryWebClient implements IKernelMemory {
 
   /**
    * Polls the status until the document is completed; throws `pipeline_failed` when it
-   * failed and `aborted` at the time limit.
+   * failed, or when a file of it failed (the message names each file and its reason, also
+   * against services that report such a document `completed`), and `aborted` at the time limit.
    */
   async waitForDocument(documentId: string, options: WaitOptions = {}): Promise<DataPipelineStatus> {
     const deadline = Date.now() + (options.timeoutMs ?? 300_000);
@@ -153,8 +157,9 @@ export class MemoryWebClient implements IKernelMemory {
       const status = await this.getDocumentStatus(documentId, options.index);
       if (status) {
         options.onStatus?.(status);
-        if (status.failed) throw new KmError('pipeline_failed', `document "${documentId}" failed: ${status.error ?? 'unknown reason'}`);
-        if (status.completed && !status.empty) return status;
+        const failure = statusFailure(status);
+        if (failure !== undefined) throw new KmError('pipeline_failed', `document "${documentId}" failed: ${failure}`);
+        if (isStatusReady(status)) return status;
       }
       if (Date.now() >= deadline) throw new KmError('aborted', `document "${documentId}" was not ready in time`);
       await new Promise((r) => setTimeout(r, interval));
