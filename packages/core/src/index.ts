@@ -83,6 +83,7 @@ export { checkRecord, checkVectorRecord, checkBatchForIndex, type CheckedRecord 
 export { compareRecordIds, rankResults } from './memory-storage/result-order.js';
 export { searchLimit } from './memory-storage/search-limit.js';
 export { resolveQueryVector } from './memory-storage/query-vector.js';
+export { documentIdsOf, isRecordLossSource, type RecordLoss, type RecordLossSource } from './memory-storage/record-loss.js';
 
 // AI
 export { BpeTokenizer, CL100KTokenizer, PLAIN_TEXT_ENCODING, type BpeEncoding } from './ai/gpt-tokenizer.js';

@@ -7,6 +7,13 @@ export type LogEntry =
   | { op: 'upsert'; record: { id: string; tags: unknown; payloadJson: string }; vector: Float32Array | undefined }
   | { op: 'delete'; id: string };
 
+/** What `load()` cut from the end of a log: its size and the record ids it still names. */
+export interface TornTail {
+  bytes: number;
+  /** Ids found in the cut bytes (upserts and deletes), in order, without duplicates; best effort. */
+  recordIds: string[];
+}
+
 const OP_UPSERT = 1;
 const OP_DELETE = 2;
 const HEADER = 8; // body length u32 + crc32 u32
@@ -21,6 +28,8 @@ export class RecordLog {
   private handle: FileHandle | undefined;
   /** Entries in the file that a later entry replaced or deleted. */
   deadEntries = 0;
+  /** What the last `load()` cut, if it cut anything. */
+  lastCut: TornTail | undefined;
 
   constructor(
     private readonly directory: string,
@@ -42,7 +51,11 @@ export class RecordLog {
       throw error;
     }
     const { entries, end } = parse(data);
-    if (end < data.length) await truncate(this.path, end);
+    this.lastCut = undefined;
+    if (end < data.length) {
+      this.lastCut = { bytes: data.length - end, recordIds: salvageIds(data.subarray(end)) };
+      await truncate(this.path, end);
+    }
     return entries;
   }
 
@@ -159,6 +172,27 @@ function parse(data: Buffer): { entries: LogEntry[]; end: number } {
     offset = end;
   }
   return { entries, end: offset };
+}
+
+/**
+ * The record ids still readable in a torn or corrupt tail: every entry's JSON starts with
+ * `{"id":"…"`, so the ids of entries cut short (and of any intact ones after a corrupt one)
+ * can be read even when the entry cannot.
+ */
+export function salvageIds(tail: Buffer): string[] {
+  const ids = new Set<string>();
+  const marker = Buffer.from('{"id":"', 'utf8');
+  for (let at = tail.indexOf(marker); at >= 0; at = tail.indexOf(marker, at + marker.length)) {
+    const text = tail.subarray(at + marker.length - 1, at + marker.length - 1 + 4096).toString('utf8');
+    const literal = /^"(?:[^"\\]|\\.)*"/.exec(text);
+    if (!literal) continue; // the id itself was cut
+    try {
+      ids.add(JSON.parse(literal[0]) as string);
+    } catch {
+      // not a JSON string after all
+    }
+  }
+  return [...ids];
 }
 
 function encode(entry: LogEntry): Buffer {

@@ -13,6 +13,8 @@ import { RecordLog, type LogEntry } from './record-log.js';
 import { checkVectorRecord, type CheckedRecord } from './record-input.js';
 import { VectorIndex, type IndexEntry } from './vector-index.js';
 import { resolveQueryVector } from './query-vector.js';
+import { RecordLossNotifier, type RecordLoss, type RecordLossSource } from './record-loss.js';
+import type { Logger } from '../util/logger.js';
 
 const CONNECTOR = 'simple-vector-db';
 const INDEX_META = 'index.json';
@@ -27,6 +29,8 @@ export interface SimpleVectorDbOptions {
   maxSearchResults?: number;
   /** Embeds text queries passed to `getSimilarList`; vector queries need none. */
   embeddingGenerator?: ITextEmbeddingGenerator;
+  /** Where a torn log tail cut on load is reported, with the record ids it dropped. @default a process warning */
+  logger?: Logger;
 }
 
 interface LoadedIndex {
@@ -52,7 +56,7 @@ interface LoadedIndex {
  * for await (const [record, relevance] of db.getSimilarList('docs', [0.1, 0.2, 0.3], { limit: 5 })) ...
  * ```
  */
-export class SimpleVectorDb implements IMemoryDb {
+export class SimpleVectorDb implements IMemoryDb, RecordLossSource {
   readonly name = CONNECTOR;
   readonly capabilities: MemoryDbCapabilities = { nativeBatch: true, negatedFilters: true, vectorSearch: true };
   private readonly directory: string | undefined;
@@ -62,8 +66,10 @@ export class SimpleVectorDb implements IMemoryDb {
   private readonly indexes = new Map<string, LoadedIndex>();
   private readonly mutex = new KeyedMutex();
   private loading: Promise<void> | undefined;
+  private readonly losses: RecordLossNotifier;
 
   constructor(options: SimpleVectorDbOptions = {}) {
+    this.losses = new RecordLossNotifier(options.logger);
     this.directory = options.directory === undefined ? undefined : resolve(options.directory);
     this.durable = options.durable ?? true;
     this.maxSearchResults = options.maxSearchResults ?? 1000;
@@ -167,6 +173,15 @@ export class SimpleVectorDb implements IMemoryDb {
     });
   }
 
+  /**
+   * Reports the records lost to a torn log tail (a crash mid-write) that this process cut when
+   * it opened an index; losses found before subscribing are replayed. `MemoryService` re-runs
+   * `save_records` for the documents named.
+   */
+  onRecordsLost(listener: (loss: RecordLoss) => void): () => void {
+    return this.losses.onRecordsLost(listener);
+  }
+
   /** Number of records in an index (0 when missing). */
   async count(index: string): Promise<number> {
     await this.ready();
@@ -216,6 +231,7 @@ export class SimpleVectorDb implements IMemoryDb {
     let loaded: LoadedIndex;
     if (repair) {
       entries = await log.load();
+      if (log.lastCut) this.losses.report({ connector: CONNECTOR, index: name, bytes: log.lastCut.bytes, recordIds: log.lastCut.recordIds });
       const position = await log.position();
       loaded = { vectors, log, ino: position?.ino ?? 0, applied: position?.size ?? 0 };
     } else {
