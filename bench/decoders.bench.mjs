@@ -1,7 +1,15 @@
 // Decoder throughput (@km/decoders): PDF pages per second on a generated 200-page PDF, and DOCX
-// megabytes per second on a generated 5 MB Word file (paragraphs, headings and tables).
+// megabytes per second on a generated 5 MB Word file (paragraphs, headings and tables). Then peak
+// memory (maxRSS, one child process per case so that peaks do not mix) while zip bombs are refused:
+// a 1.5 MB .docx that inflates to 1.5 GiB, one and three at once, next to the normal footprint.
 //
 //   pnpm --filter @km/bench bench:decoders
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { constants, crc32, deflateRawSync } from 'node:zlib';
 import { strToU8, zipSync } from 'fflate';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { DocxDecoder, PdfDecoder } from '@km/decoders';
@@ -53,6 +61,57 @@ async function best(runs, fn) {
   return min;
 }
 
+const MIB = 1024 * 1024;
+const rssMb = () => process.resourceUsage().maxRSS / 1024;
+
+/** A .docx whose document.xml inflates to `bytes` zeros: one deflated MiB repeated, never held inflated. */
+function makeBomb(bytes) {
+  const block = deflateRawSync(Buffer.alloc(MIB), { finishFlush: constants.Z_SYNC_FLUSH });
+  const zeros = Buffer.alloc(MIB);
+  const parts = [];
+  let crc = 0;
+  for (let left = bytes; left > 0; left -= MIB) parts.push(block), (crc = crc32(zeros, crc));
+  parts.push(deflateRawSync(Buffer.alloc(0)));
+  const entries = [
+    { name: '_rels/.rels', compressed: deflateRawSync('<Relationships/>'), size: 16, crc: crc32('<Relationships/>') },
+    { name: 'word/document.xml', compressed: Buffer.concat(parts), size: bytes, crc },
+  ];
+  const locals = [];
+  const central = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0), local.writeUInt16LE(20, 4), local.writeUInt16LE(8, 8), local.writeUInt32LE(e.crc >>> 0, 14);
+    local.writeUInt32LE(e.compressed.length, 18), local.writeUInt32LE(e.size >>> 0, 22), local.writeUInt16LE(name.length, 26);
+    const header = Buffer.alloc(46);
+    header.writeUInt32LE(0x02014b50, 0), header.writeUInt16LE(20, 4), header.writeUInt16LE(20, 6), header.writeUInt16LE(8, 10), header.writeUInt32LE(e.crc >>> 0, 16);
+    header.writeUInt32LE(e.compressed.length, 20), header.writeUInt32LE(e.size >>> 0, 24), header.writeUInt16LE(name.length, 28), header.writeUInt32LE(offset, 42);
+    locals.push(local, name, e.compressed), central.push(header, name);
+    offset += 30 + name.length + e.compressed.length;
+  }
+  const directory = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0), end.writeUInt16LE(entries.length, 8), end.writeUInt16LE(entries.length, 10), end.writeUInt32LE(directory.length, 12), end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+/** One memory case, in a child process: prints {before, peak} maxRSS in MB after the case's decodes. */
+async function rssCase(kind, file) {
+  const decoder = new DocxDecoder();
+  await decoder.decode(makeDocx(64 * 1024)); // modules loaded, a small file decoded
+  const before = rssMb();
+  const data = readFileSync(file);
+  const copies = kind === 'three' ? 3 : 1;
+  const codes = await Promise.all(Array.from({ length: copies }, () => decoder.decode(Buffer.from(data)).then(() => 'ok', (e) => e.code)));
+  process.stdout.write(JSON.stringify({ before, peak: rssMb(), codes }));
+}
+
+if (process.argv[2] === '--rss-case') {
+  await rssCase(process.argv[3], process.argv[4]);
+  process.exit(0);
+}
+
 const pdf = await makePdf(200);
 const pdfDecoder = new PdfDecoder();
 const pages = (await pdfDecoder.decode(pdf)).sections.length;
@@ -64,3 +123,26 @@ const docxDecoder = new DocxDecoder();
 const chars = (await docxDecoder.decode(docx)).sections.reduce((n, s) => n + s.text.length, 0);
 const docxMs = await best(3, () => docxDecoder.decode(docx));
 console.log(`DOCX: ${(docx.length / 1e6).toFixed(2)} MB, ${(chars / 1e6).toFixed(2)} M characters of text: ${docxMs.toFixed(0)} ms, ${(docx.length / 1e6 / (docxMs / 1000)).toFixed(1)} MB/s (best of 3)`);
+
+// Peak memory while zip bombs are refused, each case in its own process.
+const dir = mkdtempSync(join(tmpdir(), 'km-bench-bombs-'));
+try {
+  const bomb = join(dir, 'bomb.docx');
+  writeFileSync(bomb, makeBomb(1536 * MIB));
+  const normal = join(dir, 'normal.docx');
+  writeFileSync(normal, makeDocx(5 * MIB));
+  const run = (kind, file) => JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--rss-case', kind, file], { encoding: 'utf8' }));
+  const print = (name, value, unit) => console.log(`${name} ${+value.toFixed(1)} ${unit}`);
+  const base = run('one', normal);
+  print('decoders_rss_before_mb', base.before, 'MB');
+  print('decoders_rss_peak_normal_docx_5mb_mb', base.peak, 'MB');
+  console.log(`# zip bomb: ${(readFileSync(bomb).length / 1e6).toFixed(2)} MB .docx inflating to 1.5 GiB`);
+  for (const kind of ['one', 'three']) {
+    const r = run(kind, bomb);
+    print(`decoders_rss_peak_${kind}_bomb${kind === 'one' ? '' : 's'}_mb`, r.peak, 'MB');
+    print(`decoders_rss_growth_${kind}_bomb${kind === 'one' ? '' : 's'}_mb`, r.peak - r.before, 'MB');
+    console.log(`# ${kind} bomb(s): ${r.codes.join(', ')}`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
