@@ -1,0 +1,102 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CL100KTokenizer, type ITextGenerator, type KernelMemoryBuilder, type TextGenerationOptions } from '@km/core';
+import { startService } from '../src/index.js';
+import { expectProblem, uploadForm, waitForCompletion } from './helpers.js';
+
+/** A service on a free port with hashing embeddings and the builder customised by `configure`. */
+export async function startConfiguredService(configure: (b: KernelMemoryBuilder) => KernelMemoryBuilder) {
+  const dataDirectory = await mkdtemp(join(tmpdir(), 'km-args-'));
+  const service = await startService({
+    overrides: { port: 0, dataDirectory, logLevel: 'warn', embeddings: { provider: 'hashing' }, queue: { pollIntervalMs: 20, retryDelayMs: 20 } },
+    configure,
+    logDestination: new Writable({ write: (_c, _e, done) => done() }),
+  });
+  return Object.assign(service, {
+    async dispose() {
+      await service.close();
+      await rm(dataDirectory, { recursive: true, force: true });
+    },
+  });
+}
+
+const MOON = 'The Moon orbits the Earth at an average distance of 384,400 km. It takes about 27 days to orbit once.';
+const MARS = 'Mars is the fourth planet from the Sun. Its red colour comes from iron oxide on its surface.';
+
+/** A text generator plugged into the service: records prompts and options, answers with a fixed text. */
+class RecordingGenerator implements ITextGenerator {
+  readonly maxTokenTotal = 4096;
+  readonly modelName = 'recorder';
+  readonly tokenizer = new CL100KTokenizer();
+  readonly calls: Array<{ prompt: string; options: TextGenerationOptions }> = [];
+  async *generate(prompt: string, options: TextGenerationOptions): AsyncIterable<string> {
+    this.calls.push({ prompt, options });
+    yield 'The Moon is ';
+    yield 'about 384,400 km away.';
+  }
+}
+
+const post = (url: string, path: string, body: unknown) =>
+  fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+describe('KM per-request arguments over HTTP', () => {
+  const generator = new RecordingGenerator();
+  let service: Awaited<ReturnType<typeof startConfiguredService>>;
+  beforeAll(async () => {
+    service = await startConfiguredService((b) => b.withTextGenerator(generator));
+    for (const [documentId, text] of [['moon', MOON], ['mars', MARS]] as const) {
+      const res = await fetch(`${service.url}/upload`, { method: 'POST', body: uploadForm({ index: 'sky', documentId }, [{ name: `${documentId}.txt`, content: text, type: 'text/plain' }]) });
+      expect(res.status).toBe(202);
+      await waitForCompletion(service.url, documentId, 'sky');
+    }
+  });
+  // Closing may wait for kept-alive client sockets to time out.
+  afterAll(() => service.dispose(), 30_000);
+
+  it('answers 400 naming an unknown or ill-typed argument on /ask and /search', async () => {
+    const unknown = await expectProblem(await post(service.url, '/ask', { index: 'sky', question: 'Moon?', args: { custom_rag_max_matches: 1 } }), 400, /custom_rag_max_matches"/);
+    expect(unknown).toMatchObject({ status: 400 });
+    await expectProblem(await post(service.url, '/search', { index: 'sky', query: 'Moon', args: { custom_rag_max_matches_count_int: 1.5 } }), 400, /custom_rag_max_matches_count_int/);
+    await expectProblem(await post(service.url, '/ask', { index: 'sky', question: 'Moon?', stream: true, args: { custom_rag_prompt_str: 3 } }), 400, /custom_rag_prompt_str/);
+  });
+
+  it('limits the facts with custom_rag_max_matches_count_int and sends the custom prompt to the text generator', async () => {
+    const before = generator.calls.length;
+    const res = await post(service.url, '/ask', {
+      index: 'sky',
+      question: 'At what average distance does the Moon orbit the Earth?',
+      args: { custom_rag_max_matches_count_int: 1, custom_rag_prompt_str: 'MY PROMPT {{$facts}} Q={{$input}}', custom_rag_max_tokens_int: 33 },
+    });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { text: string; relevantSources: Array<{ documentId: string; partitions: unknown[] }> };
+    expect(answer.text).toBe('The Moon is about 384,400 km away.');
+    expect(answer.relevantSources).toHaveLength(1);
+    expect(answer.relevantSources[0]!.partitions).toHaveLength(1);
+    const call = generator.calls[before]!;
+    expect(call.prompt.startsWith('MY PROMPT ==== [File:moon.txt;')).toBe(true);
+    expect(call.prompt).not.toContain('Mars');
+    expect(call.options.maxTokens).toBe(33);
+
+    const search = await post(service.url, '/search', { index: 'sky', query: 'planet Moon Sun', args: { custom_rag_max_matches_count_int: 1 } });
+    expect(((await search.json()) as { results: unknown[] }).results).toHaveLength(1);
+  });
+
+  it('returns the custom empty answer when nothing matches', async () => {
+    const res = await post(service.url, '/ask', { index: 'nothing-here', question: 'Anything?', args: { custom_rag_empty_answer_str: 'Nothing in memory, sorry.' } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ noResult: true, text: 'Nothing in memory, sorry.' });
+  });
+
+  it('gives an uploaded file KM’s /download link as sourceUrl, and the link downloads it', async () => {
+    const res = await post(service.url, '/search', { index: 'sky', query: 'Moon orbit distance' });
+    const result = (await res.json()) as { results: Array<{ documentId: string; sourceUrl: string }> };
+    const moon = result.results.find((r) => r.documentId === 'moon')!;
+    expect(moon.sourceUrl).toBe('/download?index=sky&documentId=moon&filename=moon.txt');
+    const file = await fetch(`${service.url}${moon.sourceUrl}`);
+    expect(file.status).toBe(200);
+    expect(await file.text()).toBe(MOON);
+  });
+});
