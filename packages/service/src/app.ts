@@ -5,6 +5,7 @@ import type { Logger as PinoLogger } from 'pino';
 import type { MemoryService } from '@km/core';
 import type { ServiceConfig } from './config.js';
 import { AccessKeys } from './http/access-keys.js';
+import { applyConnectionLimits, serverTimeouts } from './http/connection-limits.js';
 import { problem, toProblem } from './http/problem-details.js';
 import { uploadSpoolDirectory } from './http/upload-spool.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -49,7 +50,9 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
     // One log line per response comes from the onResponse hook below.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     return503OnClosing: true,
+    ...serverTimeouts(config.http),
   });
+  applyConnectionLimits(app.server, config.http);
   const startedAt = Date.now();
   const keys = config.auth.enabled ? new AccessKeys(config.auth.keys) : undefined;
   const header = config.auth.header.toLowerCase();

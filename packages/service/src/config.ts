@@ -99,6 +99,23 @@ export interface ServiceConfig {
   };
   /** Serve `/docs` (Swagger UI) and `/openapi.json`. @default true */
   docs: boolean;
+  /** Limits that keep idle or slow clients from holding every connection (and file descriptor). */
+  http: {
+    /** A socket with no activity for this long is closed; 0 = never. @default 120000 (env KM_HTTP_CONNECTION_TIMEOUT_MS) */
+    connectionTimeoutMs: number;
+    /** A kept-alive socket waiting for its next request is closed after this. @default 10000 (env KM_HTTP_KEEP_ALIVE_TIMEOUT_MS) */
+    keepAliveTimeoutMs: number;
+    /** A request's headers must arrive within this (slowloris). @default 15000 (env KM_HTTP_HEADERS_TIMEOUT_MS) */
+    headersTimeoutMs: number;
+    /** A whole request (headers and body, e.g. an upload) must arrive within this; 0 = no limit. @default 600000 (env KM_HTTP_REQUEST_TIMEOUT_MS) */
+    requestTimeoutMs: number;
+    /**
+     * Connections served at once; more are closed on arrival. 0 = half the process's
+     * open-files limit (read from /proc/self/limits; 1024 where it cannot be read), 32 to 16384.
+     * @default 0 (env KM_HTTP_MAX_CONNECTIONS)
+     */
+    maxConnections: number;
+  };
 }
 
 /** The embedded defaults: no key, no network, everything under `./km-data`. */
@@ -116,6 +133,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   embeddings: { provider: 'local' },
   openai: { embeddingModel: 'text-embedding-3-small', textModel: 'gpt-4o-mini' },
   docs: true,
+  http: { connectionTimeoutMs: 120_000, keepAliveTimeoutMs: 10_000, headersTimeoutMs: 15_000, requestTimeoutMs: 600_000, maxConnections: 0 },
 };
 
 /** Shortest access key accepted. */
@@ -233,6 +251,20 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (str('KM_OPENAI_TEXT_MODEL')) openai.textModel = str('KM_OPENAI_TEXT_MODEL')!;
   if (Object.keys(openai).length) out.openai = openai;
 
+  const http: Partial<ServiceConfig['http']> = {};
+  const httpNumbers = {
+    connectionTimeoutMs: 'KM_HTTP_CONNECTION_TIMEOUT_MS',
+    keepAliveTimeoutMs: 'KM_HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    headersTimeoutMs: 'KM_HTTP_HEADERS_TIMEOUT_MS',
+    requestTimeoutMs: 'KM_HTTP_REQUEST_TIMEOUT_MS',
+    maxConnections: 'KM_HTTP_MAX_CONNECTIONS',
+  } as const;
+  for (const [key, name] of Object.entries(httpNumbers) as Array<[keyof typeof httpNumbers, string]>) {
+    const value = num(name);
+    if (value !== undefined) http[key] = value;
+  }
+  if (Object.keys(http).length) out.http = http;
+
   const provider = str('KM_EMBEDDINGS') as EmbeddingProvider | undefined;
   const openaiConfigured = Boolean(openai.apiKey ?? openai.baseUrl ?? configured.openai?.apiKey ?? configured.openai?.baseUrl);
   if (provider) out.embeddings = { provider };
@@ -300,6 +332,15 @@ function validate(config: ServiceConfig): ServiceConfig {
   }
   if (config.embeddings.provider === 'openai' && !config.openai.apiKey && !config.openai.baseUrl) {
     fail('embeddings.provider is openai but neither openai.apiKey (KM_OPENAI_API_KEY) nor openai.baseUrl (KM_OPENAI_BASE_URL) is set');
+  }
+  const httpEnv = { connectionTimeoutMs: 'KM_HTTP_CONNECTION_TIMEOUT_MS', keepAliveTimeoutMs: 'KM_HTTP_KEEP_ALIVE_TIMEOUT_MS', headersTimeoutMs: 'KM_HTTP_HEADERS_TIMEOUT_MS', requestTimeoutMs: 'KM_HTTP_REQUEST_TIMEOUT_MS', maxConnections: 'KM_HTTP_MAX_CONNECTIONS' } as const;
+  for (const [key, name] of Object.entries(httpEnv) as Array<[keyof typeof httpEnv, string]>) {
+    const value = config.http[key];
+    if (!Number.isInteger(value) || value < 0) fail(`http.${key} (${name}) must be a non-negative integer, got ${JSON.stringify(value)}`);
+  }
+  if (config.http.headersTimeoutMs < 1) fail('http.headersTimeoutMs (KM_HTTP_HEADERS_TIMEOUT_MS) must be positive');
+  if (config.http.requestTimeoutMs > 0 && config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    fail('http.headersTimeoutMs (KM_HTTP_HEADERS_TIMEOUT_MS) must not exceed http.requestTimeoutMs (KM_HTTP_REQUEST_TIMEOUT_MS)');
   }
   if (!/^[A-Za-z0-9-]+$/.test(config.auth.header)) fail(`auth.header ${JSON.stringify(config.auth.header)} is not a valid header name`);
   if (!Array.isArray(config.auth.keys) || config.auth.keys.length > 2) fail('auth.keys holds at most two keys');

@@ -91,7 +91,7 @@ export async function readUploadForm(request: FastifyRequest, options: { maxByte
         await pipeline(part.file, counter, out);
       } catch (error) {
         // The spool file must be closed before the folder is removed, or it would outlive it.
-        if (!out.closed) await new Promise((resolve) => out.once('close', resolve));
+        if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
         // Disk errors stay 500s; the rest comes from the body (the parser, a client gone).
         throw (error as { syscall?: unknown }).syscall ? error : malformed(error);
       }
