@@ -14,10 +14,14 @@ export function formatSearch(result: SearchResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The sources of an answer, numbered. */
+/**
+ * The sources of an answer, numbered. A web page's URL is shown; the service-relative
+ * `/download?...` link of an uploaded file is not (the name and document id say more).
+ */
 export function formatSources(answer: MemoryAnswer): string {
   if (answer.relevantSources.length === 0) return '';
-  const lines = answer.relevantSources.map((s, i) => `  [${i + 1}] ${s.sourceName} (document ${s.documentId}${s.sourceUrl ? `, ${s.sourceUrl}` : ''})`);
+  const url = (u: string | undefined) => (u && /^https?:\/\//i.test(u) ? `, ${u}` : '');
+  const lines = answer.relevantSources.map((s, i) => `  [${i + 1}] ${s.sourceName} (document ${s.documentId}${url(s.sourceUrl)})`);
   return `\nSources:\n${lines.join('\n')}\n`;
 }
 
