@@ -16,7 +16,7 @@ function recordPriorities(generator: UniversalSentenceEncoderGenerator): Array<{
 
 describe('UniversalSentenceEncoderGenerator: queries go ahead of ingestion', () => {
   it('a call that says it is a query runs at high priority, ingestion batches at normal', async () => {
-    const generator = new UniversalSentenceEncoderGenerator({ workers: 2, maxBatchSize: 4 });
+    const generator = new UniversalSentenceEncoderGenerator({ workers: 2, maxTextsPerJob: 4 });
     const calls = recordPriorities(generator);
     await generator.generateEmbeddings(['what is a comet?', 'a second text'], undefined, { purpose: 'query' });
     await generator.generateEmbeddings(Array.from({ length: 10 }, (_, i) => `chunk ${i}`), undefined, { purpose: 'document' });
