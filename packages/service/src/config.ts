@@ -9,7 +9,10 @@ const MEMORY_DB_TYPES: readonly MemoryDbType[] = ['simple', 'postgres', 'qdrant'
 export type QueueType = 'file' | 'memory' | 'rabbitmq' | 'azure';
 
 /** Where embeddings come from. */
-export type EmbeddingProvider = 'local' | 'hashing' | 'openai';
+export type EmbeddingProvider = 'local' | 'hashing' | 'openai' | 'azure-openai';
+
+/** How the service authenticates to Azure OpenAI: an API key, or a Microsoft Entra identity (needs `@azure/identity`). */
+export type AzureOpenAIAuth = 'key' | 'entra';
 
 /** Settings of the service; every field has an embedded default (see {@link DEFAULT_CONFIG}). */
 export interface ServiceConfig {
@@ -97,6 +100,24 @@ export interface ServiceConfig {
     /** @default 'gpt-4o-mini' (env KM_OPENAI_TEXT_MODEL) */
     textModel: string;
   };
+  /** Azure OpenAI: answers from the chat deployment, embeddings from the embedding deployment. */
+  azureOpenai: {
+    /** e.g. `https://my-resource.openai.azure.com/` (env KM_AZURE_OPENAI_ENDPOINT) */
+    endpoint?: string;
+    /** `key` or `entra` (DefaultAzureCredential from `@azure/identity`). @default 'key' (env KM_AZURE_OPENAI_AUTH) */
+    auth: AzureOpenAIAuth;
+    /** (env KM_AZURE_OPENAI_API_KEY) */
+    apiKey?: string;
+    /** @default '2024-10-21' (env KM_AZURE_OPENAI_API_VERSION) */
+    apiVersion: string;
+    /** Deployment that answers questions; set it to use Azure OpenAI for answers. (env KM_AZURE_OPENAI_CHAT_DEPLOYMENT) */
+    chatDeployment?: string;
+    /** Deployment that embeds; set it to use Azure OpenAI for embeddings. (env KM_AZURE_OPENAI_EMBEDDING_DEPLOYMENT) */
+    embeddingDeployment?: string;
+    /** The models behind the deployments, for their limits and tokenizers; default to the deployment names. (env KM_AZURE_OPENAI_CHAT_MODEL, KM_AZURE_OPENAI_EMBEDDING_MODEL) */
+    chatModel?: string;
+    embeddingModel?: string;
+  };
   /** Serve `/docs` (Swagger UI) and `/openapi.json`. @default true */
   docs: boolean;
   /** Limits that keep idle or slow clients from holding every connection (and file descriptor). */
@@ -132,6 +153,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   memoryDb: { type: 'simple', postgresMaxConnections: 10 },
   embeddings: { provider: 'local' },
   openai: { embeddingModel: 'text-embedding-3-small', textModel: 'gpt-4o-mini' },
+  azureOpenai: { auth: 'key', apiVersion: '2024-10-21' },
   docs: true,
   http: { connectionTimeoutMs: 120_000, keepAliveTimeoutMs: 10_000, headersTimeoutMs: 15_000, requestTimeoutMs: 600_000, maxConnections: 0 },
 };
@@ -265,9 +287,27 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   }
   if (Object.keys(http).length) out.http = http;
 
+  const azureOpenai: Partial<ServiceConfig['azureOpenai']> = {};
+  const azureStrings = {
+    endpoint: 'KM_AZURE_OPENAI_ENDPOINT',
+    apiKey: 'KM_AZURE_OPENAI_API_KEY',
+    apiVersion: 'KM_AZURE_OPENAI_API_VERSION',
+    chatDeployment: 'KM_AZURE_OPENAI_CHAT_DEPLOYMENT',
+    embeddingDeployment: 'KM_AZURE_OPENAI_EMBEDDING_DEPLOYMENT',
+    chatModel: 'KM_AZURE_OPENAI_CHAT_MODEL',
+    embeddingModel: 'KM_AZURE_OPENAI_EMBEDDING_MODEL',
+  } as const;
+  for (const [key, name] of Object.entries(azureStrings) as Array<[keyof typeof azureStrings, string]>) {
+    if (str(name) !== undefined) azureOpenai[key] = str(name)!;
+  }
+  if (str('KM_AZURE_OPENAI_AUTH')) azureOpenai.auth = str('KM_AZURE_OPENAI_AUTH')!.toLowerCase() as AzureOpenAIAuth;
+  if (Object.keys(azureOpenai).length) out.azureOpenai = azureOpenai;
+
   const provider = str('KM_EMBEDDINGS') as EmbeddingProvider | undefined;
   const openaiConfigured = Boolean(openai.apiKey ?? openai.baseUrl ?? configured.openai?.apiKey ?? configured.openai?.baseUrl);
+  const azureEmbeddings = Boolean(azureOpenai.embeddingDeployment ?? configured.azureOpenai?.embeddingDeployment);
   if (provider) out.embeddings = { provider };
+  else if (azureEmbeddings && !configured.embeddings?.provider) out.embeddings = { provider: 'azure-openai' };
   else if (openaiConfigured && !configured.embeddings?.provider) out.embeddings = { provider: 'openai' };
   return out;
 }
@@ -327,9 +367,10 @@ function validate(config: ServiceConfig): ServiceConfig {
   if (config.queue.maxAttempts <= config.queue.maxStepAttempts) {
     fail('queue.maxAttempts must be greater than queue.maxStepAttempts, so that a document is marked failed before its message is poisoned');
   }
-  if (!['local', 'hashing', 'openai'].includes(config.embeddings.provider)) {
-    fail(`embeddings.provider must be local, hashing or openai, got ${JSON.stringify(config.embeddings.provider)}`);
+  if (!['local', 'hashing', 'openai', 'azure-openai'].includes(config.embeddings.provider)) {
+    fail(`embeddings.provider (KM_EMBEDDINGS) must be local, hashing, openai or azure-openai, got ${JSON.stringify(config.embeddings.provider)}`);
   }
+  validateAzureOpenAI(config, fail);
   if (config.embeddings.provider === 'openai' && !config.openai.apiKey && !config.openai.baseUrl) {
     fail('embeddings.provider is openai but neither openai.apiKey (KM_OPENAI_API_KEY) nor openai.baseUrl (KM_OPENAI_BASE_URL) is set');
   }
@@ -352,6 +393,24 @@ function validate(config: ServiceConfig): ServiceConfig {
     }
   }
   return config;
+}
+
+function validateAzureOpenAI(config: ServiceConfig, fail: (message: string) => never): void {
+  const azure = config.azureOpenai;
+  const used = Boolean(azure.chatDeployment || azure.embeddingDeployment || config.embeddings.provider === 'azure-openai');
+  if (!used) {
+    if (azure.endpoint) fail('azureOpenai.endpoint (KM_AZURE_OPENAI_ENDPOINT) is set but no deployment: set KM_AZURE_OPENAI_CHAT_DEPLOYMENT and/or KM_AZURE_OPENAI_EMBEDDING_DEPLOYMENT');
+    return;
+  }
+  if (!isHttpUrl(azure.endpoint)) fail('azureOpenai.endpoint (KM_AZURE_OPENAI_ENDPOINT) must be an https:// URL such as https://my-resource.openai.azure.com/');
+  if (config.embeddings.provider === 'azure-openai' && !azure.embeddingDeployment) {
+    fail('embeddings.provider is azure-openai but azureOpenai.embeddingDeployment (KM_AZURE_OPENAI_EMBEDDING_DEPLOYMENT) is not set');
+  }
+  if (azure.auth !== 'key' && azure.auth !== 'entra') fail(`azureOpenai.auth (KM_AZURE_OPENAI_AUTH) must be "key" or "entra", got ${JSON.stringify(azure.auth)}`);
+  if (azure.auth === 'key' && !azure.apiKey) fail('azureOpenai.apiKey (KM_AZURE_OPENAI_API_KEY) is required with KM_AZURE_OPENAI_AUTH=key; or set KM_AZURE_OPENAI_AUTH=entra');
+  if (!/^\d{4}-\d{2}-\d{2}(-preview)?$/.test(azure.apiVersion ?? '')) {
+    fail(`azureOpenai.apiVersion (KM_AZURE_OPENAI_API_VERSION) must look like 2024-10-21 or 2025-04-01-preview, got ${JSON.stringify(azure.apiVersion)}`);
+  }
 }
 
 function isHttpUrl(value: string | undefined): boolean {

@@ -3,6 +3,7 @@ import { createDefaultEmbeddingGenerator } from '@km/ai-local';
 import { OpenAIEmbeddingGenerator, OpenAITextGenerator, type OpenAIConnectionOptions } from '@km/ai-openai';
 import {
   HashingEmbeddingGenerator,
+  InvalidInputError,
   KernelMemoryBuilder,
   type ITextEmbeddingGenerator,
   type Logger,
@@ -30,12 +31,18 @@ export async function createMemoryFromConfig(config: ServiceConfig, options: Mem
     .withLogger(options.logger)
     .withQueueFactory(await queueFactory(config, dataDirectory, options.logger))
     .withOrchestratorOptions({ maxAttempts: config.queue.maxStepAttempts, retryDelayMs: config.queue.retryDelayMs, ...(options.observer ? { observer: options.observer } : {}) })
-    .withEmbeddingGenerator(embeddingGenerator(config));
+    .withEmbeddingGenerator(await embeddingGenerator(config));
   const memoryDb = await memoryDbFromConfig(config.memoryDb);
   if (memoryDb) builder = builder.withMemoryDb(memoryDb);
   for (const decoder of createDecoders()) builder = builder.withDecoder(decoder);
-  const connection = openAIConnection(config);
-  if (connection) builder = builder.withTextGenerator(new OpenAITextGenerator({ connection, model: config.openai.textModel, logger: options.logger }));
+  const azure = config.azureOpenai;
+  if (azure.chatDeployment) {
+    const connection = await azureConnection(config, azure.chatDeployment);
+    builder = builder.withTextGenerator(new OpenAITextGenerator({ connection, ...(azure.chatModel ? { model: azure.chatModel } : {}), logger: options.logger }));
+  } else {
+    const connection = openAIConnection(config);
+    if (connection) builder = builder.withTextGenerator(new OpenAITextGenerator({ connection, model: config.openai.textModel, logger: options.logger }));
+  }
   if (options.configure) builder = options.configure(builder);
   return builder.buildService();
 }
@@ -45,19 +52,30 @@ export function describeAi(config: ServiceConfig): { embeddings: string; answers
   const embeddings =
     config.embeddings.provider === 'openai'
       ? `openai/${config.openai.embeddingModel}`
-      : config.embeddings.provider === 'hashing'
-        ? 'hashing (word-hashing vectors, for tests)'
-        : 'local/universal-sentence-encoder-lite';
-  const answers = openAIConnection(config) ? `openai/${config.openai.textModel}` : 'extractive (no LLM configured)';
+      : config.embeddings.provider === 'azure-openai'
+        ? `azure-openai/${config.azureOpenai.embeddingDeployment}`
+        : config.embeddings.provider === 'hashing'
+          ? 'hashing (word-hashing vectors, for tests)'
+          : 'local/universal-sentence-encoder-lite';
+  const answers = config.azureOpenai.chatDeployment
+    ? `azure-openai/${config.azureOpenai.chatDeployment}`
+    : openAIConnection(config)
+      ? `openai/${config.openai.textModel}`
+      : 'extractive (no LLM configured)';
   return { embeddings, answers };
 }
 
-function embeddingGenerator(config: ServiceConfig): ITextEmbeddingGenerator {
+async function embeddingGenerator(config: ServiceConfig): Promise<ITextEmbeddingGenerator> {
   switch (config.embeddings.provider) {
     case 'hashing':
       return new HashingEmbeddingGenerator();
     case 'openai':
       return new OpenAIEmbeddingGenerator({ connection: openAIConnection(config)!, model: config.openai.embeddingModel });
+    case 'azure-openai': {
+      const { embeddingDeployment, embeddingModel } = config.azureOpenai;
+      const connection = await azureConnection(config, embeddingDeployment!);
+      return new OpenAIEmbeddingGenerator({ connection, ...(embeddingModel ? { model: embeddingModel } : {}) });
+    }
     default:
       return createDefaultEmbeddingGenerator();
   }
@@ -68,4 +86,34 @@ function openAIConnection(config: ServiceConfig): OpenAIConnectionOptions | unde
   if (baseUrl) return { provider: 'compatible', baseURL: baseUrl, ...(apiKey ? { apiKey } : {}) };
   if (apiKey) return { apiKey };
   return undefined;
+}
+
+/** An Azure OpenAI deployment, keyed by the API key or by a Microsoft Entra identity. */
+async function azureConnection(config: ServiceConfig, deployment: string): Promise<OpenAIConnectionOptions> {
+  const { endpoint, apiKey, apiVersion, auth } = config.azureOpenai;
+  const base = { provider: 'azure' as const, endpoint: endpoint!, deployment, apiVersion };
+  if (auth === 'key') return { ...base, apiKey: apiKey! };
+  return { ...base, azureADTokenProvider: await entraTokenProvider() };
+}
+
+/** A bearer-token provider from `@azure/identity`'s DefaultAzureCredential, imported only when Entra is configured. */
+async function entraTokenProvider(): Promise<() => Promise<string>> {
+  const specifier = '@azure/identity'; // not a dependency: installed by those who use Entra
+  let identity: AzureIdentity;
+  try {
+    identity = (await import(specifier)) as AzureIdentity;
+  } catch (cause) {
+    throw new InvalidInputError(
+      'not_configured',
+      'KM_AZURE_OPENAI_AUTH=entra needs the @azure/identity package: install it next to @km/service (e.g. `pnpm add @azure/identity`), or use KM_AZURE_OPENAI_AUTH=key with KM_AZURE_OPENAI_API_KEY',
+      { cause },
+    );
+  }
+  return identity.getBearerTokenProvider(new identity.DefaultAzureCredential(), 'https://cognitiveservices.azure.com/.default');
+}
+
+/** The slice of `@azure/identity` the service uses. */
+interface AzureIdentity {
+  DefaultAzureCredential: new () => unknown;
+  getBearerTokenProvider(credential: unknown, scope: string): () => Promise<string>;
 }
