@@ -11,6 +11,8 @@ import { listIndexFolders } from './index-folders.js';
 import { searchLimit } from './search-limit.js';
 import { RecordLog } from './record-log.js';
 import { checkRecord } from './record-input.js';
+import { RecordLossNotifier, type RecordLoss, type RecordLossSource } from './record-loss.js';
+import type { Logger } from '../util/logger.js';
 
 const CONNECTOR = 'simple-text-db';
 const WORD = /[\p{L}\p{N}]+/gu;
@@ -23,6 +25,8 @@ export interface SimpleTextDbOptions {
   durable?: boolean;
   /** Results of a search when its limit is `<= 0`. @default 1000 */
   maxSearchResults?: number;
+  /** Where a torn log tail cut on load is reported, with the record ids it dropped. @default a process warning */
+  logger?: Logger;
 }
 
 interface TextEntry {
@@ -42,7 +46,7 @@ interface TextIndex {
  * records whose `payload.text` contains the query's words. Relevance is the share of the
  * query's distinct words found (not a cosine). Useful to run the pipeline with no model.
  */
-export class SimpleTextDb implements IMemoryDb {
+export class SimpleTextDb implements IMemoryDb, RecordLossSource {
   readonly name = CONNECTOR;
   readonly capabilities: MemoryDbCapabilities = { nativeBatch: true, negatedFilters: true, vectorSearch: false };
   private readonly directory: string | undefined;
@@ -51,8 +55,10 @@ export class SimpleTextDb implements IMemoryDb {
   private readonly indexes = new Map<string, TextIndex>();
   private readonly mutex = new KeyedMutex();
   private loading: Promise<void> | undefined;
+  private readonly losses: RecordLossNotifier;
 
   constructor(options: SimpleTextDbOptions = {}) {
+    this.losses = new RecordLossNotifier(options.logger);
     this.directory = options.directory === undefined ? undefined : resolve(options.directory);
     this.durable = options.durable ?? true;
     this.maxSearchResults = options.maxSearchResults ?? 1000;
@@ -153,6 +159,11 @@ export class SimpleTextDb implements IMemoryDb {
     for (const t of this.indexes.values()) await t.log?.close();
   }
 
+  /** Reports the records lost to a torn log tail cut on load (see `SimpleVectorDb.onRecordsLost`). */
+  onRecordsLost(listener: (loss: RecordLoss) => void): () => void {
+    return this.losses.onRecordsLost(listener);
+  }
+
   private ready(): Promise<void> {
     this.loading ??= this.loadAll();
     return this.loading;
@@ -167,6 +178,7 @@ export class SimpleTextDb implements IMemoryDb {
         if (e.op === 'delete') records.delete(e.id);
         else records.set(e.record.id, toEntry(e.record.id, e.record.tags as TagCollection, e.record.payloadJson));
       }
+      if (log.lastCut) this.losses.report({ connector: CONNECTOR, index: name, bytes: log.lastCut.bytes, recordIds: log.lastCut.recordIds });
       this.indexes.set(name, { records, log });
     }
   }
