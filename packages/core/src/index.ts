@@ -174,6 +174,7 @@ export { MemoryService } from './memory-service.js';
 export { KernelMemoryBuilder, type HandlerFactory } from './kernel-memory-builder.js';
 export { mapWithConcurrency, batches } from './util/concurrency.js';
 export { withTimeout } from './util/timeout.js';
+export { operationSignal, type OperationSignal } from './util/operation-signal.js';
 export { createConsoleLogger, silentLogger, type Logger, type LogLevel } from './util/logger.js';
 
 // Queues

@@ -15,6 +15,7 @@ import { isPipelineComplete, isStatusReady, statusFailure, toPipelineStatus, typ
 import { documentFromInput } from './models/document-input.js';
 import { MemoryFilter, toMemoryFilters } from './models/memory-filter.js';
 import type { MemoryAnswer, SearchResult } from './models/search-models.js';
+import { checkIngestionArgs } from './models/request-args.js';
 import { checkIndexNameFits } from './pipeline/check-index-name-fits.js';
 import type { PipelineOrchestrator } from './pipeline/pipeline-orchestrator.js';
 import type { RetrievalRequest, SearchClient } from './search/search-client.js';
@@ -67,6 +68,7 @@ export class MemoryServerless implements IKernelMemory {
   async importDocument(input: ImportInput, options: ImportOptions = {}): Promise<string> {
     const index = normalizeIndexName(options.index);
     checkIndexNameFits(index, this.memoryDbs);
+    checkIngestionArgs(options.args);
     const document = documentFromInput(input, options);
     return this.orchestrator.importDocument(index, document, { steps: options.steps, args: options.args, signal: options.signal });
   }
@@ -79,6 +81,7 @@ export class MemoryServerless implements IKernelMemory {
   async importWebPage(url: string, options: ImportOptions = {}): Promise<string> {
     const index = normalizeIndexName(options.index);
     checkIndexNameFits(index, this.memoryDbs);
+    checkIngestionArgs(options.args);
     const page = await this.webFetcher.fetch(url, options.signal);
     const name = WEB_FILE_NAMES[page.mimeType] ?? `content${extensionOfMimeType(page.mimeType)}`;
     const document = documentFromInput({ name, data: page.data, mimeType: page.mimeType }, options);
@@ -188,6 +191,7 @@ export class MemoryServerless implements IKernelMemory {
       filters,
       minRelevance,
       ...(limit !== undefined ? { limit } : {}),
+      ...(options.args !== undefined ? { args: options.args } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     };
   }

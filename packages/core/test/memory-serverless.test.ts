@@ -365,21 +365,23 @@ describe('MemoryServerless bad input', () => {
     expect(await allRecords(db)).toEqual([]);
   });
 
-  it('an unsupported file type is logged and skipped while the other files are imported', async () => {
+  it('a file whose type has no decoder fails, naming the package to install, while the other files are imported', async () => {
     const { memory, db } = setup();
     const doc = new Document('mixed').addBuffer('scan.pdf', Buffer.from('%PDF-1.4 fake')).addBuffer('ok.txt', 'Readable text here.');
-    await memory.importDocument(doc);
-    const pipeline = await memory.orchestrator.statusStore.read('default', 'mixed');
-    expect(pipeline!.files[0]!.log.map((l) => l.text).join()).toContain('no decoder for application/pdf');
+    await expect(memory.importDocument(doc)).rejects.toSatisfy((e: unknown) => isKmError(e, 'pipeline_failed'));
+    const status = await memory.getDocumentStatus('mixed');
+    expect(status).toMatchObject({ failed: true });
+    expect(status!.failed_files![0]).toMatchObject({ name: 'scan.pdf' });
+    expect(status!.failed_files![0]!.error).toMatch(/no decoder for application\/pdf: install @km\/decoders/);
     expect((await allRecords(db)).map((r) => r.payload.file)).toEqual(['ok.txt']);
   });
 
   it('a corrupt file fails alone; a document whose only file is corrupt ends failed with the reason', async () => {
     const { memory, db } = setup();
-    const doc = new Document('half').addBuffer('bad.json', '{"broken": ').addBuffer('good.txt', 'Good text.');
-    await memory.importDocument(doc);
+    const doc = new Document('half').addBuffer('bad.txt', Buffer.from([0x41, 0, 0x42])).addBuffer('good.txt', 'Good text.');
+    await expect(memory.importDocument(doc)).rejects.toSatisfy((e: unknown) => isKmError(e, 'pipeline_failed'));
     const pipeline = await memory.orchestrator.statusStore.read('default', 'half');
-    expect(pipeline!.files[0]!.error).toContain('not valid JSON');
+    expect(pipeline!.files[0]!.error).toMatch(/looks binary/);
     expect((await allRecords(db)).map((r) => r.payload.file)).toEqual(['good.txt']);
     await expect(memory.importDocument({ name: 'bin.txt', data: Buffer.from([0, 1, 2, 0]) }, { documentId: 'bin' })).rejects.toThrow(/binary/);
     expect(await memory.getDocumentStatus('bin')).toMatchObject({ failed: true });

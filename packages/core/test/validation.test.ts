@@ -76,4 +76,12 @@ describe('MemoryFilter', () => {
     expect(code(() => MemoryFilter.fromJSON({ user: [1] }))).toBe('invalid_filter');
     expect(code(() => MemoryFilters.byTag('a:b', 'x'))).toBe('invalid_filter');
   });
+
+  it('refuses NUL characters and lone surrogates in filter keys and values, which no backend can match', () => {
+    expect(code(() => MemoryFilters.byTag('user', 'a\u0000b'))).toBe('invalid_filter');
+    expect(code(() => MemoryFilters.byTag('user', 'a\ud800'))).toBe('invalid_filter');
+    expect(code(() => MemoryFilter.fromJSON({ 'us\u0000er': ['x'] }))).toBe('invalid_filter');
+    expect(code(() => MemoryFilter.fromJSON({ '!user': ['\udc00'] }))).toBe('invalid_filter');
+    expect(code(() => MemoryFilters.byTag('user', 'caf\u00e9 \ud83d\ude00'))).toBeUndefined();
+  });
 });

@@ -58,6 +58,8 @@ export interface ElasticsearchRecord {
  */
 export class ElasticsearchMemoryDb implements IMemoryDb {
   readonly name = CONNECTOR;
+  /** Longest index name, in UTF-8 bytes: Elasticsearch index names hold 255 bytes, less the prefix. */
+  readonly maxIndexNameLength: number;
   readonly capabilities: MemoryDbCapabilities = { nativeBatch: true, negatedFilters: true, vectorSearch: true };
   private readonly options: ElasticsearchMemoryDbOptions;
   private readonly client: Client;
@@ -72,6 +74,7 @@ export class ElasticsearchMemoryDb implements IMemoryDb {
     }
     this.options = options;
     this.prefix = checkIndexPrefix(options.indexPrefix ?? 'km-');
+    this.maxIndexNameLength = 255 - Buffer.byteLength(this.prefix, 'utf8');
     this.ownsClient = !options.client;
     this.client = options.client ?? new Client(clientOptions(options));
   }

@@ -56,6 +56,8 @@ interface QdrantPoint {
  */
 export class QdrantMemoryDb implements IMemoryDb {
   readonly name = CONNECTOR;
+  /** Longest index name, in UTF-8 bytes: Qdrant collection names hold 255 bytes, less the prefix. */
+  readonly maxIndexNameLength: number;
   readonly capabilities: MemoryDbCapabilities = { nativeBatch: true, negatedFilters: true, vectorSearch: true };
   private readonly options: QdrantMemoryDbOptions;
   private readonly client: QdrantClient;
@@ -69,6 +71,7 @@ export class QdrantMemoryDb implements IMemoryDb {
     }
     this.options = options;
     this.prefix = options.collectionPrefix ?? '';
+    this.maxIndexNameLength = 255 - Buffer.byteLength(this.prefix, 'utf8');
     if (this.prefix && !/^[A-Za-z0-9_-]+$/.test(this.prefix)) {
       throw new InvalidInputError('invalid_argument', `collectionPrefix may hold letters, digits, "_" and "-" only, got "${this.prefix}"`, {
         connector: CONNECTOR,

@@ -100,3 +100,34 @@ describe('KM per-request arguments over HTTP', () => {
     expect(await file.text()).toBe(MOON);
   });
 });
+
+describe('KM ingestion arguments on POST /upload', () => {
+  let service: Awaited<ReturnType<typeof startConfiguredService>>;
+  beforeAll(async () => {
+    service = await startConfiguredService((b) => b);
+  });
+  afterAll(() => service.dispose(), 30_000);
+
+  const upload = (documentId: string, args: unknown) =>
+    fetch(`${service.url}/upload`, {
+      method: 'POST',
+      body: uploadForm({ index: 'ingest', documentId, args: JSON.stringify(args) }, [{ name: 'notes.txt', content: `${MOON} ${MARS} ${MOON}`, type: 'text/plain' }]),
+    });
+
+  it('refuses an unknown or ill-typed ingestion argument with 400 naming it, and stores nothing', async () => {
+    await expectProblem(await upload('bad-name', { custom_partitioning_max_tokens: 20 }), 400, /custom_partitioning_max_tokens"/);
+    await expectProblem(await upload('bad-type', { custom_partitioning_overlapping_tokens_int: 'many' }), 400, /custom_partitioning_overlapping_tokens_int/);
+    for (const id of ['bad-name', 'bad-type']) {
+      expect((await fetch(`${service.url}/upload-status?index=ingest&documentId=${id}`)).status).toBe(404);
+    }
+  });
+
+  it('partitions with custom_partitioning_max_tokens_per_paragraph_int and custom_partitioning_chunk_header_str', async () => {
+    expect((await upload('custom', { custom_partitioning_max_tokens_per_paragraph_int: 20, custom_partitioning_chunk_header_str: 'HEADER-X' })).status).toBe(202);
+    await waitForCompletion(service.url, 'custom', 'ingest');
+    const res = await post(service.url, '/search', { index: 'ingest', query: 'Moon Mars planet orbit', limit: 50 });
+    const partitions = ((await res.json()) as { results: Array<{ partitions: Array<{ text: string }> }> }).results.flatMap((r) => r.partitions);
+    expect(partitions.length).toBeGreaterThan(2);
+    for (const p of partitions) expect(p.text.startsWith('HEADER-X')).toBe(true);
+  });
+});

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import {
   CL100KTokenizer,
   InvalidInputError,
+  operationSignal,
   type EmbeddingRequestOptions,
   type ITextEmbeddingGenerator,
   type ITextTokenizer,
@@ -88,10 +89,16 @@ export class UniversalSentenceEncoderGenerator implements ITextEmbeddingGenerato
     // Spread one call over the workers, in jobs small enough that a query never waits long.
     const slice = Math.max(1, Math.min(this.maxTextsPerJob, Math.ceil(texts.length / this.workers)));
     const priority = (options.purpose ?? (texts.length === 1 ? 'query' : 'document')) === 'query' ? 'high' : 'normal';
-    const parts: Promise<Float32Array>[] = [];
-    for (let i = 0; i < texts.length; i += slice) parts.push(this.pool.run(texts.slice(i, i + slice), [], signal, priority));
-    const packed = await Promise.all(parts);
-    return packed.flatMap((p) => unpack(p, p.length / USE_DIMENSIONS));
+    // One listener on the caller's signal for the whole call, however many jobs it is cut into.
+    const scope = operationSignal(signal);
+    try {
+      const parts: Promise<Float32Array>[] = [];
+      for (let i = 0; i < texts.length; i += slice) parts.push(this.pool.run(texts.slice(i, i + slice), [], scope.signal, priority));
+      const packed = await Promise.all(parts);
+      return packed.flatMap((p) => unpack(p, p.length / USE_DIMENSIONS));
+    } finally {
+      scope.release();
+    }
   }
 
   async close(): Promise<void> {

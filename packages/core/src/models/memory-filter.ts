@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors/km-error.js';
 import { RESERVED_TAG_KEYS, RESERVED_TAG_PREFIX, ReservedTags } from './constants.js';
+import { unstorableTextReason } from './memory-record.js';
 import type { TagCollection } from './tag-collection.js';
 
 /** One condition of a filter: equality on a tag value, optionally negated. */
@@ -14,6 +15,8 @@ function checkFilterKey(key: unknown): string {
   if (typeof key !== 'string' || key.length === 0) {
     throw new InvalidInputError('invalid_filter', 'filter key must be a non-empty string');
   }
+  const unstorable = unstorableTextReason(key);
+  if (unstorable) throw new InvalidInputError('invalid_filter', `filter key ${JSON.stringify(key)} ${unstorable}`);
   if (key.includes(':') || key.includes('=')) {
     throw new InvalidInputError('invalid_filter', `filter key ${JSON.stringify(key)} may not contain ':' or '='`);
   }
@@ -30,6 +33,9 @@ function checkFilterValue(key: string, value: unknown): string | null {
   if (value !== null && typeof value !== 'string') {
     throw new InvalidInputError('invalid_filter', `filter value of ${JSON.stringify(key)} must be a string or null`);
   }
+  const unstorable = value === null ? undefined : unstorableTextReason(value);
+  // No record can hold such a value, and some backends answer it with a raw driver error.
+  if (unstorable) throw new InvalidInputError('invalid_filter', `filter value of ${JSON.stringify(key)} ${unstorable}`);
   return value;
 }
 

@@ -50,7 +50,7 @@ export async function selectSentences(
   if (candidates.length === 0) return [];
   let scores: number[];
   if (generator) {
-    const vectors = await generator.generateEmbeddings([question, ...candidates.map((c) => c.text)], signal);
+    const vectors = await generator.generateEmbeddings([question, ...candidates.map((c) => c.text)], signal, { purpose: 'query' });
     const q = vectors[0]!;
     scores = candidates.map((_, i) => cosineSimilarity(q, vectors[i + 1]!));
   } else {

@@ -11,7 +11,7 @@ import type { Logger } from '../util/logger.js';
 import { CitationCollector, sourceUrlOf } from './citations.js';
 import { formatExtractiveAnswer, selectSentences } from './extractive-answer.js';
 import { renderFact } from './fact-template.js';
-import { operationSignal } from './operation-signal.js';
+import { operationSignal } from '../util/operation-signal.js';
 import { defaultPromptProvider, PromptNames, readPrompt, type IPromptProvider } from './prompt-provider.js';
 import { FACT_TEMPLATE, renderPrompt } from './prompts.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchClientOptions } from './search-options.js';
@@ -247,7 +247,7 @@ export class SearchClient {
     const { memoryDb, embeddingGenerator } = this.deps;
     let target: string | Float32Array = query;
     if (memoryDb.capabilities?.vectorSearch !== false && embeddingGenerator) {
-      [target] = (await embeddingGenerator.generateEmbeddings([query], request.signal)) as [Float32Array];
+      [target] = (await embeddingGenerator.generateEmbeddings([query], request.signal, { purpose: 'query' })) as [Float32Array];
     }
     const out: Match[] = [];
     for await (const match of memoryDb.getSimilarList(request.index, target, {
