@@ -68,6 +68,27 @@ describe('name limits', () => {
   it('makes an in-process import refuse a file name that is too long, with InvalidInputError', () => {
     expect(code(() => new Document('d').addBuffer(nameOf(200), 'text'))).toBe('invalid_file_name');
     expect(code(() => new Document('a'.repeat(256)))).toBe('invalid_document_id');
+    // A file named like a derived one is still an uploaded file: its whole name counts.
+    expect(code(() => new Document('d').addBuffer(`${'a'.repeat(150)}.extract.txt`, 'text'))).toBe('invalid_file_name');
+  });
+
+  it('keeps embedding file names within a path segment whatever the model name’s length, distinct per model', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'km-names-'));
+    try {
+      const names: string[] = [];
+      for (const suffix of ['a', 'b']) {
+        const generator = Object.assign(new HashingEmbeddingGenerator(), { modelName: `${'deployment-'.repeat(30)}${suffix}` });
+        const memory = new KernelMemoryBuilder().withEmbeddingGenerator(generator).withDataDirectory(join(dir, suffix)).withLogger(silentLogger).build();
+        await memory.importDocument(new Document('doc').addBuffer(nameOf(MAX_FILE_NAME_BYTES), 'Comets have tails.'));
+        const files = await readdir(join(dir, suffix, ...(await folderOf(join(dir, suffix), 'doc'))));
+        const embedding = files.find((f) => f.endsWith('.text_embedding'))!;
+        expect(utf8Length(embedding)).toBeLessThanOrEqual(MAX_PATH_SEGMENT_BYTES);
+        names.push(embedding);
+      }
+      expect(names[0]).not.toBe(names[1]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('lets a document with the longest id and file name go through the whole pipeline on disk', async () => {

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** Content of a `.text_embedding` file: the vector of one partition and what made it. */
 export interface EmbeddingFile {
   generator: string;
@@ -8,9 +10,20 @@ export interface EmbeddingFile {
   vector: number[];
 }
 
-/** File name of a partition's embedding by a given generator. */
+/** Longest generator slug in an embedding file name, so derived names fit `DERIVED_FILE_SUFFIX_BYTES`. */
+export const MAX_GENERATOR_SLUG_BYTES = 62;
+
+/**
+ * File name of a partition's embedding by a given generator. A slug longer than
+ * {@link MAX_GENERATOR_SLUG_BYTES} (a long model or deployment name) is cut and ends with a
+ * hash of the whole name, so two long names still get different files.
+ */
 export function embeddingFileName(partitionName: string, generator: string): string {
-  const slug = generator.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'default';
+  let slug = generator.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'default';
+  if (slug.length > MAX_GENERATOR_SLUG_BYTES) {
+    const hash = createHash('sha256').update(generator).digest('hex').slice(0, 12);
+    slug = `${slug.slice(0, MAX_GENERATOR_SLUG_BYTES - hash.length - 1)}-${hash}`;
+  }
   return `${partitionName}.${slug}.text_embedding`;
 }
 

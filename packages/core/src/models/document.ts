@@ -58,7 +58,7 @@ export class Document {
   }
 
   private add(file: DocumentFileSource): this {
-    validateFileName(file.name);
+    validateFileName(file.name, { uploaded: true });
     if (this.files.some((f) => f.name === file.name)) {
       throw new InvalidInputError('invalid_file_name', `document "${this.id}" already has a file named "${file.name}"`);
     }
