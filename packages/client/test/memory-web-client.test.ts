@@ -93,7 +93,9 @@ describe('MemoryWebClient against a real km service', () => {
     expect(isKmError(reserved, 'invalid_tag')).toBe(true); // refused before sending
     const missing = await memory.exportFile('nobody', 'a.txt', 'solar').catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(MemoryWebClientError);
-    expect(missing).toMatchObject({ status: 404, code: 'file_not_found', requestId: expect.any(String) });
+    expect(missing).toMatchObject({ status: 404, code: 'document_not_found', requestId: expect.any(String) });
+    const missingFile = await memory.exportFile('pluto', 'charon.txt', 'solar').catch((e: unknown) => e);
+    expect(missingFile).toMatchObject({ status: 404, code: 'file_not_found' });
     const wrongKey = await new MemoryWebClient(service.url, { apiKey: 'nope' }).listIndexes().catch((e: unknown) => e);
     expect(wrongKey).toMatchObject({ status: 403, code: 'unauthorized' });
     const unreachable = await new MemoryWebClient('http://127.0.0.1:1').listIndexes().catch((e: unknown) => e);
