@@ -11,23 +11,39 @@ export function sqlState(error: unknown): string | undefined {
 /** True when the error says the table does not exist. */
 export const isUndefinedTable = (error: unknown): boolean => sqlState(error) === '42P01';
 
-/** SQLSTATE classes worth retrying: 08 connection, 40 rollback (serialization, deadlock), 53 resources, 57P shutdown/restart. */
+/**
+ * SQLSTATE classes worth retrying: 08 connection, 40 rollback (serialization, deadlock),
+ * 53 resources, 57P shutdown/restart. Not 08P01 (protocol violation: the same request fails
+ * again) nor 57P04 (the database was dropped).
+ */
 const TRANSIENT_STATE = /^(08|40|53|57P)/;
+const PERMANENT_STATES = new Set(['08P01', '57P04']);
+/** A PostgreSQL SQLSTATE: five digits or upper-case letters, at least one a digit (Node's codes, like `EPIPE`, have none). */
+const SQLSTATE = /^(?=.*\d)[0-9A-Z]{5}$/;
 /** Node socket errors of a database that is down, restarting or unreachable. */
 const TRANSIENT_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-/** What `pg` and `pg-pool` say when a connection died or could not be made in time. */
+/**
+ * What `pg` and `pg-pool` say, in errors without a SQLSTATE, when a connection died, could not
+ * be made in time, or a query got no answer within `query_timeout` (a half-open connection).
+ */
 const TRANSIENT_MESSAGE =
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection terminated|connection timeout|timeout exceeded when trying to connect|encountered a connection error and is not queryable|terminating connection|the database system is (starting up|shutting down|in recovery mode)/i;
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection terminated|connection timeout|timeout exceeded when trying to connect|encountered a connection error and is not queryable|Query read timeout|terminating connection|the database system is (starting up|shutting down|in recovery mode)/i;
+
+/** True when `pg` gave up waiting for a query's answer (`query_timeout`): the connection may be half-open. */
+export const isQueryTimeout = (error: unknown): boolean => error instanceof Error && sqlState(error) === undefined && error.message === 'Query read timeout';
 
 /**
  * True when retrying later may succeed: the database is down, restarting, failing over, or
  * dropped the connection (idle timeout, admin command), or the transaction lost a race.
+ * An error with a SQLSTATE is judged by it alone (its message may echo user text); message
+ * patterns apply only to driver errors without one.
  */
 export function isTransientError(error: unknown): boolean {
   if (error instanceof KmError) return error.transient;
   if (error instanceof AggregateError && error.errors.some(isTransientError)) return true; // one error per address tried
   const state = sqlState(error) ?? '';
-  if (TRANSIENT_STATE.test(state) || TRANSIENT_SOCKET_CODES.has(state)) return true;
+  if (TRANSIENT_SOCKET_CODES.has(state)) return true;
+  if (SQLSTATE.test(state)) return TRANSIENT_STATE.test(state) && !PERMANENT_STATES.has(state);
   const message = error instanceof Error ? error.message : String(error);
   return TRANSIENT_MESSAGE.test(message);
 }

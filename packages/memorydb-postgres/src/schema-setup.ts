@@ -9,13 +9,14 @@ import type { SqlClient, SqlQueryable } from './sql-client.js';
  * The number spells "km:setup" in ASCII.
  */
 export const SCHEMA_SETUP_LOCK_KEY = 0x6b6d3a7365747570n;
-/** Attempts of a setup step that lost a creation race (23505, 42P07, 42710) before giving up. */
+/** Attempts of a setup step that lost a creation race (23505, 42P07, 42710) before giving up (as transient). */
 export const SETUP_ATTEMPTS = 5;
 
 /**
  * Runs `fn` in a transaction holding the schema setup advisory lock, again when it loses a
  * creation race to another process (the loser's transaction is rolled back; once the winner
- * commits, the object exists and `IF NOT EXISTS` finds it).
+ * commits, the object exists and `IF NOT EXISTS` finds it). A race still lost after
+ * {@link SETUP_ATTEMPTS} attempts is a transient `KmError`: a later call (a pipeline retry) succeeds.
  */
 export async function withSetupLock<T>(client: SqlClient, fn: (tx: SqlQueryable) => Promise<T>, lockKey = SCHEMA_SETUP_LOCK_KEY): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -25,7 +26,14 @@ export async function withSetupLock<T>(client: SqlClient, fn: (tx: SqlQueryable)
         return fn(tx);
       });
     } catch (error) {
-      if (!isSetupRace(error) || attempt >= SETUP_ATTEMPTS) throw error;
+      if (!isSetupRace(error)) throw error;
+      if (attempt >= SETUP_ATTEMPTS) {
+        throw new KmError('transient', `schema setup lost a creation race ${SETUP_ATTEMPTS} times (SQLSTATE ${sqlState(error)}); retry later`, {
+          transient: true,
+          cause: error,
+          connector: 'postgres',
+        });
+      }
       await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
     }
   }

@@ -14,6 +14,8 @@ describe('which PostgreSQL errors are worth a retry', () => {
       new Error('Connection terminated unexpectedly'),
       new Error('timeout exceeded when trying to connect'),
       new Error('Client has encountered a connection error and is not queryable'),
+      new Error('Query read timeout'),
+      withCode('57P05', 'terminating connection due to idle-session timeout'),
       withCode('57P01', 'terminating connection due to administrator command'),
       withCode('57P03', 'the database system is starting up'),
       withCode('08006', 'connection failure'),
@@ -32,6 +34,24 @@ describe('which PostgreSQL errors are worth a retry', () => {
     for (const error of [withCode('42601', 'syntax error'), withCode('23505', 'duplicate key'), withCode('42501', 'permission denied'), new Error('nope')]) {
       expect(isTransientError(error), error.message).toBe(false);
       expect(translateError(error, 'docs')).toBe(error);
+    }
+  });
+
+  it('an error with a SQLSTATE is judged by it, not by a message that may echo user text', () => {
+    for (const error of [
+      withCode('22P02', 'invalid input syntax for type json: "terminating connection"'),
+      withCode('23505', 'duplicate key value (id)=(Connection terminated) already exists'),
+      withCode('P0001', 'the database system is starting up'), // RAISE EXCEPTION in a user function
+      withCode('42601', 'syntax error at or near "ECONNRESET"'),
+    ]) {
+      expect(isTransientError(error), error.message).toBe(false);
+      expect(translateError(error, 'docs')).toBe(error);
+    }
+  });
+
+  it('a protocol violation (08P01) and a dropped database (57P04) are permanent', () => {
+    for (const error of [withCode('08P01', 'invalid frontend message type'), withCode('57P04', 'terminating connection because the database was dropped')]) {
+      expect(isTransientError(error), error.message).toBe(false);
     }
   });
 
@@ -70,9 +90,15 @@ describe('withSetupLock', () => {
     expect(statements[0]).toContain('pg_advisory_xact_lock');
   });
 
-  it('gives up after a bounded number of attempts, and does not retry other errors', async () => {
+  it('gives up after a bounded number of attempts with a transient error, and does not retry other errors', async () => {
     const races = Array.from({ length: SETUP_ATTEMPTS }, () => withCode('42P07'));
-    await expect(withSetupLock(fakeClient(races).client, (tx) => tx.query('CREATE TABLE t ()'))).rejects.toMatchObject({ code: '42P07' });
+    const lost = fakeClient(races);
+    const error = await withSetupLock(lost.client, (tx) => tx.query('CREATE TABLE t ()')).catch((e: unknown) => e);
+    expect(isKmError(error, 'transient') && (error as KmError).transient).toBe(true);
+    expect((error as KmError).connector).toBe('postgres');
+    expect((error as Error).cause).toBe(races[SETUP_ATTEMPTS - 1]);
+    expect(isTransientError(error)).toBe(true);
+    expect(lost.statements.filter((s) => s.startsWith('CREATE'))).toHaveLength(SETUP_ATTEMPTS);
     const other = fakeClient([withCode('42601'), withCode('42601')]);
     await expect(withSetupLock(other.client, (tx) => tx.query('CREATE x'))).rejects.toMatchObject({ code: '42601' });
     expect(other.statements.filter((s) => s.startsWith('CREATE'))).toHaveLength(1);
