@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DocxDecoder, PptxDecoder, XlsxDecoder } from '../src/index.js';
 import { makeDocx } from './fixtures/ooxml-fixtures.js';
-import { BOMB_PART, makeOfficeBomb, makeOfficeFile, type OfficeFormat } from './fixtures/zip-bombs.js';
+import { BOMB_PART, makeManyPartBomb, makeOfficeBomb, makeOfficeFile, makeOverlappingBomb, type OfficeFormat } from './fixtures/zip-bombs.js';
 
 const MIB = 1024 * 1024;
 const FORMATS: OfficeFormat[] = ['docx', 'pptx', 'xlsx'];
@@ -32,6 +32,21 @@ describe('zip bombs are refused as they inflate', () => {
     const error = await new DocxDecoder({ maxCompressionRatio: 10_000, maxUncompressedBytes: 8 * MIB }).decode(makeOfficeBomb('docx', 300 * MIB)).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'content_too_large' });
     expect((error as Error).message).toMatch(/word\/document\.xml.*maxUncompressedBytes limit \(8388608\)/);
+  });
+
+  it.each(FORMATS)('a %s of many 1 MiB entries of zeros (each under the per-entry grace) fails on the ratio of the whole archive', async (format) => {
+    const bomb = makeManyPartBomb(format, 48, MIB);
+    expect(bomb.length).toBeLessThan(MIB);
+    const error = await decoderOf(format).decode(bomb).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'content_too_large' });
+    expect((error as Error).message).toMatch(/archive's entries read so far.*maxCompressionRatio limit \(100\)/);
+  });
+
+  it.each(FORMATS)('a %s whose directory entries overlap (a non-recursive bomb) is refused before inflating', async (format) => {
+    const bomb = makeOverlappingBomb(format, 200, MIB);
+    const error = await decoderOf(format).decode(bomb).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'unsupported_content' });
+    expect((error as Error).message).toMatch(/overlap in the archive/);
   });
 
   it('peak memory while three bombs are refused stays within tens of MB of the normal footprint', () => {

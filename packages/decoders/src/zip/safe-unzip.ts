@@ -3,16 +3,17 @@ import { checkAborted, overLimit, unreadable, type DecoderLimits } from '../limi
 import { inflateEntry } from './bounded-inflate.js';
 import { readZipDirectory } from './zip-directory.js';
 
-/** Inflated bytes an entry may reach before `maxCompressionRatio` is checked (small parts compress well). */
+/** Inflated bytes an entry, or the archive, may reach before `maxCompressionRatio` is checked (small parts compress well). */
 export const RATIO_GRACE_BYTES = 1024 * 1024;
 
 /**
  * Reads the entries of a zip archive that `wanted` selects, from its central directory.
  * Every entry counts against `maxZipEntries`; each wanted entry is inflated as a stream and
  * stopped as soon as its inflated bytes pass the size its headers declare, `maxCompressionRatio`
- * times the compressed bytes read so far (past {@link RATIO_GRACE_BYTES}), or, with the
- * entries read before it, `maxUncompressedBytes`. A zip bomb thus costs a few MiB of memory
- * before it is refused, never its inflated size.
+ * times the compressed bytes read so far (past {@link RATIO_GRACE_BYTES}; checked for the entry
+ * and for all the entries read so far together, so many small entries cannot add up to a bomb),
+ * or, with the entries read before it, `maxUncompressedBytes`. A zip bomb thus costs a few MiB
+ * of memory before it is refused, never its inflated size.
  */
 export function readZipEntries(
   data: Uint8Array,
@@ -27,6 +28,7 @@ export function readZipEntries(
   if (directory.length === 0) throw unreadable(format, 'the archive holds no entries');
   const entries = new Map<string, Uint8Array>();
   let total = 0;
+  let totalConsumed = 0;
   for (const entry of directory) {
     if (!wanted(entry.name)) continue;
     checkAborted(signal);
@@ -43,6 +45,13 @@ export function readZipEntries(
         if (size > RATIO_GRACE_BYTES && size > consumed * limits.maxCompressionRatio) {
           throw overLimit(`entry ${entry.name} of the ${format} archive (${size} bytes inflated from ${consumed})`, 'maxCompressionRatio', limits.maxCompressionRatio);
         }
+        if (total > RATIO_GRACE_BYTES && total > (totalConsumed + consumed) * limits.maxCompressionRatio) {
+          throw overLimit(
+            `the ${format} archive's entries read so far, up to ${entry.name} (${total} bytes inflated from ${totalConsumed + consumed})`,
+            'maxCompressionRatio',
+            limits.maxCompressionRatio,
+          );
+        }
         checkAborted(signal);
         chunks.push(chunk);
       });
@@ -50,6 +59,7 @@ export function readZipEntries(
       if (e instanceof KmError) throw e;
       throw unreadable(format, `entry ${entry.name} is corrupt (${(e as Error).message})`, e);
     }
+    totalConsumed += entry.compressed.length;
     entries.set(entry.name, concat(chunks));
   }
   return entries;

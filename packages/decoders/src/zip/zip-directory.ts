@@ -12,6 +12,13 @@ export interface ZipDirectoryEntry {
   declaredSize: number;
 }
 
+/** Where an entry lies in the archive: its local header to the end of its data. */
+interface EntryRange {
+  name: string;
+  start: number;
+  end: number;
+}
+
 const END_OF_DIRECTORY = 0x06054b50;
 const ZIP64_LOCATOR = 0x07064b50;
 const ZIP64_END = 0x06064b50;
@@ -22,7 +29,9 @@ const MAX32 = 0xffffffff;
 /**
  * Lists the entries of a zip from its central directory, as zip readers do, calling `onEntry`
  * before each is parsed (so an entry count limit stops a huge directory early). Only offsets
- * come from the headers; every view is bounds-checked against the archive.
+ * come from the headers; every view is bounds-checked against the archive, and entries whose
+ * bytes (local header to end of data) overlap are refused: real archives never share bytes
+ * between entries, while a non-recursive zip bomb points many entries at one deflate stream.
  */
 export function readZipDirectory(data: Uint8Array, format: string, onEntry: (index: number) => void): ZipDirectoryEntry[] {
   if (data.length < 4 || data[0] !== 0x50 || data[1] !== 0x4b) throw unreadable(format, 'not a zip archive (Office files are zip archives)');
@@ -39,6 +48,7 @@ export function readZipDirectory(data: Uint8Array, format: string, onEntry: (ind
     offset = safeNumber(view.getBigUint64(zip64End + 48, true));
   }
   const entries: ZipDirectoryEntry[] = [];
+  const ranges: EntryRange[] = [];
   for (let i = 0; i < count; i++) {
     onEntry(i);
     if (offset + 46 > data.length || view.getUint32(offset, true) !== DIRECTORY_ENTRY) throw unreadable(format, 'the central directory is truncated or corrupt');
@@ -73,9 +83,23 @@ export function readZipDirectory(data: Uint8Array, format: string, onEntry: (ind
     const dataStart = localOffset + 30 + view.getUint16(localOffset + 26, true) + view.getUint16(localOffset + 28, true);
     if (dataStart + compressedSize > data.length) throw unreadable(format, `entry ${name} runs past the end of the archive`);
     entries.push({ name, method, compressed: data.subarray(dataStart, dataStart + compressedSize), declaredSize });
+    ranges.push({ name, start: localOffset, end: dataStart + compressedSize });
     offset = extraStart + extraLength + commentLength;
   }
+  checkNoOverlap(ranges, format);
   return entries;
+}
+
+/** Throws when two entries share bytes of the archive (sorted by start, each must begin at or after the previous end). */
+function checkNoOverlap(ranges: EntryRange[], format: string): void {
+  ranges.sort((a, b) => a.start - b.start);
+  for (let i = 1; i < ranges.length; i++) {
+    const previous = ranges[i - 1]!;
+    const range = ranges[i]!;
+    if (range.start < previous.end) {
+      throw unreadable(format, `entries ${previous.name} and ${range.name} overlap in the archive (a zip bomb's layout, never a real Office file's)`);
+    }
+  }
 }
 
 /** Offset of the end-of-central-directory record (searched backwards past a comment), or -1. */
