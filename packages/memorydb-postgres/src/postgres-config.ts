@@ -25,6 +25,14 @@ export interface PostgresMemoryDbOptions {
   maxConnections?: number;
   /** How long the pool made from `connectionString` waits for a connection, in ms, before the operation fails as transient. @default 10000 */
   connectionTimeoutMs?: number;
+  /**
+   * How long a query on the pool made from `connectionString` waits for the server's answer, in
+   * ms, before it fails as transient and its connection is dropped (pg's `query_timeout`; a
+   * half-open connection after a failover or network cut would otherwise hang the call). It
+   * bounds every statement, so keep it above your slowest one; the server is not told to stop.
+   * `0`: no limit. @default 60000
+   */
+  queryTimeoutMs?: number;
   /** An in-process PGlite instance loaded with `@electric-sql/pglite-pgvector`. */
   pglite?: PGliteLike;
   /** Schema of the tables. @default 'public' */

@@ -29,6 +29,10 @@ import { setUpPgvector, withSetupLock } from './schema-setup.js';
 import { clientFromPGlite, clientFromPool, type PgPoolLike, type SqlClient, type SqlQueryable } from './sql-client.js';
 
 const CONNECTOR = 'postgres';
+/** Idle time of a pooled socket before TCP keep-alive probes start. */
+const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
+/** Default `queryTimeoutMs`. */
+const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 /** pgvector's HNSW index takes vectors of at most 2000 dimensions. */
 const HNSW_MAX_DIMENSIONS = 2000;
 
@@ -355,11 +359,16 @@ export class PostgresMemoryDb implements IMemoryDb {
       client = clientFromPool(this.options.pool, false);
     } else {
       const { default: pg } = await import('pg');
+      const queryTimeout = this.options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
       const pool = new pg.Pool({
         connectionString: this.options.connectionString,
         max: this.options.maxConnections ?? 10,
         connectionTimeoutMillis: this.options.connectionTimeoutMs ?? 10_000,
-        keepAlive: true, // notices a peer that vanished without closing (failover, network cut)
+        // Notices a peer that vanished without closing (failover, network cut) after 10 s idle, not the OS's 2 h.
+        keepAlive: true,
+        keepAliveInitialDelayMillis: KEEP_ALIVE_INITIAL_DELAY_MS,
+        // An answer that never comes (half-open connection) fails the query as transient.
+        query_timeout: queryTimeout || undefined,
       });
       pool.on('error', this.onIdleError);
       client = clientFromPool(pool as unknown as PgPoolLike, true);

@@ -1,3 +1,5 @@
+import { isQueryTimeout } from './postgres-errors.js';
+
 /** Rows of a query. */
 export interface SqlResult<R> {
   rows: R[];
@@ -44,7 +46,8 @@ export interface PGliteLike {
 /**
  * A client over a `pg` pool; `owned` pools are ended by `close()`. A connection held for a
  * transaction is always released: to the pool when it still works, destroyed when it broke
- * (so a dead connection never goes back to the pool, and no slot is lost).
+ * (so a dead connection never goes back to the pool, and no slot is lost), or when a query
+ * got no answer within `query_timeout` (a half-open connection).
  */
 export function clientFromPool(pool: PgPoolLike, owned: boolean): SqlClient {
   return {
@@ -69,6 +72,8 @@ export function clientFromPool(pool: PgPoolLike, owned: boolean): SqlClient {
       } catch (error) {
         try {
           if (broken) throw broken;
+          // A query that got no answer still occupies the connection: ROLLBACK would wait behind it.
+          if (isQueryTimeout(error)) throw error;
           await connection.query('ROLLBACK');
           release();
         } catch {

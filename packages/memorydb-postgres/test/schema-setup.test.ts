@@ -11,7 +11,11 @@ const warnings: string[] = [];
 const logger: Logger = { debug() {}, info() {}, error() {}, warn: (m) => warnings.push(m) };
 
 describe('pgvector setup', () => {
-  it('several connectors initialising at once on a fresh database all succeed, and pgvector is installed once', async () => {
+  // This checks that setting up at once succeeds; it cannot catch the CREATE EXTENSION race (it
+  // passes without the setup lock): the PGlite socket server runs whole transactions one at a
+  // time, so these connectors never overlap. The race is covered by the classification and
+  // setup-lock unit tests (postgres-errors.test.ts) and the real-server CREATE TABLE race below.
+  it('several connectors set up at once on a fresh database (serialised by the PGlite server) all succeed, and pgvector is installed once', async () => {
     const pglite = await PGlite.create({ extensions: { vector } });
     const server = await startPgliteServer(pglite);
     const dbs = Array.from({ length: 5 }, () => new PostgresMemoryDb({ connectionString: server.url, maxConnections: 1, logger }));
