@@ -1,8 +1,8 @@
 import type { ContentSection, ExtractedContent, IContentDecoder } from '@km/core';
 import { checkAborted, checkFileSize, DEFAULT_LIMITS, unreadable, type DecoderLimits } from './limits.js';
 import { markdownTable } from './ooxml/markdown-table.js';
-import { readXml } from './ooxml/xml.js';
-import { readZipEntries } from './zip/safe-unzip.js';
+import { readXml, type XmlSource } from './ooxml/xml.js';
+import { readZipParts } from './zip/safe-unzip.js';
 
 export const DOCX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const DOCUMENT_PART = 'word/document.xml';
@@ -27,7 +27,7 @@ export class DocxDecoder implements IContentDecoder {
 
   async decode(data: Buffer, options: { signal?: AbortSignal } = {}): Promise<ExtractedContent> {
     checkFileSize(data, this.limits, 'Word');
-    const parts = readZipEntries(data, (name) => name === DOCUMENT_PART, this.limits, 'Word', options.signal);
+    const parts = readZipParts(data, (name) => name === DOCUMENT_PART, this.limits, 'Word', options.signal);
     const xml = parts.get(DOCUMENT_PART);
     if (!xml) throw unreadable('Word', `${DOCUMENT_PART} is missing`);
     checkAborted(options.signal);
@@ -36,7 +36,7 @@ export class DocxDecoder implements IContentDecoder {
 }
 
 /** Walks document.xml and returns its text as markdown, split at page breaks. */
-export function docxSections(xml: Uint8Array): ContentSection[] {
+export function docxSections(xml: XmlSource): ContentSection[] {
   const pages: string[][] = [[]];
   let paragraph = '';
   let inText = false;

@@ -4,14 +4,18 @@ import { KmError } from '@km/core';
 export interface DecoderLimits {
   /** Largest input file, in bytes. @default 100 MiB */
   maxFileBytes: number;
-  /** Office files (zip): most bytes inflated from the parts read, in all. @default 256 MiB */
+  /**
+   * Office files (zip): most bytes inflated from the parts read, in all; the parts read are held
+   * (as inflated) while the file decodes, so this is the ceiling of a file under the ratio limit.
+   * @default 64 MiB
+   */
   maxUncompressedBytes: number;
   /** Office files (zip): most entries in the archive. @default 10000 */
   maxZipEntries: number;
   /**
-   * Office files (zip): most inflated bytes per compressed byte of one entry, checked as it
-   * inflates once the entry passes 1 MiB (Apache POI's default; real Office parts stay well
-   * under it, zip bombs run near deflate's 1032:1). @default 100
+   * Office files (zip): most inflated bytes per compressed byte, of one entry and of all the
+   * entries read so far, checked as they inflate once past 1 MiB (Apache POI's default; real
+   * Office parts stay well under it, zip bombs run near deflate's 1032:1). @default 100
    */
   maxCompressionRatio: number;
   /** Most PDF pages or presentation slides. @default 2000 */
@@ -26,7 +30,7 @@ export interface DecoderLimits {
 
 export const DEFAULT_LIMITS: DecoderLimits = {
   maxFileBytes: 100 * 1024 * 1024,
-  maxUncompressedBytes: 256 * 1024 * 1024,
+  maxUncompressedBytes: 64 * 1024 * 1024,
   maxZipEntries: 10_000,
   maxCompressionRatio: 100,
   maxPages: 2_000,

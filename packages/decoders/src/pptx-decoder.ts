@@ -1,8 +1,8 @@
 import type { ContentSection, ExtractedContent, IContentDecoder } from '@km/core';
 import { checkAborted, checkFileSize, DEFAULT_LIMITS, overLimit, unreadable, type DecoderLimits } from './limits.js';
 import { readRelationships, relsPathOf, targetOfType } from './ooxml/relationships.js';
-import { readXml } from './ooxml/xml.js';
-import { readZipEntries } from './zip/safe-unzip.js';
+import { readXml, type XmlSource } from './ooxml/xml.js';
+import { readZipParts } from './zip/safe-unzip.js';
 
 export const PPTX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
 const PRESENTATION = 'ppt/presentation.xml';
@@ -25,7 +25,7 @@ export class PptxDecoder implements IContentDecoder {
 
   async decode(data: Buffer, options: { signal?: AbortSignal } = {}): Promise<ExtractedContent> {
     checkFileSize(data, this.limits, 'PowerPoint');
-    const parts = readZipEntries(
+    const parts = readZipParts(
       data,
       (name) => name.startsWith('ppt/') && (name.endsWith('.xml') || name.endsWith('.rels')) && !name.startsWith('ppt/slideLayouts/') && !name.startsWith('ppt/slideMasters/'),
       this.limits,
@@ -61,7 +61,7 @@ export class PptxDecoder implements IContentDecoder {
 }
 
 /** Paragraphs of a slide (title apart), or of a notes page (its body placeholder only). */
-function slideText(xml: Uint8Array, notes: boolean): { title: string[]; body: string[] } {
+function slideText(xml: XmlSource, notes: boolean): { title: string[]; body: string[] } {
   const title: string[] = [];
   const body: string[] = [];
   let placeholder: string | undefined;

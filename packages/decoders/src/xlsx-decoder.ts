@@ -1,9 +1,9 @@
 import type { ContentSection, ExtractedContent, IContentDecoder } from '@km/core';
 import { checkAborted, checkFileSize, DEFAULT_LIMITS, overLimit, unreadable, type DecoderLimits } from './limits.js';
 import { readRelationships, relsPathOf } from './ooxml/relationships.js';
-import { readXml } from './ooxml/xml.js';
+import { readXml, type XmlSource } from './ooxml/xml.js';
 import { rowsAsText } from './rows-as-text.js';
-import { readZipEntries } from './zip/safe-unzip.js';
+import { readZipParts } from './zip/safe-unzip.js';
 
 export const XLSX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const WORKBOOK = 'xl/workbook.xml';
@@ -27,7 +27,7 @@ export class XlsxDecoder implements IContentDecoder {
 
   async decode(data: Buffer, options: { signal?: AbortSignal } = {}): Promise<ExtractedContent> {
     checkFileSize(data, this.limits, 'Excel');
-    const parts = readZipEntries(data, (name) => name.startsWith('xl/') && (name.endsWith('.xml') || name.endsWith('.rels')), this.limits, 'Excel', options.signal);
+    const parts = readZipParts(data, (name) => name.startsWith('xl/') && (name.endsWith('.xml') || name.endsWith('.rels')), this.limits, 'Excel', options.signal);
     const workbook = parts.get(WORKBOOK);
     if (!workbook) throw unreadable('Excel', `${WORKBOOK} is missing`);
     const rels = readRelationships(parts.get(relsPathOf(WORKBOOK)), WORKBOOK);
@@ -53,7 +53,7 @@ export class XlsxDecoder implements IContentDecoder {
   }
 }
 
-function sharedStrings(xml: Uint8Array | undefined): string[] {
+function sharedStrings(xml: XmlSource | undefined): string[] {
   const strings: string[] = [];
   if (!xml) return strings;
   let current = '';
@@ -88,7 +88,7 @@ function columnIndex(reference: string): number {
   return index - 1;
 }
 
-function sheetRows(xml: Uint8Array, shared: string[], maxRows: number, sheet: string): string[][] {
+function sheetRows(xml: XmlSource, shared: string[], maxRows: number, sheet: string): string[][] {
   const rows: string[][] = [];
   let row: string[] | undefined;
   let type = '';

@@ -1,7 +1,9 @@
 import { Zip, ZipDeflate, ZipPassThrough, strToU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { DocxDecoder } from '../src/index.js';
+import { DEFAULT_LIMITS, DocxDecoder } from '../src/index.js';
+import { readXml } from '../src/ooxml/xml.js';
 import { INFLATE_SLICE_BYTES, inflateEntry } from '../src/zip/bounded-inflate.js';
+import { readZipParts } from '../src/zip/safe-unzip.js';
 import { makeDocx } from './fixtures/ooxml-fixtures.js';
 import { deflatedZeros } from './fixtures/zip-bombs.js';
 
@@ -46,6 +48,32 @@ describe('bounded inflation', () => {
   it('a truncated deflate stream is an error', () => {
     const { compressed } = deflatedZeros(MIB);
     expect(() => inflateEntry(8, compressed.subarray(0, compressed.length - 20), () => undefined)).toThrow();
+  });
+});
+
+describe('inflated parts are parsed as their chunks, never joined', () => {
+  it('readXml takes the chunks and decodes a character split across two of them', () => {
+    const bytes = Buffer.from('<a><t>Grüße 東京</t><t>second</t></a>', 'utf8');
+    const texts: string[] = [];
+    const split = bytes.indexOf(Buffer.from('東')) + 1; // inside the three bytes of 東
+    const chunks = [bytes.subarray(0, 9), bytes.subarray(9, split), bytes.subarray(split, split + 1), bytes.subarray(split + 1)];
+    readXml(chunks, { open: (name) => name === 't' && texts.push(''), text: (t) => (texts[texts.length - 1] += t) });
+    expect(texts.join('|')).toBe('Grüße 東京|second');
+  });
+
+  it('a large part comes back from the archive as several chunks, and decodes the same as one', async () => {
+    const xml = documentXml(Array.from({ length: 40_000 }, (_, i) => `<w:p><w:r><w:t>Row ${i} of a long document with some varied words ${i * 7919}.</w:t></w:r></w:p>`).join(''));
+    const docx = makeDocx([], xml);
+    const parts = readZipParts(docx, (name) => name === 'word/document.xml', DEFAULT_LIMITS, 'Word');
+    const chunks = parts.get('word/document.xml')!;
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.reduce((n, c) => n + c.length, 0)).toBe(Buffer.byteLength(xml));
+    const { sections } = await new DocxDecoder().decode(docx);
+    expect(sections[0]!.text).toContain('Row 39999 of a long document');
+  });
+
+  it('at most 64 MiB are inflated from an Office file by default', () => {
+    expect(DEFAULT_LIMITS.maxUncompressedBytes).toBe(64 * MIB);
   });
 });
 

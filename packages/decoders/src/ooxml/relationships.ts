@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { readXml } from './xml.js';
+import { readXml, type XmlSource } from './xml.js';
 
 /** One relationship of a part: the absolute path of its target and its type URI. */
 export interface Relationship {
@@ -13,7 +13,7 @@ export function relsPathOf(part: string): string {
 }
 
 /** Relationship id → target (absolute part path) and type, from a part's `.rels` XML. */
-export function readRelationships(xml: Uint8Array | undefined, part: string): Map<string, Relationship> {
+export function readRelationships(xml: XmlSource | undefined, part: string): Map<string, Relationship> {
   const relationships = new Map<string, Relationship>();
   if (!xml) return relationships;
   readXml(xml, {

@@ -13,11 +13,15 @@ export const MAX_XML_DEPTH = 1_000;
 /** Bytes handed to the parser at a time, so a large part is never one giant string. */
 const XML_SLICE_BYTES = 64 * 1024;
 
+/** An XML part: text, UTF-8 bytes, or UTF-8 bytes in chunks as they were inflated (never joined). */
+export type XmlSource = string | Uint8Array | Iterable<Uint8Array>;
+
 /**
  * Streams an XML part through `handlers` (entities decoded). The part is decoded and parsed
- * in slices, and nesting deeper than {@link MAX_XML_DEPTH} fails with `content_too_large`.
+ * in slices, chunk by chunk (a character split across chunks is decoded whole), and nesting
+ * deeper than {@link MAX_XML_DEPTH} fails with `content_too_large`.
  */
-export function readXml(xml: Uint8Array | string, handlers: XmlHandlers): void {
+export function readXml(xml: XmlSource, handlers: XmlHandlers): void {
   let depth = 0;
   const parser = new Parser(
     {
@@ -38,8 +42,10 @@ export function readXml(xml: Uint8Array | string, handlers: XmlHandlers): void {
     return;
   }
   const decoder = new TextDecoder();
-  for (let offset = 0; offset < xml.length; offset += XML_SLICE_BYTES) {
-    parser.write(decoder.decode(xml.subarray(offset, offset + XML_SLICE_BYTES), { stream: true }));
+  for (const chunk of xml instanceof Uint8Array ? [xml] : xml) {
+    for (let offset = 0; offset < chunk.length; offset += XML_SLICE_BYTES) {
+      parser.write(decoder.decode(chunk.subarray(offset, offset + XML_SLICE_BYTES), { stream: true }));
+    }
   }
   parser.end(decoder.decode());
 }

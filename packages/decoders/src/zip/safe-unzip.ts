@@ -22,11 +22,27 @@ export function readZipEntries(
   format: string,
   signal?: AbortSignal,
 ): Map<string, Uint8Array> {
+  const entries = new Map<string, Uint8Array>();
+  for (const [name, chunks] of readZipParts(data, wanted, limits, format, signal)) entries.set(name, concat(chunks));
+  return entries;
+}
+
+/**
+ * {@link readZipEntries}, with each entry kept as the chunks it inflated to (never joined), for
+ * `readXml` to parse as they are: a part costs its inflated size once, not twice.
+ */
+export function readZipParts(
+  data: Uint8Array,
+  wanted: (name: string) => boolean,
+  limits: DecoderLimits,
+  format: string,
+  signal?: AbortSignal,
+): Map<string, Uint8Array[]> {
   const directory = readZipDirectory(data, format, (index) => {
     if (index >= limits.maxZipEntries) throw overLimit(`the ${format} archive`, 'maxZipEntries', limits.maxZipEntries);
   });
   if (directory.length === 0) throw unreadable(format, 'the archive holds no entries');
-  const entries = new Map<string, Uint8Array>();
+  const entries = new Map<string, Uint8Array[]>();
   let total = 0;
   let totalConsumed = 0;
   for (const entry of directory) {
@@ -60,7 +76,7 @@ export function readZipEntries(
       throw unreadable(format, `entry ${entry.name} is corrupt (${(e as Error).message})`, e);
     }
     totalConsumed += entry.compressed.length;
-    entries.set(entry.name, concat(chunks));
+    entries.set(entry.name, chunks);
   }
   return entries;
 }
