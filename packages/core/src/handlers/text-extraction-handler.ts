@@ -1,8 +1,9 @@
 import type { ExtractedContent, IContentDecoder } from '../contracts/content-decoder.js';
 import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-step-handler.js';
-import { KmError } from '../errors/km-error.js';
+import { isKmError, KmError } from '../errors/km-error.js';
 import { MimeTypes, Steps } from '../models/constants.js';
 import { logOnFile, type DataPipeline } from '../models/data-pipeline.js';
+import { checkEmbeddingModelName, readIngestionArgs } from '../models/request-args.js';
 import type { PipelineContext } from '../pipeline/pipeline-context.js';
 import { writeGeneratedFile } from '../pipeline/pipeline-files.js';
 import { missingDecoderReason } from '../decoders/missing-decoder.js';
@@ -40,6 +41,23 @@ async function decodeWithTimeLimit(
   }
 }
 
+/** NUL characters, which decoders return for unmapped glyphs (pdf.js) or binary bytes, and which no memory DB stores. */
+const NUL = /\u0000/g;
+/** A UTF-16 surrogate half without its partner. */
+const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Decoded text as memory DBs can store it: NUL characters removed, lone surrogates replaced
+ * by U+FFFD (what `String.prototype.toWellFormed` does).
+ */
+export function cleanExtractedText(text: string): string {
+  return text.replace(NUL, '').replace(LONE_SURROGATES, '\ufffd');
+}
+
+function cleanContent(content: ExtractedContent): ExtractedContent {
+  return { ...content, sections: content.sections.map((section) => ({ ...section, text: cleanExtractedText(section.text) })) };
+}
+
 /** Name of the JSON file holding the sections extracted from `fileName`. */
 export const extractedContentName = (fileName: string): string => `${fileName}.extract.json`;
 
@@ -57,6 +75,13 @@ export class TextExtractionHandler implements IPipelineStepHandler {
 
   async invoke(pipeline: DataPipeline, signal?: AbortSignal): Promise<StepOutcome> {
     const { contentStorage, decoders, logger } = this.context;
+    // The first step refuses an embedding model the pipeline could not honour, before any work.
+    try {
+      await checkEmbeddingModelName(readIngestionArgs(pipeline.args).embeddingModelName, this.context.embeddingGenerator);
+    } catch (error) {
+      if (!isKmError(error, 'invalid_argument')) throw error;
+      return { result: 'fatal', pipeline, error: error.message };
+    }
     for (const file of pendingFiles(pipeline, this.stepName)) {
       signal?.throwIfAborted();
       if (file.size === 0) {
@@ -75,7 +100,7 @@ export class TextExtractionHandler implements IPipelineStepHandler {
       }
       try {
         const data = await contentStorage.readFile(pipeline.index, pipeline.document_id, file.name);
-        const content = await decodeWithTimeLimit(decoder, data, file.name, this.context.extraction?.decoderTimeoutMs ?? 120_000, signal);
+        const content = cleanContent(await decodeWithTimeLimit(decoder, data, file.name, this.context.extraction?.decoderTimeoutMs ?? 120_000, signal));
         const text = content.sections.map((s) => s.text).join('\n\n');
         await writeGeneratedFile(this.context, pipeline, file, {
           name: extractedContentName(file.name),

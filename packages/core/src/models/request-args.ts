@@ -1,4 +1,6 @@
+import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
 import { InvalidInputError } from '../errors/km-error.js';
+import { unstorableTextReason } from './memory-record.js';
 
 /** Value type of a request argument; KM encodes it in the name's suffix (`_int`, `_float`, `_str`, `_bool`). */
 export type RequestArgType = 'int' | 'float' | 'string' | 'bool';
@@ -16,6 +18,11 @@ export interface RequestArgSpec {
   max?: number;
   /** Strings only: refuse the empty string. @default false */
   nonEmpty?: boolean;
+  /**
+   * Strings only: the value ends up in stored records (e.g. the chunk header), so NUL and lone
+   * surrogates, which some memory DBs cannot store, are refused. @default false
+   */
+  storedText?: boolean;
   /** What it overrides, for error messages and docs. */
   description: string;
 }
@@ -38,6 +45,10 @@ export const RequestArgs = {
   partitioningOverlappingTokens: 'custom_partitioning_overlapping_tokens_int',
   partitioningChunkHeader: 'custom_partitioning_chunk_header_str',
   embeddingGenerationBatchSize: 'custom_embedding_generation_batch_size_int',
+  embeddingGenerationModelName: 'custom_embedding_generation_model_name',
+  summaryPrompt: 'custom_summary_prompt_str',
+  summaryTargetTokenSize: 'custom_summary_target_token_size_int',
+  summaryOverlappingTokens: 'custom_summary_overlapping_tokens_int',
   /** km's own name of `custom_partitioning_max_tokens_per_paragraph_int`. */
   maxTokensPerChunk: 'maxTokensPerChunk',
   /** km's own name of `custom_partitioning_overlapping_tokens_int`. */
@@ -59,11 +70,25 @@ export const REQUEST_ARG_SPECS: Readonly<Record<string, RequestArgSpec>> = {
   [RequestArgs.textGenerationModelName]: { type: 'string', phase: 'retrieval', nonEmpty: true, description: 'the model of the text generator' },
   [RequestArgs.partitioningMaxTokensPerParagraph]: { type: 'int', phase: 'ingestion', min: 1, description: 'the most tokens per partition' },
   [RequestArgs.partitioningOverlappingTokens]: { type: 'int', phase: 'ingestion', min: 0, description: 'the tokens shared by consecutive partitions' },
-  [RequestArgs.partitioningChunkHeader]: { type: 'string', phase: 'ingestion', description: 'the text put at the top of every partition' },
+  [RequestArgs.partitioningChunkHeader]: { type: 'string', phase: 'ingestion', storedText: true, description: 'the text put at the top of every partition' },
   [RequestArgs.embeddingGenerationBatchSize]: { type: 'int', phase: 'ingestion', min: 1, description: 'the texts sent per embedding call' },
+  [RequestArgs.embeddingGenerationModelName]: {
+    type: 'string',
+    phase: 'ingestion',
+    nonEmpty: true,
+    description: 'the model of the embedding generator (also checked by search and ask, whose query it embeds)',
+  },
+  [RequestArgs.summaryPrompt]: { type: 'string', phase: 'ingestion', nonEmpty: true, description: 'the prompt of the summarize step' },
+  [RequestArgs.summaryTargetTokenSize]: {
+    type: 'int',
+    phase: 'ingestion',
+    min: 15,
+    description: 'the most tokens of a summary (at most half the text generator\'s maxTokenTotal)',
+  },
+  [RequestArgs.summaryOverlappingTokens]: { type: 'int', phase: 'ingestion', min: 0, description: 'the tokens shared by consecutive paragraphs summarized' },
   [RequestArgs.maxTokensPerChunk]: { type: 'int', phase: 'ingestion', min: 1, description: 'the most tokens per partition' },
   [RequestArgs.overlapTokens]: { type: 'int', phase: 'ingestion', min: 0, description: 'the tokens shared by consecutive partitions' },
-  [RequestArgs.chunkHeader]: { type: 'string', phase: 'ingestion', description: 'the text put at the top of every partition' },
+  [RequestArgs.chunkHeader]: { type: 'string', phase: 'ingestion', storedText: true, description: 'the text put at the top of every partition' },
 };
 
 /** Arguments of search and ask, typed; absent ones are undefined. */
@@ -77,6 +102,8 @@ export interface RetrievalArgs {
   temperature?: number;
   nucleusSampling?: number;
   textGenerationModelName?: string;
+  /** Must name the embedding generator's model; see {@link checkEmbeddingModelName}. */
+  embeddingModelName?: string;
 }
 
 /** Arguments of the ingestion handlers, typed; KM's names win over km's own. */
@@ -85,6 +112,14 @@ export interface IngestionArgs {
   overlapTokens?: number;
   chunkHeader?: string;
   embeddingBatchSize?: number;
+  /** Must name the embedding generator's model; see {@link checkEmbeddingModelName}. */
+  embeddingModelName?: string;
+  /** Replaces the `summarize` prompt of the prompt provider. */
+  summaryPrompt?: string;
+  /** The summary is summarized again until it has at most this many tokens. */
+  summaryTargetTokenSize?: number;
+  /** Tokens shared by consecutive paragraphs of a long text summarized piece by piece. */
+  summaryOverlappingTokens?: number;
 }
 
 /**
@@ -105,6 +140,7 @@ export function checkRetrievalArgs(args: unknown): RetrievalArgs {
     temperature: checked[A.ragTemperature] as number | undefined,
     nucleusSampling: checked[A.ragNucleusSampling] as number | undefined,
     textGenerationModelName: checked[A.textGenerationModelName] as string | undefined,
+    embeddingModelName: checked[A.embeddingGenerationModelName] as string | undefined,
   });
 }
 
@@ -133,7 +169,30 @@ export function readIngestionArgs(args: Record<string, unknown> | undefined): In
     overlapTokens: (known[A.partitioningOverlappingTokens] ?? known[A.overlapTokens]) as number | undefined,
     chunkHeader: (known[A.partitioningChunkHeader] ?? known[A.chunkHeader]) as string | undefined,
     embeddingBatchSize: known[A.embeddingGenerationBatchSize] as number | undefined,
+    embeddingModelName: known[A.embeddingGenerationModelName] as string | undefined,
+    summaryPrompt: known[A.summaryPrompt] as string | undefined,
+    summaryTargetTokenSize: known[A.summaryTargetTokenSize] as number | undefined,
+    summaryOverlappingTokens: known[A.summaryOverlappingTokens] as number | undefined,
   });
+}
+
+/**
+ * Refuses `custom_embedding_generation_model_name` unless it names the embedding generator's
+ * model: km's generators cannot switch models per request, and vectors of another model would
+ * not be comparable with the ones stored. Waits for a lazily loaded generator to know its model.
+ * Throws `InvalidInputError('invalid_argument')` naming the argument.
+ */
+export async function checkEmbeddingModelName(name: string | undefined, generator: ITextEmbeddingGenerator | undefined): Promise<void> {
+  if (name === undefined) return;
+  const arg = RequestArgs.embeddingGenerationModelName;
+  if (!generator) throw new InvalidInputError('invalid_argument', `argument "${arg}" needs an embedding generator; none is configured`);
+  await generator.ready?.();
+  if (generator.modelName !== name) {
+    throw new InvalidInputError(
+      'invalid_argument',
+      `argument "${arg}": the embedding generator${generator.modelName ? ` (${generator.modelName})` : ''} cannot switch to model "${name}"`,
+    );
+  }
 }
 
 function checkArgs(args: unknown): Record<string, unknown> {
@@ -162,6 +221,10 @@ function checkValue(name: string, spec: RequestArgSpec, value: unknown): string 
     case 'string':
       if (typeof value !== 'string') return fail('a string');
       if (spec.nonEmpty && value.trim() === '') return fail('a non-empty string');
+      if (spec.storedText) {
+        const unstorable = unstorableTextReason(value);
+        if (unstorable) throw new InvalidInputError('invalid_argument', `argument "${name}" (${spec.description}) ${unstorable}, which memory DBs cannot store`);
+      }
       return value;
     case 'bool':
       if (typeof value === 'boolean') return value;

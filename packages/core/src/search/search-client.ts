@@ -5,7 +5,7 @@ import { InvalidInputError } from '../errors/km-error.js';
 import { NOT_FOUND_ANSWER } from '../models/constants.js';
 import type { MemoryFilter } from '../models/memory-filter.js';
 import { PayloadFields, type MemoryRecord } from '../models/memory-record.js';
-import { checkRetrievalArgs, RequestArgs, type RetrievalArgs } from '../models/request-args.js';
+import { checkEmbeddingModelName, checkRetrievalArgs, RequestArgs, type RetrievalArgs } from '../models/request-args.js';
 import type { MemoryAnswer, SearchResult, TokenUsage } from '../models/search-models.js';
 import type { Logger } from '../util/logger.js';
 import { CitationCollector, sourceUrlOf } from './citations.js';
@@ -61,6 +61,7 @@ export class SearchClient {
 
   async search(query: string, request: RetrievalRequest): Promise<SearchResult> {
     const args = checkRetrievalArgs(request.args);
+    await checkEmbeddingModelName(args.embeddingModelName, this.deps.embeddingGenerator);
     const max = args.maxMatchesCount ?? this.options.maxMatchesCount;
     const limit = request.limit !== undefined && request.limit > 0 ? request.limit : max;
     const collector = new CitationCollector(request.index);
@@ -113,7 +114,9 @@ export class SearchClient {
       throw new InvalidInputError('invalid_argument', 'the question is empty');
     }
     this.checkModelName(args);
+    await checkEmbeddingModelName(args.embeddingModelName, this.deps.embeddingGenerator);
     const emptyAnswer = args.emptyAnswer ?? NOT_FOUND_ANSWER;
+    this.checkAnswerTokens(question, args, emptyAnswer);
     const op = operationSignal(request.signal);
     try {
       const scoped = { ...request, signal: op.signal };
@@ -145,15 +148,41 @@ export class SearchClient {
     }
   }
 
+  private answerTemplate(args: RetrievalArgs): string {
+    return args.prompt ?? readPrompt(this.deps.promptProvider ?? defaultPromptProvider, PromptNames.answerWithFacts);
+  }
+
+  /** Tokens of the answer prompt without facts. */
+  private skeletonTokens(template: string, question: string, emptyAnswer: string): number {
+    return this.deps.textGenerator!.tokenizer.countTokens(renderPrompt(template, { facts: '', input: question, notFound: emptyAnswer }));
+  }
+
+  /**
+   * Refuses a `custom_rag_max_tokens_int` that leaves no room for facts in the text generator's
+   * context (the prompt and the answer would fill it), naming the largest value that does.
+   */
+  private checkAnswerTokens(question: string, args: RetrievalArgs, emptyAnswer: string): void {
+    const generator = this.deps.textGenerator;
+    if (args.maxTokens === undefined || !generator) return;
+    const prompt = this.skeletonTokens(this.answerTemplate(args), question, emptyAnswer);
+    // At least one token of facts must fit.
+    const limit = generator.maxTokenTotal - prompt - 1;
+    if (args.maxTokens > limit) {
+      throw new InvalidInputError(
+        'invalid_argument',
+        `argument "${RequestArgs.ragMaxTokens}" (${args.maxTokens}) leaves no room for facts: the text generator holds ${generator.maxTokenTotal} tokens (maxTokenTotal), the prompt without facts takes ${prompt}; the largest value accepted is ${Math.max(0, limit)}`,
+      );
+    }
+  }
+
   private async *generate(question: string, matches: Match[], request: RetrievalRequest, args: RetrievalArgs, emptyAnswer: string): AsyncIterable<MemoryAnswer> {
     const generator = this.deps.textGenerator!;
     const tokenizer = generator.tokenizer;
-    const template = args.prompt ?? readPrompt(this.deps.promptProvider ?? defaultPromptProvider, PromptNames.answerWithFacts);
+    const template = this.answerTemplate(args);
     const factTemplate = args.factTemplate ?? FACT_TEMPLATE;
     const includeDuplicates = args.includeDuplicateFacts ?? this.options.includeDuplicateFacts;
     const answerTokens = args.maxTokens ?? this.options.answerTokens;
-    const skeleton = renderPrompt(template, { facts: '', input: question, notFound: emptyAnswer });
-    let budget = generator.maxTokenTotal - tokenizer.countTokens(skeleton) - answerTokens;
+    let budget = generator.maxTokenTotal - this.skeletonTokens(template, question, emptyAnswer) - answerTokens;
     const collector = new CitationCollector(request.index);
     const inPrompt = new Set<string>();
     let facts = '';
