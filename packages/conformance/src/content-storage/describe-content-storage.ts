@@ -77,6 +77,17 @@ export function describeContentStorage(name: string, options: ContentStorageSuit
       expect((await s.readFile(index, 'doc', 'f.txt')).toString()).toBe('two');
     });
 
+    it('reads a byte range when the storage supports ranges, otherwise the whole file', async () => {
+      const { s, index } = await fresh();
+      const text = 'abcdefghijklmnopqrstuvwxyz'.repeat(100);
+      await s.writeFile(index, 'doc', 'r.txt', text);
+      const read = (await readAll(await s.readFileStream(index, 'doc', 'r.txt', { start: 30, end: 39 }))).toString();
+      expect(read).toBe(s.supportsByteRanges ? text.slice(30, 40) : text);
+      if (s.supportsByteRanges) {
+        expect((await readAll(await s.readFileStream(index, 'doc', 'r.txt', { start: text.length - 5, end: text.length + 100 }))).toString()).toBe(text.slice(-5));
+      }
+    });
+
     it('streams a large file in and out unchanged', async () => {
       const { s, index } = await fresh();
       const size = options.largeFileBytes ?? 8 * 1024 * 1024;

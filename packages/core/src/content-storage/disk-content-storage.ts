@@ -4,7 +4,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:f
 import { join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { IContentStorage, StorageContent, StoredFileInfo } from '../contracts/content-storage.js';
+import type { ByteRange, IContentStorage, StorageContent, StoredFileInfo } from '../contracts/content-storage.js';
 import { KmError } from '../errors/km-error.js';
 import { contentToReadable } from '../util/streams.js';
 import { checkStorageNames } from './storage-names.js';
@@ -85,7 +85,9 @@ export class DiskContentStorage implements IContentStorage {
     }
   }
 
-  async readFileStream(index: string, documentId: string, fileName: string): Promise<Readable> {
+  readonly supportsByteRanges = true;
+
+  async readFileStream(index: string, documentId: string, fileName: string, range?: ByteRange): Promise<Readable> {
     const path = this.path(index, documentId, fileName);
     try {
       const info = await stat(path);
@@ -93,7 +95,7 @@ export class DiskContentStorage implements IContentStorage {
     } catch (error) {
       throw this.translate(error, index, documentId, fileName);
     }
-    return createReadStream(path);
+    return range ? createReadStream(path, { start: range.start, end: range.end }) : createReadStream(path);
   }
 
   async fileExists(index: string, documentId: string, fileName: string): Promise<boolean> {

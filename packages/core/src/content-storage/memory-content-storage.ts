@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { IContentStorage, StorageContent, StoredFileInfo } from '../contracts/content-storage.js';
+import type { ByteRange, IContentStorage, StorageContent, StoredFileInfo } from '../contracts/content-storage.js';
 import { KmError } from '../errors/km-error.js';
 import { contentToBuffer } from '../util/streams.js';
 import { checkStorageNames } from './storage-names.js';
@@ -54,8 +54,11 @@ export class MemoryContentStorage implements IContentStorage {
     return Buffer.from(this.get(index, documentId, fileName).data);
   }
 
-  async readFileStream(index: string, documentId: string, fileName: string): Promise<Readable> {
-    return Readable.from([this.get(index, documentId, fileName).data]);
+  readonly supportsByteRanges = true;
+
+  async readFileStream(index: string, documentId: string, fileName: string, range?: ByteRange): Promise<Readable> {
+    const { data } = this.get(index, documentId, fileName);
+    return Readable.from([range ? data.subarray(range.start, range.end + 1) : data]);
   }
 
   async fileExists(index: string, documentId: string, fileName: string): Promise<boolean> {

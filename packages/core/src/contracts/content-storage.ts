@@ -3,6 +3,12 @@ import type { Readable } from 'node:stream';
 /** Data accepted when writing a file. */
 export type StorageContent = Uint8Array | string | Readable | AsyncIterable<Uint8Array>;
 
+/** Bytes `start` to `end` of a file, both included (as in an HTTP `Range: bytes=start-end`). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 /** A file as listed by content storage. */
 export interface StoredFileInfo {
   name: string;
@@ -30,8 +36,16 @@ export interface IContentStorage {
   writeFile(index: string, documentId: string, fileName: string, content: StorageContent): Promise<number>;
   /** Reads a whole file; throws `file_not_found` when missing. */
   readFile(index: string, documentId: string, fileName: string): Promise<Buffer>;
-  /** Opens a file as a stream; throws `file_not_found` when missing. */
-  readFileStream(index: string, documentId: string, fileName: string): Promise<Readable>;
+  /**
+   * Opens a file as a stream; throws `file_not_found` when missing. With `range`, the stream
+   * holds only bytes `range.start` to `range.end` (included; an `end` past the file ends at its
+   * last byte), read without going through the bytes before or after them where the storage
+   * can seek. Storages that set {@link IContentStorage.supportsByteRanges} honour `range`;
+   * callers of other storages get the whole file and cut it themselves.
+   */
+  readFileStream(index: string, documentId: string, fileName: string, range?: ByteRange): Promise<Readable>;
+  /** True when {@link IContentStorage.readFileStream} honours its `range` argument. */
+  readonly supportsByteRanges?: boolean;
   /** True when the file exists. */
   fileExists(index: string, documentId: string, fileName: string): Promise<boolean>;
   /** Deletes a file; a no-op when missing. */
