@@ -3,10 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect, vi } from 'vitest';
+import type { KernelMemoryBuilder } from '@km/core';
 import { startService, type RunningService, type ServiceConfigInput } from '../src/index.js';
 
 /** A service on a free port over a fresh data folder, with word-hashing embeddings (fast, offline). */
-export async function startTestService(overrides: ServiceConfigInput = {}): Promise<RunningService & { logs: string[]; dispose(): Promise<void> }> {
+export async function startTestService(
+  overrides: ServiceConfigInput = {},
+  configure?: (builder: KernelMemoryBuilder) => KernelMemoryBuilder,
+): Promise<RunningService & { logs: string[]; dispose(): Promise<void> }> {
   const dataDirectory = await mkdtemp(join(tmpdir(), 'km-service-'));
   const logs: string[] = [];
   const sink = new Writable({
@@ -25,6 +29,7 @@ export async function startTestService(overrides: ServiceConfigInput = {}): Prom
       queue: { pollIntervalMs: 20, retryDelayMs: 20, ...overrides.queue },
     },
     logDestination: sink,
+    ...(configure ? { configure } : {}),
   });
   return Object.assign(service, {
     logs,

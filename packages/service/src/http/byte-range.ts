@@ -1,4 +1,4 @@
-import { Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 
 /** What a `Range` header asks of a representation of `size` bytes. */
 export type RangeRequest =
@@ -29,15 +29,47 @@ export function parseRange(header: string | undefined, size: number): RangeReque
   return { kind: 'partial', start, end: Math.min(end, size - 1) };
 }
 
-/** A stream of bytes `start` to `end` (included) of the stream it is piped from. */
-export function byteSlice(start: number, end: number): Transform {
+/**
+ * Bytes `start` to `end` (included) of `source`, for a storage that cannot read a range
+ * itself. The source's errors destroy the slice (so the response is aborted, not the process);
+ * destroying the slice (a client gone) destroys the source; once past `end` the slice ends and
+ * the source is destroyed, so the bytes after the range are not read.
+ */
+export function sliceStream(source: Readable, start: number, end: number): Readable {
   let offset = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      const from = Math.max(start - offset, 0);
-      const to = Math.min(end + 1 - offset, chunk.length);
-      offset += chunk.length;
-      done(null, from < to ? chunk.subarray(from, to) : undefined);
+  let ended = false;
+  const finish = () => {
+    if (ended) return;
+    ended = true;
+    slice.push(null);
+  };
+  const slice = new Readable({
+    read() {
+      if (!ended) source.resume();
+    },
+    destroy(error, callback) {
+      source.destroy();
+      callback(error);
     },
   });
+  source.on('data', (chunk: Buffer) => {
+    if (ended) return;
+    const from = Math.max(start - offset, 0);
+    const to = Math.min(end + 1 - offset, chunk.length);
+    offset += chunk.length;
+    const more = from < to ? slice.push(chunk.subarray(from, to)) : true;
+    if (offset > end) {
+      finish();
+      source.destroy();
+    } else if (!more) {
+      source.pause();
+    }
+  });
+  source.once('end', finish);
+  source.once('error', (error) => slice.destroy(error));
+  source.once('close', () => {
+    // a source closed before its end without an error (destroyed elsewhere)
+    if (!ended && !source.readableEnded) slice.destroy(new Error('the file stream closed before its end'));
+  });
+  return slice;
 }

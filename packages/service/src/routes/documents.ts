@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { normalizeIndexName, validateDocumentId, validateFileName, type MemoryService } from '@km/core';
-import { byteSlice, parseRange } from '../http/byte-range.js';
+import type { Readable } from 'node:stream';
+import { normalizeIndexName, validateDocumentId, validateFileName, type MemoryService, type StreamableFileContent } from '@km/core';
+import { parseRange, sliceStream } from '../http/byte-range.js';
 import { HttpProblem } from '../http/problem-details.js';
 import { uploadStatusLocation } from './locations.js';
 
@@ -47,15 +48,33 @@ export function registerDocumentRoutes(app: FastifyInstance, memory: MemoryServi
       reply.header('content-range', `bytes */${file.size}`);
       throw new HttpProblem(416, `the range ${JSON.stringify(request.headers.range)} is outside the file's ${file.size} bytes`, 'range_not_satisfiable');
     }
+    const stream = range.kind === 'full' ? await file.getStream() : await openRange(memory, index, documentId, filename, range, file);
+    // After the stream opened: an error before it is a problem response, not an attachment.
     reply.header('last-modified', lastModified).header('content-type', file.fileType).header('content-disposition', contentDisposition(filename));
-    const stream = await file.getStream();
     if (range.kind === 'full') return reply.header('content-length', String(file.size)).send(stream);
     return reply
       .code(206)
       .header('content-range', `bytes ${range.start}-${range.end}/${file.size}`)
       .header('content-length', String(range.end - range.start + 1))
-      .send(stream.pipe(byteSlice(range.start, range.end)));
+      .send(stream);
   });
+}
+
+/**
+ * A range of a file: read by the content storage when it can seek, otherwise cut from the
+ * whole stream (which is then destroyed once past the range, and on any error of either side).
+ */
+async function openRange(
+  memory: MemoryService,
+  index: string,
+  documentId: string,
+  filename: string,
+  range: { start: number; end: number },
+  file: StreamableFileContent,
+): Promise<Readable> {
+  const storage = memory.orchestrator.context.contentStorage;
+  if (storage.supportsByteRanges) return storage.readFileStream(index, documentId, filename, { start: range.start, end: range.end });
+  return sliceStream(await file.getStream(), range.start, range.end);
 }
 
 /**
