@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HashingEmbeddingGenerator, KernelMemoryBuilder, MemoryContentStorage, SimpleVectorDb, isKmError, silentLogger } from '../src/index.js';
+import { missingDecoderReason } from '../src/decoders/missing-decoder.js';
 
 function setup() {
   return new KernelMemoryBuilder()
@@ -34,5 +35,27 @@ describe('a file nobody can decode fails with a reason naming what to install', 
     const generic = (await memory.getDocumentStatus('bin'))?.error;
     expect(generic).toMatch(/no decoder for application\/octet-stream/);
     expect(generic).not.toMatch(/@km\/decoders/);
+  });
+
+  it('a GIF or an SVG, which @km/decoders does not read, gets the generic reason, not "install @km/decoders"', async () => {
+    const memory = setup();
+    await memory.importDocument({ name: 'anim.gif', data: Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1') }, { documentId: 'gif' }).catch(() => undefined);
+    await memory.importDocument({ name: 'logo.svg', data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), mimeType: 'image/svg+xml' }, { documentId: 'svg' }).catch(() => undefined);
+    const gif = (await memory.getDocumentStatus('gif'))?.error;
+    expect(gif).toMatch(/anim\.gif: no decoder for image\/gif: none is registered for this type/);
+    expect(gif).not.toMatch(/install @km\/decoders/);
+    const svg = (await memory.getDocumentStatus('svg'))?.error;
+    expect(svg).toMatch(/no decoder for image\/svg\+xml: none is registered/);
+    expect(svg).not.toMatch(/install @km\/decoders/);
+  });
+
+  it('names @km/decoders for exactly the types it reads', () => {
+    for (const type of ['application/pdf', 'image/png', 'image/jpeg', 'image/tiff', 'image/bmp', 'image/webp', 'text/csv; charset=utf-8',
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'application/vnd.openxmlformats-officedocument.presentationml.presentation']) {
+      expect(missingDecoderReason(type)).toMatch(/install @km\/decoders/);
+    }
+    for (const type of ['image/gif', 'image/svg+xml', 'image/heic', 'application/vnd.openxmlformats-officedocument.wordprocessingml.template', 'application/msword']) {
+      expect(missingDecoderReason(type)).not.toMatch(/@km\/decoders/);
+    }
   });
 });
