@@ -4,7 +4,7 @@ import { UniversalSentenceEncoderGenerator } from './use/universal-sentence-enco
 export { UniversalSentenceEncoderGenerator, type UniversalSentenceEncoderOptions } from './use/universal-sentence-encoder-generator.js';
 export { loadUseModel, embedPacked, USE_DIMENSIONS } from './use/use-model.js';
 export { TransformersEmbeddingGenerator, type TransformersEmbeddingGeneratorOptions } from './transformers/transformers-embedding-generator.js';
-export { WorkerPool, type JobPriority } from './worker-pool.js';
+export { HIGH_PRIORITY_STREAK, WorkerPool, type JobPriority } from './worker-pool.js';
 
 /**
  * The embedded default of km (`KernelMemoryBuilder` finds it when this package is installed):

@@ -10,9 +10,17 @@ export type WorkerReply<R> =
 
 /**
  * How urgently a job is wanted: `high` jobs (a search query someone waits for) run before any
- * `normal` job still queued (ingestion batches); each lane is first in, first out.
+ * `normal` job still queued (ingestion batches), except that a waiting `normal` job gets a turn
+ * after {@link HIGH_PRIORITY_STREAK} `high` ones in a row; each lane is first in, first out.
  */
 export type JobPriority = 'high' | 'normal';
+
+/**
+ * Most `high` jobs served in a row while a `normal` job waits; the next job is then the oldest
+ * `normal` one. Under steady search load ingestion still advances (about one job in nine), so
+ * its queue leases do not run out while it waits.
+ */
+export const HIGH_PRIORITY_STREAK = 8;
 
 /** A job a pool worker receives. */
 export interface WorkerJob<Q> {
@@ -38,7 +46,9 @@ interface Slot<Q, R> {
 /**
  * A fixed set of worker threads running one script, each loading its model once. Jobs queue
  * in two lanes and go to the first idle worker: `high` jobs before every queued `normal` one,
- * so a query waits at most for the job each worker is running, never for the backlog. A
+ * so a query waits at most for the job each worker is running, never for the backlog; after
+ * {@link HIGH_PRIORITY_STREAK} `high` jobs in a row one waiting `normal` job goes first, so
+ * queries never starve ingestion. A
  * worker that dies fails only its own job (as a transient error) and is replaced. Idle workers
  * are unref'd, so a pool never keeps the process alive on its own.
  */
@@ -49,6 +59,8 @@ export class WorkerPool<Q, R> {
   private starting: Promise<void> | undefined;
   private nextId = 1;
   private closed = false;
+  /** `high` jobs dispatched in a row while `normal` jobs were waiting. */
+  private highStreak = 0;
 
   constructor(
     private readonly script: URL,
@@ -143,13 +155,23 @@ export class WorkerPool<Q, R> {
   private dispatch(): void {
     for (const slot of this.slots) {
       if (slot.job) continue;
-      const job = this.urgent.shift() ?? this.queue.shift();
+      const job = this.next();
       if (!job) return;
       slot.job = job;
       slot.worker.ref();
       const message: WorkerJob<Q> = { id: job.id, payload: job.payload };
       slot.worker.postMessage(message, job.transfer);
     }
+  }
+
+  /** The next job to run: the oldest `high` one, unless a `normal` one has waited through a full streak. */
+  private next(): Job<Q, R> | undefined {
+    if (this.queue.length === 0) this.highStreak = 0;
+    else if (this.urgent.length === 0 || this.highStreak >= HIGH_PRIORITY_STREAK) {
+      this.highStreak = 0;
+      return this.queue.shift();
+    } else this.highStreak++;
+    return this.urgent.shift();
   }
 
   private throwIfAborted(signal: AbortSignal | undefined): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WorkerPool } from '../src/index.js';
+import { HIGH_PRIORITY_STREAK, WorkerPool } from '../src/index.js';
 
 const script = new URL('./fixtures/scripted-worker.mjs', import.meta.url);
 type Reply = { value: number; thread: number };
@@ -47,6 +47,35 @@ describe('WorkerPool', () => {
       await Promise.all([...batches, ...queries]);
       // Batch 1 was already running when the queries arrived; they overtake the rest, in order.
       expect(order).toEqual([1, 100, 101, 2, 3, 4, 5, 6]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a steady stream of high-priority jobs still lets a queued normal job run (after a streak of high ones)', async () => {
+    const pool = new WorkerPool<number | string, Reply>(script, 1, { delayMs: 1 }, 'test');
+    try {
+      await pool.start();
+      const order: string[] = [];
+      const queries: Promise<void>[] = [];
+      let sent = 0;
+      // Two queries always waiting: each one that finishes sends the next, up to 40.
+      const query = (): void => {
+        const n = sent++;
+        queries.push(pool.run(n, [], undefined, 'high').then(() => {
+          order.push(`q${n}`);
+          if (sent < 40) query();
+        }));
+      };
+      const first = pool.run(1000, [], undefined, 'normal').then(() => void order.push('first batch'));
+      const waiting = pool.run(1001, [], undefined, 'normal').then(() => void order.push('waiting batch'));
+      query();
+      query();
+      await Promise.all([first, waiting]);
+      while (queries.length < 40 || order.length < 42) await Promise.all(queries);
+      // The first batch was running; the other waits for one streak of queries, not for the stream to end.
+      expect(order.slice(0, HIGH_PRIORITY_STREAK + 2)).toEqual(['first batch', ...Array.from({ length: HIGH_PRIORITY_STREAK }, (_, i) => `q${i}`), 'waiting batch']);
+      expect(order.filter((o) => o.startsWith('q'))).toHaveLength(40);
     } finally {
       await pool.close();
     }
