@@ -55,4 +55,65 @@ describe('UniversalSentenceEncoderGenerator: abort listeners on the caller’s s
     expect(seen).toHaveLength(3);
     expect(seen.every((s) => s.aborted)).toBe(true);
   });
+
+  it('when one job of a call fails, the call’s other jobs are aborted (queued ones dropped) and the call rejects with that job’s error', async () => {
+    const generator = new UniversalSentenceEncoderGenerator({ workers: 2, maxTextsPerJob: 1 });
+    const seen: AbortSignal[] = [];
+    const ran: string[] = [];
+    Object.assign(generator, {
+      pool: {
+        // Like WorkerPool: a job waits for its turn and rejects at once when its signal aborts.
+        run: (texts: string[], _transfer: ArrayBuffer[], signal: AbortSignal) =>
+          new Promise((resolve, reject) => {
+            seen.push(signal);
+            signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+            setImmediate(() => {
+              if (signal.aborted) return;
+              if (texts[0] === 'bad') return reject(new Error('the model failed on bad'));
+              setImmediate(() => {
+                if (signal.aborted) return;
+                ran.push(texts[0]!);
+                resolve(new Float32Array(texts.length * USE_DIMENSIONS));
+              });
+            });
+          }),
+      },
+    });
+    await expect(generator.generateEmbeddings(['bad', 'b', 'c', 'd'])).rejects.toThrow('the model failed on bad');
+    expect(seen).toHaveLength(4);
+    expect(seen.every((s) => s.aborted)).toBe(true);
+    expect(ran).toEqual([]);
+    // The caller's own signal is untouched.
+    const caller = new AbortController();
+    await expect(generator.generateEmbeddings(['bad', 'b'], caller.signal)).rejects.toThrow('the model failed on bad');
+    expect(caller.signal.aborted).toBe(false);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('a failed job drops its queued siblings in a real WorkerPool', async () => {
+    const { WorkerPool } = await import('../src/index.js');
+    // The fixture worker fails a job whose payload is 'fail' and doubles numbers.
+    const pool = new WorkerPool<unknown, unknown>(new URL('./fixtures/scripted-worker.mjs', import.meta.url), 1, { delayMs: 1 }, 'test');
+    const outcomes: string[] = [];
+    const generator = new UniversalSentenceEncoderGenerator({ workers: 1, maxTextsPerJob: 1 });
+    Object.assign(generator, {
+      pool: {
+        run: (texts: string[], transfer: ArrayBuffer[], signal: AbortSignal, priority: 'high' | 'normal') =>
+          pool.run(texts[0], transfer, signal, priority).then(
+            () => (outcomes.push(`ran ${texts[0]}`), new Float32Array(USE_DIMENSIONS)),
+            (error: { code: string }) => {
+              outcomes.push(`${error.code} ${texts[0]}`);
+              throw error;
+            },
+          ),
+      },
+    });
+    try {
+      await expect(generator.generateEmbeddings(['fail', '1', '2', '3'])).rejects.toMatchObject({ code: 'upstream_error' });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(outcomes).toEqual(['upstream_error fail', 'aborted 1', 'aborted 2', 'aborted 3']);
+    } finally {
+      await pool.close();
+    }
+  });
 });

@@ -29,11 +29,19 @@ describe('UniversalSentenceEncoderGenerator: queries go ahead of ingestion', () 
     ]);
   });
 
-  it('with no purpose stated, one text is a query and several are ingestion', async () => {
+  it('with no purpose stated a call is ingestion, even of one text (a one-chunk document, a last partial batch)', async () => {
     const generator = new UniversalSentenceEncoderGenerator({ workers: 1 });
     const calls = recordPriorities(generator);
-    await generator.generateEmbeddings(['comet']);
+    await generator.generateEmbeddings(['a one-chunk document']);
     await generator.generateEmbeddings(['one chunk', 'another chunk']);
-    expect(calls.map((c) => c.priority)).toEqual(['high', 'normal']);
+    await generator.generateEmbeddings(['comet'], undefined, { purpose: 'query' });
+    expect(calls.map((c) => c.priority)).toEqual(['normal', 'normal', 'high']);
+  });
+
+  it('queryPriority: false runs queries at normal priority too (arrival order)', async () => {
+    const generator = new UniversalSentenceEncoderGenerator({ workers: 1, queryPriority: false });
+    const calls = recordPriorities(generator);
+    await generator.generateEmbeddings(['comet'], undefined, { purpose: 'query' });
+    expect(calls.map((c) => c.priority)).toEqual(['normal']);
   });
 });

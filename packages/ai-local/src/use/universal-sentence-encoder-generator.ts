@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { availableParallelism } from 'node:os';
 import {
   CL100KTokenizer,
@@ -28,6 +29,11 @@ export interface UniversalSentenceEncoderOptions {
   maxTextsPerJob?: number;
   /** Longest input in (cl100k) tokens; the model itself averages over any length. @default 2048 */
   maxTokens?: number;
+  /**
+   * Queries (`purpose: 'query'`) go ahead of queued ingestion jobs. `false` runs every job in
+   * arrival order, e.g. to measure what the query lane buys. @default true
+   */
+  queryPriority?: boolean;
 }
 
 // From src/use or dist/use alike, the compiled worker is at <package>/dist/use/use-worker.js.
@@ -55,6 +61,7 @@ export class UniversalSentenceEncoderGenerator implements ITextEmbeddingGenerato
   /** cl100k counts: used to size chunks; the model has no hard limit of its own. */
   readonly tokenizer: ITextTokenizer = new CL100KTokenizer();
   readonly workers: number;
+  readonly queryPriority: boolean;
   private readonly pool: WorkerPool<string[], Float32Array> | undefined;
   private inProcess: Promise<EmbeddingsModel> | undefined;
 
@@ -63,6 +70,7 @@ export class UniversalSentenceEncoderGenerator implements ITextEmbeddingGenerato
     this.maxBatchSize = options.maxBatchSize ?? 16;
     this.maxTextsPerJob = Math.max(1, Math.floor(options.maxTextsPerJob ?? 4));
     this.maxTokens = options.maxTokens ?? 2048;
+    this.queryPriority = options.queryPriority ?? true;
     this.pool = this.workers > 0 ? new WorkerPool(WORKER_SCRIPT, this.workers, null, 'universal-sentence-encoder') : undefined;
   }
 
@@ -74,8 +82,10 @@ export class UniversalSentenceEncoderGenerator implements ITextEmbeddingGenerato
 
   /**
    * Embeds `texts`, spread over the workers in jobs of at most `maxTextsPerJob`. A query
-   * (`purpose: 'query'`, or a single text when the purpose is unstated) goes ahead of every
-   * queued ingestion slice, so search latency stays close to idle while documents are embedded.
+   * (`purpose: 'query'`) goes ahead of every queued ingestion job, so search latency stays close
+   * to idle while documents are embedded; a call with no purpose is ingestion (normal priority),
+   * whatever its size. When one job fails, the call's jobs still queued are dropped and the
+   * call rejects with that job's error.
    */
   async generateEmbeddings(texts: string[], signal?: AbortSignal, options: EmbeddingRequestOptions = {}): Promise<Float32Array[]> {
     signal?.throwIfAborted();
@@ -86,17 +96,39 @@ export class UniversalSentenceEncoderGenerator implements ITextEmbeddingGenerato
     });
     if (texts.length === 0) return [];
     if (!this.pool) return unpack(await embedPacked(await this.model(), texts), texts.length);
+    const pool = this.pool;
     // Spread one call over the workers, in jobs small enough that a query never waits long.
     const slice = Math.max(1, Math.min(this.maxTextsPerJob, Math.ceil(texts.length / this.workers)));
-    const priority = (options.purpose ?? (texts.length === 1 ? 'query' : 'document')) === 'query' ? 'high' : 'normal';
-    // One listener on the caller's signal for the whole call, however many jobs it is cut into.
+    const priority = this.queryPriority && options.purpose === 'query' ? 'high' : 'normal';
+    // One listener on the caller's signal for the whole call, however many jobs it is cut into;
+    // the call's own controller also ends the call's other jobs when one of them fails.
     const scope = operationSignal(signal);
+    const call = new AbortController();
+    setMaxListeners(0, call.signal);
+    const forward = () => call.abort(scope.signal?.reason);
+    if (scope.signal?.aborted) forward();
+    else scope.signal?.addEventListener('abort', forward, { once: true });
+    let failure: { error: unknown } | undefined;
     try {
       const parts: Promise<Float32Array>[] = [];
-      for (let i = 0; i < texts.length; i += slice) parts.push(this.pool.run(texts.slice(i, i + slice), [], scope.signal, priority));
-      const packed = await Promise.all(parts);
+      for (let i = 0; i < texts.length; i += slice) {
+        parts.push(
+          pool.run(texts.slice(i, i + slice), [], call.signal, priority).catch((error: unknown) => {
+            // The first failure ends the call: its queued siblings are dropped, not run for nothing.
+            if (!failure) {
+              failure = { error };
+              if (!call.signal.aborted) call.abort(error);
+            }
+            throw error;
+          }),
+        );
+      }
+      const packed = await Promise.all(parts).catch((error: unknown) => {
+        throw failure ? failure.error : error;
+      });
       return packed.flatMap((p) => unpack(p, p.length / USE_DIMENSIONS));
     } finally {
+      scope.signal?.removeEventListener('abort', forward);
       scope.release();
     }
   }
