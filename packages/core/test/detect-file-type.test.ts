@@ -49,6 +49,17 @@ describe('detectFileType', () => {
     expect(detectFileType({ fileName: 'x.bin', declaredType: 'application/x-custom', head: text('x') })).toBe('application/x-custom');
   });
 
+  it('with declaredFirst (web responses), a specific declared type that agrees with the bytes comes before the extension', () => {
+    expect(detectFileType({ fileName: 'README.md', declaredType: 'text/html', head: HTML, declaredFirst: true })).toBe('text/html');
+    expect(detectFileType({ fileName: 'File:X.pdf', declaredType: 'text/html; charset=utf-8', head: HTML, declaredFirst: true })).toBe('text/html');
+    // Unspecific or contradicted declarations still leave the extension, then the bytes, in charge.
+    expect(detectFileType({ fileName: 'README.md', declaredType: 'text/plain', head: text('# T'), declaredFirst: true })).toBe('text/markdown');
+    expect(detectFileType({ fileName: 'paper.pdf', declaredType: 'text/html', head: PDF, declaredFirst: true })).toBe('application/pdf');
+    expect(detectFileType({ fileName: 'page', declaredType: 'application/pdf', head: HTML, declaredFirst: true })).toBe('text/html');
+    // Without it, the extension wins (uploads, as Kernel Memory).
+    expect(detectFileType({ fileName: 'README.md', declaredType: 'text/html', head: HTML })).toBe('text/markdown');
+  });
+
   it('does not believe a declared type that the bytes contradict', () => {
     expect(detectFileType({ fileName: 'upload', declaredType: 'text/html', head: PDF })).toBe('application/pdf');
     expect(detectFileType({ fileName: 'upload', declaredType: 'text/markdown', head: Buffer.from([1, 0, 2, 0]) })).toBe('application/octet-stream');

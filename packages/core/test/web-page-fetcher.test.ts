@@ -135,4 +135,29 @@ describe('WebPageFetcher limits', () => {
     });
     expect((await allowed().fetch(`${url}/file`)).mimeType).toBe('application/pdf');
   });
+
+  it("believes the server's Content-Type over the URL's extension (an HTML page at a .md or .pdf path is HTML)", async () => {
+    const url = await serve((req, res) => {
+      if (req.url === '/raw/README.md') {
+        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+        return res.end('# Title\n\nRaw markdown.');
+      }
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><html><body><h1>README</h1></body></html>');
+    });
+    // github.com/…/blob/main/README.md and …/wiki/File:X.pdf are HTML pages.
+    expect((await allowed().fetch(`${url}/owner/repo/blob/main/README.md`)).mimeType).toBe('text/html');
+    expect((await allowed().fetch(`${url}/wiki/File:Paper.pdf`)).mimeType).toBe('text/html');
+    // A Content-Type that says nothing (text/plain, octet-stream) leaves the extension in charge.
+    expect((await allowed().fetch(`${url}/raw/README.md`)).mimeType).toBe('text/markdown');
+  });
+
+  it('does not believe a Content-Type that the bytes contradict: a PDF sent as text/html is a PDF', async () => {
+    const url = await serve((_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('%PDF-1.7\n\x00\x01binary');
+    });
+    expect((await allowed().fetch(`${url}/paper.pdf`)).mimeType).toBe('application/pdf');
+    expect((await allowed().fetch(`${url}/download`)).mimeType).toBe('application/pdf');
+  });
 });

@@ -12,6 +12,12 @@ export interface FileTypeEvidence {
   declaredType?: string | undefined;
   /** The first bytes of the file ({@link FILE_TYPE_HEAD_BYTES} are enough; fewer when the file is shorter). */
   head: Uint8Array;
+  /**
+   * Believe a specific declared type that agrees with the bytes before the extension. For web
+   * responses, whose URL path says little (`github.com/…/blob/main/README.md` is an HTML page),
+   * as Kernel Memory, which takes a download's type from its `Content-Type`. @default false
+   */
+  declaredFirst?: boolean;
 }
 
 const OOXML = {
@@ -36,17 +42,21 @@ const UNSPECIFIC = new Set(['', MimeTypes.plainText, MimeTypes.octetStream, 'bin
  *    `word/`, `xl/`, `ppt/`), HTML, JSON; other text is `text/plain`, other bytes
  *    `application/octet-stream`.
  *
+ * With `declaredFirst` (web responses), step 2 comes before step 1.
+ *
  * ```ts
  * detectFileType({ fileName: 'x.html', declaredType: 'text/plain', head }); // 'text/html'
+ * detectFileType({ fileName: 'README.md', declaredType: 'text/html', head, declaredFirst: true }); // 'text/html'
  * ```
  */
 export function detectFileType(evidence: FileTypeEvidence): string {
-  const byExtension = mimeTypeOf(evidence.fileName);
-  if (byExtension !== MimeTypes.octetStream) return byExtension;
   const sniffed = sniffContent(evidence.head);
   const declared = baseMimeType(evidence.declaredType ?? '');
-  if (!UNSPECIFIC.has(declared) && agreesWithBytes(declared, sniffed)) return declared;
-  return sniffed.type;
+  const believable = !UNSPECIFIC.has(declared) && agreesWithBytes(declared, sniffed);
+  if (evidence.declaredFirst && believable) return declared;
+  const byExtension = mimeTypeOf(evidence.fileName);
+  if (byExtension !== MimeTypes.octetStream) return byExtension;
+  return believable ? declared : sniffed.type;
 }
 
 /** What the first bytes of a file say. */

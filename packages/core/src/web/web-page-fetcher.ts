@@ -49,8 +49,9 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Fetches http and https URLs for web imports: bounded redirects, size and time limits,
- * retries of transient failures, content type decided by `detectFileType` (URL extension, then a
- * specific `Content-Type` that agrees with the bytes, then the bytes). Every
+ * retries of transient failures, content type decided by `detectFileType` with `declaredFirst`
+ * (a specific `Content-Type` that agrees with the bytes, then the URL path's extension, then
+ * the bytes: `…/blob/main/README.md` served as `text/html` is HTML). Every
  * connection, the first and each redirect's, goes only to addresses that passed the address
  * policy after DNS resolution (the checked address is the one connected to, so DNS rebinding
  * cannot slip past): loopback, private, link-local and metadata addresses are refused unless
@@ -95,7 +96,13 @@ export class WebPageFetcher implements IWebPageFetcher {
         continue;
       }
       const fileName = current.pathname.split('/').pop() ?? '';
-      const mimeType = detectFileType({ fileName, declaredType: response.contentType, head: response.data.subarray(0, FILE_TYPE_HEAD_BYTES) });
+      const mimeType = detectFileType({
+        fileName,
+        declaredType: response.contentType,
+        head: response.data.subarray(0, FILE_TYPE_HEAD_BYTES),
+        // As KM, the server's Content-Type first: a URL's extension often names what the page is about, not what it is.
+        declaredFirst: true,
+      });
       return { url: current.href, mimeType, data: response.data };
     }
   }
