@@ -13,6 +13,7 @@ import { extensionOfMimeType, mimeTypeOf } from './decoders/mime-types.js';
 import { InvalidInputError, KmError } from './errors/km-error.js';
 import { isPipelineComplete, isStatusReady, statusFailure, toPipelineStatus, type DataPipelineStatus } from './models/data-pipeline.js';
 import { documentFromInput } from './models/document-input.js';
+import { isRecordLossSource, type RecordLoss } from './memory-storage/record-loss.js';
 import { MemoryFilter, toMemoryFilters } from './models/memory-filter.js';
 import type { MemoryAnswer, SearchResult } from './models/search-models.js';
 import { checkIngestionArgs } from './models/request-args.js';
@@ -55,11 +56,55 @@ export interface WaitForDocumentOptions {
  * ```
  */
 export class MemoryServerless implements IKernelMemory {
+  /** Losses already handled, so a restart or a second subscription never handles one twice. */
+  private readonly handledLosses = new WeakSet<RecordLoss>();
+  private lossSubscriptions: Array<() => void> | undefined;
+
   constructor(
     readonly orchestrator: PipelineOrchestrator,
     private readonly searchClient: SearchClient,
     private readonly webFetcher: IWebPageFetcher,
-  ) {}
+  ) {
+    // An orchestrator that must be started (queues) recovers once started: MemoryService.start.
+    if (typeof (orchestrator as { start?: unknown }).start !== 'function') this.watchRecordLosses();
+  }
+
+  /**
+   * Subscribes to the record losses of the embedded memory DBs (a torn log tail cut on load):
+   * each document named is handed to the orchestrator's `recoverLostRecords`.
+   */
+  protected watchRecordLosses(): void {
+    if (this.lossSubscriptions) return;
+    this.lossSubscriptions = [];
+    for (const db of this.memoryDbs) {
+      if (isRecordLossSource(db)) this.lossSubscriptions.push(db.onRecordsLost((loss) => void this.recoverLostRecords(loss, db)));
+    }
+  }
+
+  /** Stops handling record losses (those already under way finish). */
+  protected unwatchRecordLosses(): void {
+    for (const off of this.lossSubscriptions?.splice(0) ?? []) off();
+    this.lossSubscriptions = undefined;
+  }
+
+  /** Restores what a loss took, document by document, once per loss; never throws. */
+  private async recoverLostRecords(loss: RecordLoss, db: IMemoryDb): Promise<void> {
+    if (this.handledLosses.has(loss)) return;
+    this.handledLosses.add(loss);
+    const { logger } = this.orchestrator.context;
+    for (const documentId of loss.documentIds) {
+      try {
+        if (!this.orchestrator.recoverLostRecords) {
+          logger.warn('records lost to a torn log tail: this orchestrator cannot restore them; re-import', { index: loss.index, documentId });
+          continue;
+        }
+        const action = await this.orchestrator.recoverLostRecords(loss.index, documentId, db);
+        logger.warn(`records lost to a torn log tail: ${action}`, { index: loss.index, documentId });
+      } catch (error) {
+        logger.error('could not restore records lost to a torn log tail', { index: loss.index, documentId, error: (error as Error).message });
+      }
+    }
+  }
 
   private get memoryDbs(): readonly IMemoryDb[] {
     return this.orchestrator.context.memoryDbs;
@@ -151,9 +196,12 @@ export class MemoryServerless implements IKernelMemory {
     const storage = this.orchestrator.context.contentStorage;
     const info = (await storage.listFiles(name, documentId)).find((f) => f.name === fileName);
     if (!info) throw new KmError('file_not_found', `file "${fileName}" of document "${documentId}" in index "${name}" not found`);
+    // The type decided at import (from the name, declared type and first bytes), else the name's.
+    const pipeline = await this.orchestrator.statusStore.read(name, documentId).catch(() => undefined);
+    const details = pipeline?.files.flatMap((f) => [f, ...Object.values(f.generated_files)]).find((f) => f.name === fileName);
     return {
       fileName,
-      fileType: mimeTypeOf(fileName),
+      fileType: details?.mime_type || mimeTypeOf(fileName),
       lastWrite: info.lastModified,
       size: info.size,
       getStream: () => storage.readFileStream(name, documentId, fileName),

@@ -23,6 +23,7 @@ export class SaveRecordsHandler implements IPipelineStepHandler {
 
   async invoke(pipeline: DataPipeline, signal?: AbortSignal): Promise<StepOutcome> {
     const { memoryDbs } = this.context;
+    const savedBefore = pipeline.files.some((f) => f.processed_by.includes(this.stepName));
     for (const file of pendingFiles(pipeline, this.stepName)) {
       signal?.throwIfAborted();
       const records: MemoryRecord[] = [];
@@ -36,6 +37,15 @@ export class SaveRecordsHandler implements IPipelineStepHandler {
     const expected = new Set(
       pipeline.files.flatMap((f) => generatedFilesOf(f, ...EMBEDDABLE_ARTIFACTS).map((p) => recordId(pipeline.document_id, p.id))),
     );
+    if (expected.size === 0 && (savedBefore || pipeline.completed_steps.includes(Steps.deleteGeneratedFiles))) {
+      // Nothing to compare with (the partitions are gone, or an earlier save_records of this
+      // execution saved them): purging would delete every record of the document.
+      this.context.logger.warn('save_records found no partition to save after records were saved; nothing purged', {
+        index: pipeline.index,
+        documentId: pipeline.document_id,
+      });
+      return { result: 'success', pipeline };
+    }
     for (const db of memoryDbs) {
       const existing = await listRecordIds(db, pipeline.index, [MemoryFilters.byDocument(pipeline.document_id)]);
       for (const id of existing) if (!expected.has(id)) await db.delete(pipeline.index, { id });

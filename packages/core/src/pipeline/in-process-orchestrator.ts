@@ -61,6 +61,12 @@ export class InProcessPipelineOrchestrator extends BasePipelineOrchestrator impl
     await deleteIndexEverywhere(this.context, index);
   }
 
+  /** Saves the records again in this process (see `recoverLostRecords`); a failure leaves the document failed. */
+  protected override async rerunSteps(pipeline: DataPipeline): Promise<void> {
+    await this.statusStore.write(pipeline);
+    await this.run(pipeline);
+  }
+
   /** Runs `pipeline.remaining_steps` in order, saving after each; throws `pipeline_failed` on failure (a failed file included). */
   async run(pipeline: DataPipeline, signal?: AbortSignal): Promise<DataPipeline> {
     while (pipeline.remaining_steps.length > 0) {

@@ -5,15 +5,18 @@ import { performance } from 'node:perf_hooks';
 import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-step-handler.js';
 import { detectFileType, FILE_TYPE_HEAD_BYTES } from '../decoders/detect-file-type.js';
 import { InvalidInputError, KmError } from '../errors/km-error.js';
-import { DEFAULT_STEPS, PIPELINE_STATUS_FILE } from '../models/constants.js';
+import type { IMemoryDb } from '../contracts/memory-db.js';
+import { DEFAULT_STEPS, PIPELINE_STATUS_FILE, Steps } from '../models/constants.js';
 import { failedFilesReason, type DataPipeline, type PreviousExecution, type UploadedFileDetails } from '../models/data-pipeline.js';
 import type { Document, DocumentFileSource } from '../models/document.js';
+import { MemoryFilters } from '../models/memory-filter.js';
 import { cloneTags } from '../models/tag-collection.js';
+import { listRecordIds } from '../memory-storage/memory-db-operations.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import type { PipelineContext } from './pipeline-context.js';
 import { checkIndexNameFits } from './check-index-name-fits.js';
 import { captureHead } from './head-capture.js';
-import { fileNamesOf, stableId } from './pipeline-files.js';
+import { fileNamesOf, generatedFilesOf, stableId } from './pipeline-files.js';
 import { PipelineStatusStore } from './pipeline-status-store.js';
 
 /** What an observer hears when a step ends (for metrics and tracing). */
@@ -59,6 +62,19 @@ export interface PipelineRequest {
   sourceUrl?: string | undefined;
 }
 
+/**
+ * What {@link BasePipelineOrchestrator.recoverLostRecords} did for a document:
+ * - `deleted`: the document is gone, so its records left in the memory DB were deleted;
+ * - `pending`: steps remain, and `save_records` is among them to rewrite the records;
+ * - `resaved`: it was complete; `save_records` ran again (in process) or was queued again;
+ * - `failed`: its records cannot be rebuilt (generated files deleted); it is marked failed;
+ * - `skipped`: nothing to do (a deletion is pending, or the document saves no records).
+ */
+export type LostRecordsRecovery = 'deleted' | 'pending' | 'resaved' | 'failed' | 'skipped';
+
+/** Error of a document whose lost records cannot be rebuilt. */
+export const RECORDS_LOST_REASON = 'records lost to a torn log tail; re-import';
+
 /** What a memory needs from an orchestrator, in process or over a queue. */
 export interface PipelineOrchestrator {
   readonly context: PipelineContext;
@@ -71,6 +87,8 @@ export interface PipelineOrchestrator {
   resume(index: string, documentId: string, signal?: AbortSignal): Promise<DataPipeline>;
   deleteDocument(index: string, documentId: string): Promise<void>;
   deleteIndex(index: string): Promise<void>;
+  /** Restores a document's records that a memory DB lost to a torn log tail (see {@link LostRecordsRecovery}). */
+  recoverLostRecords?(index: string, documentId: string, lostIn?: IMemoryDb): Promise<LostRecordsRecovery>;
 }
 
 /**
@@ -170,6 +188,66 @@ export abstract class BasePipelineOrchestrator {
     return pipeline;
   }
 
+  /**
+   * Restores a document's records that `lostIn` (a memory DB) lost to a torn log tail. Runs
+   * under the document's lock and decides from its current status:
+   * - no status (deleted): the document's records left in `lostIn` (every memory DB when not
+   *   given) are deleted, so a cut deletion does not bring them back;
+   * - a deletion pipeline: nothing, the deletion removes them;
+   * - steps remaining (an import under way, or failed on its way): `save_records` is taken off
+   *   each file's `processed_by` and kept among the remaining steps (before
+   *   `delete_generated_files`), in the same execution: nothing is queued;
+   * - complete: `save_records` runs again from the partitions and embeddings stored with the
+   *   document ({@link rerunSteps}); when those are gone (`delete_generated_files` ran, or a
+   *   file that had records has no generated file or embedding left) the document is marked
+   *   failed with {@link RECORDS_LOST_REASON} instead, since a re-save would delete every record.
+   */
+  async recoverLostRecords(index: string, documentId: string, lostIn?: IMemoryDb): Promise<LostRecordsRecovery> {
+    return this.mutex.run(`${index}/${documentId}`, async () => {
+      const pipeline = await this.statusStore.read(index, documentId);
+      if (!pipeline) {
+        for (const db of lostIn ? [lostIn] : this.context.memoryDbs) {
+          for (const id of await listRecordIds(db, index, [MemoryFilters.byDocument(documentId)])) await db.delete(index, { id });
+        }
+        return 'deleted';
+      }
+      if (pipeline.steps.includes(Steps.deleteDocument) || !pipeline.steps.includes(Steps.saveRecords)) return 'skipped';
+      const unrecoverable = whyRecordsCannotBeRebuilt(pipeline);
+      if (unrecoverable !== undefined) {
+        this.context.logger.warn('records lost to a torn log tail cannot be rebuilt', { index, documentId, reason: unrecoverable });
+        await this.markFailed(pipeline, `${RECORDS_LOST_REASON} (${unrecoverable})`);
+        return 'failed';
+      }
+      for (const file of pipeline.files) file.processed_by = file.processed_by.filter((s) => s !== Steps.saveRecords);
+      if (pipeline.remaining_steps.length > 0) {
+        const remaining = pipeline.remaining_steps;
+        const cleanup = remaining.indexOf(Steps.deleteGeneratedFiles);
+        const save = remaining.indexOf(Steps.saveRecords);
+        const at = save !== -1 && (cleanup === -1 || save < cleanup) ? -1 : cleanup === -1 ? remaining.length : cleanup;
+        if (at !== -1) remaining.splice(at, 0, Steps.saveRecords);
+        await this.statusStore.write(pipeline);
+        // save_records now comes before the step whose message is queued: queue it too.
+        if (at === 0 && !pipeline.failed) await this.queueFirstStep(pipeline);
+        return 'pending';
+      }
+      const last = pipeline.completed_steps.lastIndexOf(Steps.saveRecords);
+      if (last !== -1) pipeline.completed_steps.splice(last, 1);
+      pipeline.remaining_steps = [Steps.saveRecords];
+      pipeline.previous_executions_to_purge = [];
+      pipeline.failed = false;
+      delete pipeline.error;
+      delete pipeline.step_attempts;
+      await this.rerunSteps(pipeline);
+      return 'resaved';
+    });
+  }
+
+  /** Runs (in process) or queues the remaining steps of `pipeline`; called holding the document's lock. */
+  protected abstract rerunSteps(pipeline: DataPipeline): Promise<void>;
+
+  /** Queues the first remaining step of a pipeline under way (in its execution); nothing in process. */
+  protected async queueFirstStep(_pipeline: DataPipeline): Promise<void> {}
+
   protected checkSteps(steps: string[] | undefined): string[] {
     const list = steps && steps.length > 0 ? steps : [...DEFAULT_STEPS];
     for (const step of list) {
@@ -267,6 +345,25 @@ export abstract class BasePipelineOrchestrator {
       this.context.logger.warn('pipeline observer threw', { error: (error as Error).message });
     }
   }
+}
+
+/**
+ * Why `save_records` cannot rebuild a complete document's records from what is stored with it,
+ * or undefined when it can.
+ */
+function whyRecordsCannotBeRebuilt(pipeline: DataPipeline): string | undefined {
+  if (pipeline.completed_steps.includes(Steps.deleteGeneratedFiles)) return 'its generated files were deleted by delete_generated_files';
+  const embedded = pipeline.files.some((f) => Object.values(f.generated_files).some((g) => g.artifact_type === 'text_embedding_vector'));
+  for (const file of pipeline.files) {
+    if (file.error !== undefined || !file.processed_by.includes(Steps.saveRecords)) continue;
+    const generated = Object.values(file.generated_files);
+    if (generated.length === 0) return `file "${file.name}" has no generated file left`;
+    const partitions = generatedFilesOf(file, 'text_partition', 'synthetic_data');
+    if (embedded && partitions.length > 0 && !generated.some((g) => g.artifact_type === 'text_embedding_vector')) {
+      return `file "${file.name}" has no embedding file left`;
+    }
+  }
+  return undefined;
 }
 
 /** A fresh execution id (KM's format: 32 hex digits). */
