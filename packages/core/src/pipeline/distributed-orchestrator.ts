@@ -1,3 +1,4 @@
+import type { IMemoryDb } from '../contracts/memory-db.js';
 import type { IQueue, QueueHandlerResult } from '../contracts/queue.js';
 import { InvalidInputError, KmError } from '../errors/km-error.js';
 import { Steps } from '../models/constants.js';
@@ -9,6 +10,7 @@ import type { PipelineContext } from './pipeline-context.js';
 import {
   BasePipelineOrchestrator,
   newExecutionId,
+  type LostRecordsRecovery,
   type OrchestratorOptions,
   type PipelineOrchestrator,
   type PipelineRequest,
@@ -62,6 +64,7 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
   /** Settles once every step queue is connected (or one failed to). */
   private connected: Promise<void> = Promise.resolve();
   private runHandlers = false;
+  private startOptions: OrchestratorStartOptions = {};
   private stopping = false;
 
   constructor(context: PipelineContext, options: DistributedOrchestratorOptions) {
@@ -79,27 +82,46 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
 
   /**
    * Connects one queue per registered step, consuming them when `runHandlers` is true.
-   * Register custom handlers before starting.
+   * Register custom handlers before starting. When a queue fails to connect, those already
+   * connected are closed (their messages go back, no attempt spent on them) and the promise
+   * rejects; a later `start` (or import) tries again.
    */
   start(options: OrchestratorStartOptions = {}): Promise<void> {
     if (this.starting) return this.starting;
+    this.startOptions = options;
     let connected!: () => void;
     let failed!: (error: unknown) => void;
     // A queue may deliver a backlog as soon as it is connected, before the queues of the next
     // steps are: work waits for every queue, so a step can always hand on to the next one.
     this.connected = new Promise<void>((resolve, reject) => ((connected = resolve), (failed = reject)));
     this.connected.catch(() => undefined);
-    this.starting = (async () => {
-      this.runHandlers = options.runHandlers ?? true;
+    const starting = this.connectQueues(options.runHandlers ?? true);
+    this.starting = starting;
+    starting.then(connected, (error: unknown) => {
+      if (this.starting === starting) this.starting = undefined; // the next start tries again
+      failed(error);
+    });
+    return starting;
+  }
+
+  private async connectQueues(runHandlers: boolean): Promise<void> {
+    this.runHandlers = runHandlers;
+    try {
       for (const step of this.stepNames) {
         const queue = this.queueFactory(step);
         if (this.runHandlers) queue.onDequeue((message) => this.receive(step, message));
         this.queues.set(step, queue);
         await queue.connect(step, { dequeue: this.runHandlers });
       }
-    })();
-    this.starting.then(connected, failed);
-    return this.starting;
+    } catch (error) {
+      // No half-started orchestrator: the queues already connected stop consuming and hand
+      // back what they hold (its handlers are still waiting for every queue to connect).
+      const queues = [...this.queues.values()];
+      this.queues.clear();
+      for (const queue of queues) await queue.close().catch(() => undefined);
+      this.context.logger.error('a step queue did not connect; the orchestrator did not start', { error: (error as Error).message });
+      throw error;
+    }
   }
 
   /**
@@ -131,6 +153,23 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
       await this.enqueue(steps[0]!, pipeline);
       return document.id;
     });
+  }
+
+  /** Restores records lost to a torn log tail (see the base class); queues what must run. */
+  override async recoverLostRecords(index: string, documentId: string, lostIn?: IMemoryDb): Promise<LostRecordsRecovery> {
+    await this.ensureStarted();
+    return super.recoverLostRecords(index, documentId, lostIn);
+  }
+
+  /** Queues `save_records` again for a complete document, in a new execution (older pointers are stale). */
+  protected override async rerunSteps(pipeline: DataPipeline): Promise<void> {
+    pipeline.execution_id = newExecutionId();
+    await this.statusStore.write(pipeline);
+    await this.enqueue(pipeline.remaining_steps[0]!, pipeline);
+  }
+
+  protected override async queueFirstStep(pipeline: DataPipeline): Promise<void> {
+    await this.enqueue(pipeline.remaining_steps[0]!, pipeline);
   }
 
   async resume(index: string, documentId: string): Promise<DataPipeline> {
@@ -189,7 +228,7 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
 
   private async ensureStarted(): Promise<void> {
     if (this.stopping) throw new KmError('transient', 'the pipeline is shutting down', { transient: true });
-    await (this.starting ?? this.start());
+    await (this.starting ?? this.start(this.startOptions));
   }
 
   private async enqueue(step: string, pointer: PipelinePointer): Promise<void> {
@@ -202,13 +241,14 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
   private receive(step: string, message: string): Promise<QueueHandlerResult> {
     // Work arriving during shutdown is never acknowledged: closing the queue hands it back.
     if (this.stopping) return new Promise<QueueHandlerResult>(() => undefined);
-    const work = this.connected.then(
-      () => this.process(step, message),
-      (error: unknown) => {
-        this.context.logger.warn('a queue did not connect; handing the message back', { step, error: (error as Error).message });
-        return 'transient' as const;
-      },
-    );
+    const work: Promise<QueueHandlerResult> = new Promise((resolve, reject) => {
+      this.connected.then(
+        () => this.process(step, message).then(resolve, reject),
+        // A start that failed closed this queue, which hands the message back: it is never
+        // settled here, so it costs no attempt.
+        () => void this.inFlight.delete(work),
+      );
+    });
     this.inFlight.add(work);
     // The queue settles `work` (a rejection is a retry); this bookkeeping must never reject.
     const forget = () => void this.inFlight.delete(work);
