@@ -10,6 +10,9 @@ const CONNECTOR = 'azure-queue';
 /** Azure hands out at most 32 messages per receive. */
 const MAX_BATCH = 32;
 const FIRST_POLL_DELAY_MS = 50;
+/** A poll loop that fails is restarted after this, doubling on each failure in a row up to the cap. */
+const FIRST_RESTART_DELAY_MS = 500;
+const MAX_RESTART_DELAY_MS = 30_000;
 
 /** A message this client holds: its receipt changes with every visibility update. */
 interface Claim {
@@ -55,6 +58,8 @@ export class AzureQueue implements IQueue {
   private polling: Promise<void> | undefined;
   private wake: AbortController | undefined;
   private closed = false;
+  /** Whether the running poll loop has received from the queue since it (re)started. */
+  private received = false;
 
   constructor(options: AzureQueueOptions) {
     if (!options.serviceClient && !options.connectionString && !options.accountUrl) {
@@ -98,12 +103,7 @@ export class AzureQueue implements IQueue {
     this.name = queueName;
     this.queue = queue;
     this.poison = poison;
-    if (options.dequeue) {
-      // poll() catches what it expects; a bug in it must be logged, never end the process.
-      this.polling = this.poll().catch((error: unknown) =>
-        this.logger.error('Azure queue polling stopped', { queue: this.name, error: (error as Error).message }),
-      );
-    }
+    if (options.dequeue) this.polling = this.keepPolling();
   }
 
   async enqueue(message: string): Promise<void> {
@@ -147,6 +147,33 @@ export class AzureQueue implements IQueue {
     return this.queue;
   }
 
+  /**
+   * Runs the poll loop until close(). poll() catches what it expects (a failed receive is
+   * retried); anything else that ends it (a malformed answer, a logger that throws) is logged and
+   * the loop restarts after a capped exponential backoff, so a live consumer never stops taking
+   * messages. Never rejects.
+   */
+  private async keepPolling(): Promise<void> {
+    let failures = 0;
+    while (!this.closed) {
+      this.received = false;
+      try {
+        await this.poll();
+      } catch (error) {
+        if (this.closed) return;
+        // A loop that received before failing starts the backoff over.
+        failures = this.received ? 1 : failures + 1;
+        const delayMs = Math.min(MAX_RESTART_DELAY_MS, FIRST_RESTART_DELAY_MS * 2 ** (failures - 1));
+        try {
+          this.logger.error('Azure queue polling failed; restarting', { queue: this.name, error: describe(error), delayMs });
+        } catch {
+          // A logger that fails must not stop the consumer either.
+        }
+        await this.pause(sleep(delayMs));
+      }
+    }
+  }
+
   private async poll(): Promise<void> {
     let idle = FIRST_POLL_DELAY_MS;
     while (!this.closed) {
@@ -161,6 +188,7 @@ export class AzureQueue implements IQueue {
           numberOfMessages: Math.min(MAX_BATCH, free),
           visibilityTimeout: this.visibilitySeconds,
         }));
+        this.received = true;
       } catch (error) {
         this.logger.warn('Azure queue receive failed; retrying', { queue: this.name, error: translateAzureError(error, this.name!).message });
       }
@@ -256,5 +284,13 @@ export class AzureQueue implements IQueue {
     await this.poison!.sendMessage(text);
     await this.queue!.deleteMessage(claim.messageId, claim.popReceipt);
     this.logger.warn('message moved to the poison queue', { queue: this.name, why });
+  }
+}
+
+function describe(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return 'an error that cannot be described';
   }
 }
