@@ -144,6 +144,7 @@ export { defaultPromptProvider, PromptNames, type IPromptProvider } from './sear
 export { ANSWER_PROMPT, SUMMARY_PROMPT, FACT_TEMPLATE } from './search/prompts.js';
 export { renderFact, type FactFields } from './search/fact-template.js';
 export {
+  checkEmbeddingModelName,
   checkIngestionArgs,
   checkRetrievalArgs,
   readIngestionArgs,

@@ -16,7 +16,7 @@ import { documentFromInput } from './models/document-input.js';
 import { isRecordLossSource, type RecordLoss } from './memory-storage/record-loss.js';
 import { MemoryFilter, toMemoryFilters } from './models/memory-filter.js';
 import type { MemoryAnswer, SearchResult } from './models/search-models.js';
-import { checkIngestionArgs } from './models/request-args.js';
+import { checkEmbeddingModelName, checkIngestionArgs } from './models/request-args.js';
 import { checkIndexNameFits } from './pipeline/check-index-name-fits.js';
 import type { PipelineOrchestrator } from './pipeline/pipeline-orchestrator.js';
 import type { RetrievalRequest, SearchClient } from './search/search-client.js';
@@ -110,10 +110,17 @@ export class MemoryServerless implements IKernelMemory {
     return this.orchestrator.context.memoryDbs;
   }
 
-  async importDocument(input: ImportInput, options: ImportOptions = {}): Promise<string> {
+  /** What an import checks before anything is stored or fetched: the index name fits every memory DB, the arguments are known and well typed. */
+  private async checkImport(options: ImportOptions): Promise<string> {
     const index = normalizeIndexName(options.index);
     checkIndexNameFits(index, this.memoryDbs);
-    checkIngestionArgs(options.args);
+    const args = checkIngestionArgs(options.args);
+    await checkEmbeddingModelName(args.embeddingModelName, this.orchestrator.context.embeddingGenerator);
+    return index;
+  }
+
+  async importDocument(input: ImportInput, options: ImportOptions = {}): Promise<string> {
+    const index = await this.checkImport(options);
     const document = documentFromInput(input, options);
     return this.orchestrator.importDocument(index, document, { steps: options.steps, args: options.args, signal: options.signal });
   }
@@ -124,9 +131,7 @@ export class MemoryServerless implements IKernelMemory {
   }
 
   async importWebPage(url: string, options: ImportOptions = {}): Promise<string> {
-    const index = normalizeIndexName(options.index);
-    checkIndexNameFits(index, this.memoryDbs);
-    checkIngestionArgs(options.args);
+    const index = await this.checkImport(options);
     const page = await this.webFetcher.fetch(url, options.signal);
     const name = WEB_FILE_NAMES[page.mimeType] ?? `content${extensionOfMimeType(page.mimeType)}`;
     const document = documentFromInput({ name, data: page.data, mimeType: page.mimeType }, options);

@@ -128,8 +128,10 @@ describe("KM's summary and embedding model arguments", () => {
     const db = new SimpleVectorDb();
     const memory = new KernelMemoryBuilder().withEmbeddingGenerator(embeddings).withMemoryDb(db).withContentStorage(new MemoryContentStorage()).withLogger(silentLogger).build();
     const error = await memory.importText('Otters sleep.', { documentId: 'other', args: { custom_embedding_generation_model_name: 'text-embedding-3-small' } }).catch((e: unknown) => e);
-    expect(isKmError(error, 'pipeline_failed')).toBe(true);
+    // Refused at import, before anything is stored.
+    expect(isKmError(error, 'invalid_argument')).toBe(true);
     expect((error as Error).message).toContain(`argument "custom_embedding_generation_model_name": the embedding generator (${embeddings.modelName}) cannot switch to model "text-embedding-3-small"`);
+    expect(await memory.getDocumentStatus('other')).toBeNull();
     expect(await allRecords(db)).toEqual([]);
 
     await memory.importText('Otters sleep holding hands.', { documentId: 'same', args: { custom_embedding_generation_model_name: embeddings.modelName } });
