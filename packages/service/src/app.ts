@@ -5,7 +5,7 @@ import type { Logger as PinoLogger } from 'pino';
 import type { MemoryService } from '@km/core';
 import type { ServiceConfig } from './config.js';
 import { AccessKeys } from './http/access-keys.js';
-import { applyConnectionLimits, serverTimeouts } from './http/connection-limits.js';
+import { applyConnectionLimits, serverTimeouts, suspendIdleTimeout } from './http/connection-limits.js';
 import { problem, toProblem } from './http/problem-details.js';
 import { uploadSpoolDirectory } from './http/upload-spool.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -72,6 +72,11 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
     }
   });
 
+  // A long answer is not cut by the idle timeout; an upload's body is read by its handler, which suspends it then.
+  app.addHook('preHandler', async (request, reply) => {
+    if (!request.isMultipart()) suspendIdleTimeout(request.raw, reply.raw, config.http.connectionTimeoutMs);
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
@@ -83,6 +88,8 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
   app.setErrorHandler(async (error, request, reply) => {
     const { status, body, internal } = toProblem(error);
     if (internal) request.log.error({ err: error }, 'unhandled error');
+    // A body too slow is not read further: the connection cannot carry another request.
+    if (status === 408) reply.header('connection', 'close');
     return reply
       .code(status)
       .type('application/problem+json')
@@ -102,7 +109,13 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
     docs: config.docs,
     openApi: openApiDocument({ version: SERVICE_VERSION, authHeader: config.auth.enabled ? config.auth.header : undefined }),
   });
-  registerUploadRoute(app, memory, { maxUploadBytes: config.maxUploadBytes, spoolDirectory: uploadSpoolDirectory(config.dataDirectory) });
+  registerUploadRoute(app, memory, {
+    maxUploadBytes: config.maxUploadBytes,
+    spoolDirectory: uploadSpoolDirectory(config.dataDirectory),
+    minBytesPerSecond: config.http.minUploadBytesPerSecond,
+    minRateGraceMs: config.http.minUploadRateGraceMs,
+    connectionTimeoutMs: config.http.connectionTimeoutMs,
+  });
   registerDocumentRoutes(app, memory);
   registerIndexRoutes(app, memory);
   registerRetrievalRoutes(app, memory);

@@ -122,16 +122,36 @@ export interface ServiceConfig {
   docs: boolean;
   /** Limits that keep idle or slow clients from holding every connection (and file descriptor). */
   http: {
-    /** A socket with no activity for this long is closed; 0 = never. @default 120000 (env KM_HTTP_CONNECTION_TIMEOUT_MS) */
+    /**
+     * A socket with no activity for this long is closed; 0 = never. Not applied while a
+     * request is handled (a long answer is not cut). @default 120000 (env KM_HTTP_CONNECTION_TIMEOUT_MS)
+     */
     connectionTimeoutMs: number;
-    /** A kept-alive socket waiting for its next request is closed after this. @default 10000 (env KM_HTTP_KEEP_ALIVE_TIMEOUT_MS) */
+    /**
+     * A kept-alive socket waiting for its next request is closed after this. Keep it above the
+     * idle timeout of a load balancer in front (ALB and nginx: 60 s), or it may reuse a socket
+     * km is closing (intermittent 502s). @default 72000 (env KM_HTTP_KEEP_ALIVE_TIMEOUT_MS)
+     */
     keepAliveTimeoutMs: number;
     /** A request's headers must arrive within this (slowloris). @default 15000 (env KM_HTTP_HEADERS_TIMEOUT_MS) */
     headersTimeoutMs: number;
-    /** A whole request (headers and body, e.g. an upload) must arrive within this; 0 = no limit. @default 600000 (env KM_HTTP_REQUEST_TIMEOUT_MS) */
+    /**
+     * A whole request (headers and body, e.g. an upload) must arrive within this; 0 = no
+     * limit (slow uploads are bounded by `minUploadBytesPerSecond`). @default 0 (env KM_HTTP_REQUEST_TIMEOUT_MS)
+     */
     requestTimeoutMs: number;
     /**
-     * Connections served at once; more are closed on arrival. 0 = half the process's
+     * An upload body must arrive at this rate at least, measured over every
+     * `minUploadRateGraceMs` window once that long has passed, or it gets 408 and the connection
+     * is closed (as Kestrel's MinRequestBodyDataRate); 0 = no minimum.
+     * @default 240 (env KM_HTTP_MIN_UPLOAD_BYTES_PER_SECOND)
+     */
+    minUploadBytesPerSecond: number;
+    /** The window of `minUploadBytesPerSecond`. @default 5000 (env KM_HTTP_MIN_UPLOAD_RATE_GRACE_MS) */
+    minUploadRateGraceMs: number;
+    /**
+     * Connections open at once; past it the oldest connection with no request in progress is
+     * closed (a new one is refused only when all are serving a request). 0 = half the process's
      * open-files limit (read from /proc/self/limits; 1024 where it cannot be read), 32 to 16384.
      * @default 0 (env KM_HTTP_MAX_CONNECTIONS)
      */
@@ -155,7 +175,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   openai: { embeddingModel: 'text-embedding-3-small', textModel: 'gpt-4o-mini' },
   azureOpenai: { auth: 'key', apiVersion: '2024-10-21' },
   docs: true,
-  http: { connectionTimeoutMs: 120_000, keepAliveTimeoutMs: 10_000, headersTimeoutMs: 15_000, requestTimeoutMs: 600_000, maxConnections: 0 },
+  http: { connectionTimeoutMs: 120_000, keepAliveTimeoutMs: 72_000, headersTimeoutMs: 15_000, requestTimeoutMs: 0, minUploadBytesPerSecond: 240, minUploadRateGraceMs: 5000, maxConnections: 0 },
 };
 
 /** Shortest access key accepted. */
@@ -279,6 +299,8 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
     keepAliveTimeoutMs: 'KM_HTTP_KEEP_ALIVE_TIMEOUT_MS',
     headersTimeoutMs: 'KM_HTTP_HEADERS_TIMEOUT_MS',
     requestTimeoutMs: 'KM_HTTP_REQUEST_TIMEOUT_MS',
+    minUploadBytesPerSecond: 'KM_HTTP_MIN_UPLOAD_BYTES_PER_SECOND',
+    minUploadRateGraceMs: 'KM_HTTP_MIN_UPLOAD_RATE_GRACE_MS',
     maxConnections: 'KM_HTTP_MAX_CONNECTIONS',
   } as const;
   for (const [key, name] of Object.entries(httpNumbers) as Array<[keyof typeof httpNumbers, string]>) {
@@ -374,12 +396,21 @@ function validate(config: ServiceConfig): ServiceConfig {
   if (config.embeddings.provider === 'openai' && !config.openai.apiKey && !config.openai.baseUrl) {
     fail('embeddings.provider is openai but neither openai.apiKey (KM_OPENAI_API_KEY) nor openai.baseUrl (KM_OPENAI_BASE_URL) is set');
   }
-  const httpEnv = { connectionTimeoutMs: 'KM_HTTP_CONNECTION_TIMEOUT_MS', keepAliveTimeoutMs: 'KM_HTTP_KEEP_ALIVE_TIMEOUT_MS', headersTimeoutMs: 'KM_HTTP_HEADERS_TIMEOUT_MS', requestTimeoutMs: 'KM_HTTP_REQUEST_TIMEOUT_MS', maxConnections: 'KM_HTTP_MAX_CONNECTIONS' } as const;
+  const httpEnv = {
+    connectionTimeoutMs: 'KM_HTTP_CONNECTION_TIMEOUT_MS',
+    keepAliveTimeoutMs: 'KM_HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    headersTimeoutMs: 'KM_HTTP_HEADERS_TIMEOUT_MS',
+    requestTimeoutMs: 'KM_HTTP_REQUEST_TIMEOUT_MS',
+    minUploadBytesPerSecond: 'KM_HTTP_MIN_UPLOAD_BYTES_PER_SECOND',
+    minUploadRateGraceMs: 'KM_HTTP_MIN_UPLOAD_RATE_GRACE_MS',
+    maxConnections: 'KM_HTTP_MAX_CONNECTIONS',
+  } as const;
   for (const [key, name] of Object.entries(httpEnv) as Array<[keyof typeof httpEnv, string]>) {
     const value = config.http[key];
     if (!Number.isInteger(value) || value < 0) fail(`http.${key} (${name}) must be a non-negative integer, got ${JSON.stringify(value)}`);
   }
   if (config.http.headersTimeoutMs < 1) fail('http.headersTimeoutMs (KM_HTTP_HEADERS_TIMEOUT_MS) must be positive');
+  if (config.http.minUploadRateGraceMs < 1) fail('http.minUploadRateGraceMs (KM_HTTP_MIN_UPLOAD_RATE_GRACE_MS) must be positive');
   if (config.http.requestTimeoutMs > 0 && config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
     fail('http.headersTimeoutMs (KM_HTTP_HEADERS_TIMEOUT_MS) must not exceed http.requestTimeoutMs (KM_HTTP_REQUEST_TIMEOUT_MS)');
   }
@@ -402,7 +433,7 @@ function validateAzureOpenAI(config: ServiceConfig, fail: (message: string) => n
     if (azure.endpoint) fail('azureOpenai.endpoint (KM_AZURE_OPENAI_ENDPOINT) is set but no deployment: set KM_AZURE_OPENAI_CHAT_DEPLOYMENT and/or KM_AZURE_OPENAI_EMBEDDING_DEPLOYMENT');
     return;
   }
-  if (!isHttpUrl(azure.endpoint)) fail('azureOpenai.endpoint (KM_AZURE_OPENAI_ENDPOINT) must be an https:// URL such as https://my-resource.openai.azure.com/');
+  if (!isHttpUrl(azure.endpoint)) fail('azureOpenai.endpoint (KM_AZURE_OPENAI_ENDPOINT) must be an http(s):// URL such as https://my-resource.openai.azure.com/');
   if (config.embeddings.provider === 'azure-openai' && !azure.embeddingDeployment) {
     fail('embeddings.provider is azure-openai but azureOpenai.embeddingDeployment (KM_AZURE_OPENAI_EMBEDDING_DEPLOYMENT) is not set');
   }

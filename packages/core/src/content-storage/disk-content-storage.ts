@@ -85,7 +85,7 @@ export class DiskContentStorage implements IContentStorage {
     }
   }
 
-  readonly supportsByteRanges = true;
+  readonly supportsByteRanges: boolean = true;
 
   async readFileStream(index: string, documentId: string, fileName: string, range?: ByteRange): Promise<Readable> {
     const path = this.path(index, documentId, fileName);

@@ -54,7 +54,7 @@ export class MemoryContentStorage implements IContentStorage {
     return Buffer.from(this.get(index, documentId, fileName).data);
   }
 
-  readonly supportsByteRanges = true;
+  readonly supportsByteRanges: boolean = true;
 
   async readFileStream(index: string, documentId: string, fileName: string, range?: ByteRange): Promise<Readable> {
     const { data } = this.get(index, documentId, fileName);

@@ -31,6 +31,7 @@ const TYPES: Record<number, string> = {
   403: 'https://tools.ietf.org/html/rfc9110#section-15.5.4',
   404: 'https://tools.ietf.org/html/rfc9110#section-15.5.5',
   405: 'https://tools.ietf.org/html/rfc9110#section-15.5.6',
+  408: 'https://tools.ietf.org/html/rfc9110#section-15.5.9',
   413: 'https://tools.ietf.org/html/rfc9110#section-15.5.14',
   415: 'https://tools.ietf.org/html/rfc9110#section-15.5.16',
   416: 'https://tools.ietf.org/html/rfc9110#section-15.5.17',

@@ -32,13 +32,23 @@ export interface UploadForm {
 const MAX_FIELD_BYTES = 1024 * 1024;
 const MAX_PARTS = 1000;
 
+/** Limits of {@link readUploadForm}. */
+export interface UploadFormOptions {
+  maxBytes: number;
+  spoolDirectory: string;
+  /** The slowest body accepted, in bytes per second over each `minRateGraceMs` window; 0 = any. */
+  minBytesPerSecond?: number;
+  /** @default 5000 */
+  minRateGraceMs?: number;
+}
+
 /**
  * Reads a multipart upload: `index`, `documentId` (once each), repeated `tags` (`key:value`),
  * repeated `steps` (also separated by spaces, commas or semicolons, as KM allows), `args` (a
  * JSON object) and any number of files under any field name. Files are spooled to
  * `spoolDirectory` so that fields may come after them; all of it is removed on any error.
  */
-export async function readUploadForm(request: FastifyRequest, options: { maxBytes: number; spoolDirectory: string }): Promise<UploadForm> {
+export async function readUploadForm(request: FastifyRequest, options: UploadFormOptions): Promise<UploadForm> {
   if (!request.isMultipart()) throw new HttpProblem(400, 'Invalid content, multipart form data not found', 'invalid_argument');
   if (!boundaryOf(request.headers['content-type'])) {
     throw new HttpProblem(400, 'the Content-Type multipart/form-data has no boundary parameter', 'invalid_multipart');
@@ -52,10 +62,15 @@ export async function readUploadForm(request: FastifyRequest, options: { maxByte
   const fields = new Map<string, string[]>();
   const files: SpooledFile[] = [];
   let total = 0;
+  const rate = watchBodyRate(request, options.minBytesPerSecond ?? 0, options.minRateGraceMs ?? 5000);
+  const { signal } = rate;
   try {
     await mkdir(folder, { recursive: true });
-    const parts = parserErrors(request.parts({ limits: { fileSize: options.maxBytes, fieldSize: MAX_FIELD_BYTES, parts: MAX_PARTS } }));
-    for await (const part of parts) {
+    const parts = parserErrors(request.parts({ limits: { fileSize: options.maxBytes, fieldSize: MAX_FIELD_BYTES, parts: MAX_PARTS } }))[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await untilAborted(parts.next(), signal);
+      if (next.done) break;
+      const part = next.value;
       if (part.type === 'field') {
         if (part.valueTruncated) throw new HttpProblem(413, `field "${part.fieldname}" is over ${MAX_FIELD_BYTES} bytes`, 'content_too_large');
         const list = fields.get(part.fieldname) ?? [];
@@ -88,11 +103,13 @@ export async function readUploadForm(request: FastifyRequest, options: { maxByte
       });
       const out = createWriteStream(path);
       try {
-        await pipeline(part.file, counter, out);
+        await pipeline(part.file, counter, out, { signal });
       } catch (error) {
+        if (signal.aborted) part.file.destroy();
         // The spool file must be closed before the folder is removed, or it would outlive it.
         if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
         // Disk errors stay 500s; the rest comes from the body (the parser, a client gone).
+        if (signal.aborted) throw signal.reason;
         throw (error as { syscall?: unknown }).syscall ? error : malformed(error);
       }
       if (part.file.truncated) throw new HttpProblem(413, `file "${name}" is over the limit of ${options.maxBytes} bytes`, 'content_too_large');
@@ -111,7 +128,69 @@ export async function readUploadForm(request: FastifyRequest, options: { maxByte
   } catch (error) {
     await cleanup();
     throw error;
+  } finally {
+    rate.stop();
   }
+}
+
+/**
+ * Aborts (with a 408 problem) when the request body arrives slower than `minBytesPerSecond`
+ * over a window of `windowMs`, checked from `windowMs` after the start until the body is
+ * complete; bytes are counted on the socket, so every part counts.
+ */
+function watchBodyRate(request: FastifyRequest, minBytesPerSecond: number, windowMs: number): { signal: AbortSignal; stop(): void } {
+  const controller = new AbortController();
+  const socket = request.raw.socket;
+  if (minBytesPerSecond <= 0 || !socket) return { signal: controller.signal, stop: () => undefined };
+  const needed = (minBytesPerSecond * windowMs) / 1000;
+  const tick = Math.min(1000, Math.max(20, Math.floor(windowMs / 5)));
+  const start = Date.now();
+  // (time, bytes read) samples of the last window, oldest first
+  const samples: Array<[number, number]> = [[start, socket.bytesRead]];
+  const timer = setInterval(() => {
+    if (request.raw.complete || socket.destroyed) {
+      clearInterval(timer);
+      return;
+    }
+    const now = Date.now();
+    const bytes = socket.bytesRead;
+    samples.push([now, bytes]);
+    while (samples.length > 1 && samples[1]![0] <= now - windowMs) samples.shift();
+    if (now - start < windowMs) return;
+    if (bytes - samples[0]![1] < needed) {
+      clearInterval(timer);
+      controller.abort(
+        new HttpProblem(408, `the upload arrived slower than ${minBytesPerSecond} bytes per second over ${windowMs} ms (http.minUploadBytesPerSecond)`, 'request_timeout'),
+      );
+    }
+  }, tick);
+  timer.unref();
+  return { signal: controller.signal, stop: () => clearInterval(timer) };
+}
+
+/** `promise`, or the signal's reason once it is aborted (the promise's own outcome is then ignored). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason as Error);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      promise.catch(() => undefined);
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
+  });
 }
 
 /** The `boundary` parameter of a multipart Content-Type, or undefined when absent or empty. */

@@ -2,16 +2,33 @@ import type { FastifyInstance } from 'fastify';
 import { Document, normalizeIndexName, type MemoryService } from '@km/core';
 import { readFile } from 'node:fs/promises';
 import { HttpProblem } from '../http/problem-details.js';
+import { suspendIdleTimeout } from '../http/connection-limits.js';
 import { readUploadForm } from '../http/upload-form.js';
 import { uploadStatusLocation } from './locations.js';
 
 /** KM clients import a web page by uploading a file with this name that holds the URL. */
 const WEB_PAGE_FILE = 'content.url';
 
+/** Limits of `POST /upload`. */
+export interface UploadRouteOptions {
+  maxUploadBytes: number;
+  spoolDirectory: string;
+  minBytesPerSecond?: number;
+  minRateGraceMs?: number;
+  connectionTimeoutMs?: number;
+}
+
 /** `POST /upload`: stores the files, queues the pipeline, answers 202 with the status URL. */
-export function registerUploadRoute(app: FastifyInstance, memory: MemoryService, options: { maxUploadBytes: number; spoolDirectory: string }): void {
+export function registerUploadRoute(app: FastifyInstance, memory: MemoryService, options: UploadRouteOptions): void {
   app.post('/upload', async (request, reply) => {
-    const form = await readUploadForm(request, { maxBytes: options.maxUploadBytes, spoolDirectory: options.spoolDirectory });
+    const form = await readUploadForm(request, {
+      maxBytes: options.maxUploadBytes,
+      spoolDirectory: options.spoolDirectory,
+      ...(options.minBytesPerSecond !== undefined ? { minBytesPerSecond: options.minBytesPerSecond } : {}),
+      ...(options.minRateGraceMs !== undefined ? { minRateGraceMs: options.minRateGraceMs } : {}),
+    });
+    // The body is read: storing it may take a while, which the idle timeout must not cut.
+    suspendIdleTimeout(request.raw, reply.raw, options.connectionTimeoutMs ?? 0);
     let index: string;
     let documentId: string;
     try {
@@ -28,8 +45,9 @@ export function registerUploadRoute(app: FastifyInstance, memory: MemoryService,
         await memory.importDocument(document, importOptions);
       }
     } finally {
-      // Before answering: once the client has its 202, no spooled file is left.
-      await form.cleanup();
+      // Before answering: once the client has its 202, no spooled file is left. A failure to
+      // remove it does not undo the import: it is logged, and the next start removes the folder.
+      await form.cleanup().catch((error: unknown) => request.log.warn({ err: error }, 'could not remove the spooled upload'));
     }
     return reply
       .code(202)

@@ -1,0 +1,83 @@
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CL100KTokenizer, type ITextGenerator } from '@km/core';
+import { startTestService, uploadForm, waitForCompletion } from './helpers.js';
+
+const IDLE_MS = 300;
+
+/** A text generator slower than the idle timeout before its first chunk and between chunks. */
+class SlowGenerator implements ITextGenerator {
+  readonly maxTokenTotal = 4096;
+  readonly modelName = 'slow';
+  readonly tokenizer = new CL100KTokenizer();
+  async *generate(): AsyncIterable<string> {
+    await sleep(IDLE_MS * 3);
+    yield 'The Moon is ';
+    await sleep(IDLE_MS * 3);
+    yield 'far away.';
+  }
+}
+
+describe('a long answer is not cut by the idle timeout (connectionTimeoutMs)', () => {
+  let service: Awaited<ReturnType<typeof startTestService>>;
+  const ask = (stream: boolean) =>
+    fetch(`${service.url}/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ index: 'sky', question: 'Where is the Moon?', stream }) });
+  beforeAll(async () => {
+    service = await startTestService({ http: { connectionTimeoutMs: IDLE_MS } }, (b) => b.withTextGenerator(new SlowGenerator()));
+    const res = await fetch(`${service.url}/upload`, { method: 'POST', body: uploadForm({ index: 'sky', documentId: 'moon' }, [{ name: 'moon.txt', content: 'The Moon orbits the Earth.', type: 'text/plain' }]) });
+    expect(res.status).toBe(202);
+    await waitForCompletion(service.url, 'moon', 'sky');
+  });
+  afterAll(() => service.dispose());
+
+  it('answers a non-streamed /ask that takes longer than the idle timeout', async () => {
+    const res = await ask(false);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { text: string }).text).toBe('The Moon is far away.');
+  });
+
+  it('streams an answer whose chunks come slower than the idle timeout', async () => {
+    const res = await ask(true);
+    expect(res.status).toBe(200);
+    const body = await res.text();
+    expect(body).toContain('far away.');
+    expect(body).toContain('[DONE]');
+  });
+});
+
+describe('a slow upload body is refused (http.minUploadBytesPerSecond)', () => {
+  let service: Awaited<ReturnType<typeof startTestService>>;
+  beforeAll(async () => {
+    service = await startTestService({ http: { connectionTimeoutMs: 0, requestTimeoutMs: 0, minUploadBytesPerSecond: 1000, minUploadRateGraceMs: 300 } });
+  });
+  afterAll(() => service.dispose());
+
+  it('answers 408 and closes the connection when the body drips', async () => {
+    const socket = connect(Number(new URL(service.url).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    let response = '';
+    socket.on('data', (d: Buffer) => (response += d.toString()));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const boundary = 'XyZ';
+    socket.write(
+      `POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file1"; filename="a.txt"\r\n\r\n`,
+    );
+    // 10 bytes every 50 ms: 200 B/s, under the 1000 B/s minimum
+    const drip = setInterval(() => socket.writable && socket.write('aaaaaaaaaa'), 50);
+    try {
+      await closed;
+    } finally {
+      clearInterval(drip);
+    }
+    expect(response).toMatch(/^HTTP\/1\.1 408/);
+    expect(response).toMatch(/request_timeout/);
+    expect(response.toLowerCase()).toContain('connection: close');
+  });
+
+  it('accepts an upload that comes at the minimum rate', async () => {
+    const res = await fetch(`${service.url}/upload`, { method: 'POST', body: uploadForm({ documentId: 'quick' }, [{ name: 'a.txt', content: 'hello', type: 'text/plain' }]) });
+    expect(res.status).toBe(202);
+  });
+});
