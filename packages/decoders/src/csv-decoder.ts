@@ -1,5 +1,5 @@
 import type { ExtractedContent, IContentDecoder } from '@km/core';
-import { checkFileSize, DEFAULT_LIMITS, overLimit, type DecoderLimits } from './limits.js';
+import { checkFileSize, DEFAULT_LIMITS, overLimit, TextBudget, type DecoderLimits } from './limits.js';
 import { rowsAsText } from './rows-as-text.js';
 
 /**
@@ -22,8 +22,9 @@ export class CsvDecoder implements IContentDecoder {
   async decode(data: Buffer): Promise<ExtractedContent> {
     checkFileSize(data, this.limits, 'CSV');
     const text = data.toString('utf8').replace(/^\uFEFF/, '');
-    const rows = parseCsv(text, guessDelimiter(text), this.limits.maxRows);
-    return { sections: [{ number: 1, text: rowsAsText(rows), sentencesAreComplete: true }], mimeType: 'text/plain' };
+    const rows = parseCsv(text, guessDelimiter(text), this.limits.maxRows, this.limits.maxCells);
+    const rowsText = rowsAsText(rows, this.limits.maxTextChars, new TextBudget(this.limits.maxTextChars, 'CSV'));
+    return { sections: [{ number: 1, text: rowsText, sentencesAreComplete: true }], mimeType: 'text/plain' };
   }
 }
 
@@ -34,8 +35,13 @@ function guessDelimiter(text: string): string {
 }
 
 /** RFC 4180 rows: quoted fields may hold delimiters, newlines and doubled quotes. */
-export function parseCsv(text: string, delimiter = ',', maxRows = Infinity): string[][] {
+export function parseCsv(text: string, delimiter = ',', maxRows = Infinity, maxCells = Infinity): string[][] {
   const rows: string[][] = [];
+  let cells = 0;
+  const push = (row: string[], value: string) => {
+    if (++cells > maxCells) throw overLimit('the CSV file', 'maxCells', maxCells);
+    row.push(value);
+  };
   let row: string[] = [];
   let field = '';
   let quoted = false;
@@ -50,11 +56,11 @@ export function parseCsv(text: string, delimiter = ',', maxRows = Infinity): str
       } else field += ch;
     } else if (ch === '"' && field === '') quoted = true;
     else if (ch === delimiter) {
-      row.push(field);
+      push(row, field);
       field = '';
     } else if (ch === '\n' || ch === '\r') {
       if (ch === '\r' && text[i + 1] === '\n') i++;
-      row.push(field);
+      push(row, field);
       rows.push(row);
       if (rows.length > maxRows) throw overLimit('the CSV file', 'maxRows', maxRows);
       row = [];
@@ -62,7 +68,7 @@ export function parseCsv(text: string, delimiter = ',', maxRows = Infinity): str
     } else field += ch;
   }
   if (field !== '' || row.length > 0) {
-    row.push(field);
+    push(row, field);
     rows.push(row);
   }
   return rows;

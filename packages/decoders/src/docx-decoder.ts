@@ -1,5 +1,5 @@
 import type { ContentSection, ExtractedContent, IContentDecoder } from '@km/core';
-import { checkAborted, checkFileSize, DEFAULT_LIMITS, unreadable, type DecoderLimits } from './limits.js';
+import { checkAborted, checkFileSize, DEFAULT_LIMITS, TextBudget, unreadable, type DecoderLimits } from './limits.js';
 import { markdownTable } from './ooxml/markdown-table.js';
 import { readXml, type XmlSource } from './ooxml/xml.js';
 import { readZipParts } from './zip/safe-unzip.js';
@@ -31,12 +31,16 @@ export class DocxDecoder implements IContentDecoder {
     const xml = parts.get(DOCUMENT_PART);
     if (!xml) throw unreadable('Word', `${DOCUMENT_PART} is missing`);
     checkAborted(options.signal);
-    return { sections: docxSections(xml), mimeType: 'text/markdown' };
+    return { sections: docxSections(xml, this.limits.maxTextChars), mimeType: 'text/markdown' };
   }
 }
 
-/** Walks document.xml and returns its text as markdown, split at page breaks. */
-export function docxSections(xml: XmlSource): ContentSection[] {
+/**
+ * Walks document.xml and returns its text as markdown, split at page breaks; more than
+ * `maxTextChars` characters (tables are padded to their widest row) fail with `content_too_large`.
+ */
+export function docxSections(xml: XmlSource, maxTextChars = DEFAULT_LIMITS.maxTextChars): ContentSection[] {
+  const budget = new TextBudget(maxTextChars, 'Word');
   const pages: string[][] = [[]];
   let paragraph = '';
   let inText = false;
@@ -52,7 +56,10 @@ export function docxSections(xml: XmlSource): ContentSection[] {
   const newPage = () => {
     if (pages[pages.length - 1]!.length > 0) pages.push([]);
   };
-  const emit = (block: string) => pages[pages.length - 1]!.push(block);
+  const emit = (block: string) => {
+    budget.take(block.length + 2);
+    pages[pages.length - 1]!.push(block);
+  };
 
   readXml(xml, {
     open(name, a) {
@@ -138,7 +145,7 @@ export function docxSections(xml: XmlSource): ContentSection[] {
           break;
         case 'tbl':
           tableDepth--;
-          if (tableDepth === 0 && rows.length > 0) emit(markdownTable(rows));
+          if (tableDepth === 0 && rows.length > 0) emit(markdownTable(rows, budget));
           break;
       }
     },

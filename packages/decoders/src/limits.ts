@@ -24,6 +24,17 @@ export interface DecoderLimits {
   maxSheets: number;
   /** Most rows read per sheet or CSV file. @default 1000000 */
   maxRows: number;
+  /**
+   * Most cells read from a workbook (every `<c>` element of every sheet) or CSV file (every
+   * field). Empty cells a row skips are never stored nor counted. @default 10000000
+   */
+  maxCells: number;
+  /**
+   * Most characters of text one Word, PowerPoint, Excel or CSV file may give, all its sections
+   * together: text can outgrow the file (a table row padded to the widest row, a sheet or slide
+   * listed many times, one long shared string used in many cells). @default 32000000
+   */
+  maxTextChars: number;
   /** Images: most pixels (width × height) sent to OCR. @default 50000000 */
   maxImagePixels: number;
 }
@@ -36,6 +47,8 @@ export const DEFAULT_LIMITS: DecoderLimits = {
   maxPages: 2_000,
   maxSheets: 200,
   maxRows: 1_000_000,
+  maxCells: 10_000_000,
+  maxTextChars: 32_000_000,
   maxImagePixels: 50_000_000,
 };
 
@@ -57,4 +70,23 @@ export function checkAborted(signal: AbortSignal | undefined): void {
 /** A corrupt or unreadable file. */
 export function unreadable(format: string, reason: string, cause?: unknown): KmError {
   return new KmError('unsupported_content', `the ${format} file cannot be read: ${reason}`, { cause });
+}
+
+/**
+ * Counts the characters of text a decoder builds for one file, before it builds them, and
+ * throws `content_too_large` (the `maxTextChars` limit) once they pass the limit.
+ */
+export class TextBudget {
+  private used = 0;
+
+  constructor(
+    private readonly max: number,
+    private readonly format: string,
+  ) {}
+
+  /** Counts `chars` more characters; throws when the total passes the limit. */
+  take(chars: number): void {
+    this.used += chars;
+    if (this.used > this.max) throw overLimit(`the text of the ${this.format} file (over ${this.used} characters)`, 'maxTextChars', this.max);
+  }
 }

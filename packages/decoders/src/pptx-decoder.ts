@@ -1,5 +1,5 @@
 import type { ContentSection, ExtractedContent, IContentDecoder } from '@km/core';
-import { checkAborted, checkFileSize, DEFAULT_LIMITS, overLimit, unreadable, type DecoderLimits } from './limits.js';
+import { checkAborted, checkFileSize, DEFAULT_LIMITS, overLimit, TextBudget, unreadable, type DecoderLimits } from './limits.js';
 import { readRelationships, relsPathOf, targetOfType } from './ooxml/relationships.js';
 import { readXml, type XmlSource } from './ooxml/xml.js';
 import { readZipParts } from './zip/safe-unzip.js';
@@ -42,6 +42,7 @@ export class PptxDecoder implements IContentDecoder {
       },
     });
     if (slideIds.length > this.limits.maxPages) throw overLimit(`the presentation (${slideIds.length} slides)`, 'maxPages', this.limits.maxPages);
+    const budget = new TextBudget(this.limits.maxTextChars, 'PowerPoint');
     const sections: ContentSection[] = [];
     slideIds.forEach((id, i) => {
       checkAborted(options.signal);
@@ -54,6 +55,7 @@ export class PptxDecoder implements IContentDecoder {
       const notes = notesXml ? slideText(notesXml, true).body : [];
       const lines = [`## Slide ${i + 1}${title.length ? `: ${title.join(' ')}` : ''}`, ...body];
       if (notes.length) lines.push('', `Speaker notes: ${notes.join('\n')}`);
+      budget.take(lines.reduce((n, line) => n + line.length + 1, 0));
       sections.push({ number: i + 1, text: lines.join('\n'), sentencesAreComplete: true });
     });
     return { sections, mimeType: 'text/markdown' };

@@ -1,8 +1,8 @@
 import type { ContentSection, ExtractedContent, IContentDecoder } from '@km/core';
-import { checkAborted, checkFileSize, DEFAULT_LIMITS, overLimit, unreadable, type DecoderLimits } from './limits.js';
+import { checkAborted, checkFileSize, DEFAULT_LIMITS, overLimit, TextBudget, unreadable, type DecoderLimits } from './limits.js';
 import { readRelationships, relsPathOf } from './ooxml/relationships.js';
 import { readXml, type XmlSource } from './ooxml/xml.js';
-import { rowsAsText } from './rows-as-text.js';
+import { RowsTextWriter, type SparseRow } from './rows-as-text.js';
 import { readZipParts } from './zip/safe-unzip.js';
 
 export const XLSX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -11,7 +11,9 @@ const WORKBOOK = 'xl/workbook.xml';
 /**
  * Excel (.xlsx): one section per sheet, in workbook order, headed by the sheet name; each row
  * under the header row becomes `column: value` lines. Values are the cached results Excel
- * saved (formulas are not recomputed); dates stay Excel serial numbers.
+ * saved (formulas are not recomputed); dates stay Excel serial numbers. Rows are read sparsely
+ * (a cell at column XFD costs one entry, not 16 384) and written out one at a time, under the
+ * `maxCells` and `maxTextChars` limits.
  */
 export class XlsxDecoder implements IContentDecoder {
   readonly name = 'xlsx';
@@ -39,15 +41,20 @@ export class XlsxDecoder implements IContentDecoder {
     });
     if (sheets.length > this.limits.maxSheets) throw overLimit(`the workbook (${sheets.length} sheets)`, 'maxSheets', this.limits.maxSheets);
     const shared = sharedStrings(parts.get('xl/sharedStrings.xml'));
+    const budget = new TextBudget(this.limits.maxTextChars, 'Excel');
+    const cells = { count: 0 };
     const sections: ContentSection[] = [];
     sheets.forEach((sheet, i) => {
       checkAborted(options.signal);
       const path = rels.get(sheet.id)?.target;
       const xml = path ? parts.get(path) : undefined;
       if (!xml) return;
-      const rows = sheetRows(xml, shared, this.limits.maxRows, sheet.name);
-      const text = rowsAsText(rows);
-      sections.push({ number: i + 1, text: `## Sheet: ${sheet.name}${text ? `\n\n${text}` : ''}`, sentencesAreComplete: true });
+      const heading = `## Sheet: ${sheet.name}`;
+      budget.take(heading.length + 2);
+      const writer = new RowsTextWriter(budget);
+      readSheet(xml, shared, { ...this.limits, sheet: sheet.name, cells }, (row) => writer.add(row));
+      const text = writer.text();
+      sections.push({ number: i + 1, text: `${heading}${text ? `\n\n${text}` : ''}`, sentencesAreComplete: true });
     });
     return { sections, mimeType: 'text/markdown' };
   }
@@ -88,9 +95,22 @@ function columnIndex(reference: string): number {
   return index - 1;
 }
 
-function sheetRows(xml: XmlSource, shared: string[], maxRows: number, sheet: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] | undefined;
+/** Columns of a sheet: A to XFD. */
+const MAX_COLUMNS = 16_384;
+
+interface SheetLimits {
+  maxRows: number;
+  maxCells: number;
+  sheet: string;
+  /** Cells read so far in the workbook, shared by its sheets. */
+  cells: { count: number };
+}
+
+/** Streams the rows of a sheet to `onRow` as sparse rows (non-empty cells only), one at a time. */
+function readSheet(xml: XmlSource, shared: string[], limits: SheetLimits, onRow: (row: SparseRow) => void): void {
+  let rows = 0;
+  let row: SparseRow | undefined;
+  let nextColumn = 0;
   let type = '';
   let column = 0;
   let value = '';
@@ -98,11 +118,15 @@ function sheetRows(xml: XmlSource, shared: string[], maxRows: number, sheet: str
   readXml(xml, {
     open(name, a) {
       if (name === 'row') {
-        if (rows.length >= maxRows) throw overLimit(`sheet "${sheet}"`, 'maxRows', maxRows);
-        row = [];
+        if (rows >= limits.maxRows) throw overLimit(`sheet "${limits.sheet}"`, 'maxRows', limits.maxRows);
+        rows++;
+        row = new Map();
+        nextColumn = 0;
       } else if (name === 'c' && row) {
+        if (++limits.cells.count > limits.maxCells) throw overLimit(`the workbook (at sheet "${limits.sheet}")`, 'maxCells', limits.maxCells);
         type = a.t ?? 'n';
-        column = a.r ? columnIndex(a.r.toUpperCase()) : row.length;
+        column = a.r ? columnIndex(a.r.toUpperCase()) : nextColumn;
+        nextColumn = column + 1;
         value = '';
       } else if (name === 'v' || name === 't') capture = true;
     },
@@ -111,15 +135,14 @@ function sheetRows(xml: XmlSource, shared: string[], maxRows: number, sheet: str
     },
     close(name) {
       if (name === 'v' || name === 't') capture = false;
-      else if (name === 'c' && row && column >= 0 && column < 16_384) {
+      else if (name === 'c' && row && column >= 0 && column < MAX_COLUMNS) {
         const text = type === 's' ? (shared[Number(value)] ?? '') : type === 'b' ? (value === '1' ? 'TRUE' : 'FALSE') : value;
-        while (row.length < column) row.push('');
-        row[column] = text;
+        if (text.trim() !== '') row.set(column, text);
+        else row.delete(column);
       } else if (name === 'row' && row) {
-        rows.push(row);
+        onRow(row);
         row = undefined;
       }
     },
   });
-  return rows;
 }
