@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DocxDecoder, PptxDecoder, XlsxDecoder } from '../src/index.js';
@@ -14,6 +14,29 @@ const decoderOf = (format: OfficeFormat, limits = {}) =>
   format === 'docx' ? new DocxDecoder(limits) : format === 'pptx' ? new PptxDecoder(limits) : new XlsxDecoder(limits);
 const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
 const paragraphs = (n: number) => `<w:document ${W}><w:body>${Array.from({ length: n }, (_, i) => `<w:p><w:r><w:t>Paragraph ${i}</w:t></w:r></w:p>`).join('')}</w:body></w:document>`;
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+
+/**
+ * The child process runs the built package, so a build older than the sources would test old
+ * code: each `src/**\/*.ts` must have its `dist/**\/*.js`, written after it.
+ */
+function assertBuildIsFresh(): void {
+  const stale: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts')) {
+        const built = join(DIST, relative(SRC, path)).replace(/\.ts$/, '.js');
+        if (!existsSync(built) || statSync(built).mtimeMs < statSync(path).mtimeMs) stale.push(relative(SRC, path));
+      }
+    }
+  };
+  walk(SRC);
+  if (stale.length > 0) throw new Error(`dist/ is missing or older than src/ (${stale.join(', ')}): run pnpm --filter @km/decoders build`);
+}
 
 describe('zip bombs are refused as they inflate', () => {
   const dir = mkdtempSync(join(tmpdir(), 'km-zip-bombs-'));
@@ -51,7 +74,8 @@ describe('zip bombs are refused as they inflate', () => {
 
   it('peak memory while three bombs are refused stays within tens of MB of the normal footprint', () => {
     // A child process of its own, so that the peak (maxRSS) is the bombs' alone. Uses the built package.
-    const dist = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href;
+    assertBuildIsFresh();
+    const dist = pathToFileURL(join(DIST, 'index.js')).href;
     const files = Object.fromEntries(
       FORMATS.map((format) => {
         const file = join(dir, `bomb.${format}`);
@@ -73,7 +97,7 @@ describe('zip bombs are refused as they inflate', () => {
       }
       result.peakKb = process.resourceUsage().maxRSS;
       process.stdout.write(JSON.stringify(result));`;
-    const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as { normalKb: number; peakKb: number; codes: string[] };
+    const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 })) as { normalKb: number; peakKb: number; codes: string[] };
     expect(out.codes).toEqual(['content_too_large', 'content_too_large', 'content_too_large']);
     // Whole-entry inflation would add 300 MiB or more; bounded inflation adds a few MiB.
     expect((out.peakKb - out.normalKb) / 1024).toBeLessThan(48);
