@@ -45,9 +45,7 @@ export interface RunningService {
  */
 export async function startService(options: StartOptions = {}): Promise<RunningService> {
   const metrics = new ServiceMetrics();
-  const { config, logger, memory, stopMemory } = await openMemory(options, metrics, (c) => c.runHandlers);
-  const stale = await removeStaleSpool(uploadSpoolDirectory(config.dataDirectory));
-  if (stale.length > 0) logger.info({ folders: stale.length }, 'removed upload spool folders left by a process that stopped');
+  const { config, logger, memory, stopMemory } = await openMemory(options, metrics, (c) => c.runHandlers, removeUploadLeftovers);
   const app = await createApp({ memory, config, logger, metrics });
   try {
     await app.listen({ host: config.host, port: config.port });
@@ -97,10 +95,29 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
   return { config, memory, close };
 }
 
+/**
+ * Removes the upload spool folders of processes that stopped, before the memory starts. Never
+ * fails the start: a folder that cannot be removed is logged and left.
+ */
+async function removeUploadLeftovers(config: ServiceConfig, logger: pino.Logger): Promise<void> {
+  const warn = (name: string, error: unknown) => logger.warn({ err: error, folder: name }, 'could not remove an upload spool folder left by a process that stopped');
+  const stale = await removeStaleSpool(uploadSpoolDirectory(config.dataDirectory), { warn }).catch((error: unknown) => {
+    warn(uploadSpoolDirectory(config.dataDirectory), error);
+    return [];
+  });
+  if (stale.length > 0) logger.info({ folders: stale.length }, 'removed upload spool folders left by a process that stopped');
+}
+
 /** What the service and the worker share: configuration, logger and a started memory. */
-async function openMemory(options: StartOptions, metrics: ServiceMetrics, runHandlers: (config: ServiceConfig) => boolean) {
+async function openMemory(
+  options: StartOptions,
+  metrics: ServiceMetrics,
+  runHandlers: (config: ServiceConfig) => boolean,
+  beforeStart?: (config: ServiceConfig, logger: pino.Logger) => Promise<void>,
+) {
   const config = options.config ?? loadConfig({ ...(options.configFile ? { file: options.configFile } : {}), overrides: options.overrides ?? {} });
   const logger = createServiceLogger(config.logLevel, options.logDestination);
+  await beforeStart?.(config, logger);
   const memory = await createMemoryFromConfig(config, { logger: toKmLogger(logger), observer: metrics.observer, ...(options.configure ? { configure: options.configure } : {}) });
   await memory.start({ runHandlers: runHandlers(config) });
   /** Drains the steps in progress (up to `shutdownTimeoutMs`), releases the embedding model and closes memory DB pools. */
