@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '@km/conformance';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exited, freePort, kmEnv, startKm } from '../src/km-process.js';
+import { freePort, kmEnv, startKm, stopProcess } from '../src/km-process.js';
 import { killPglitePostgres, startPglitePostgres, type PglitePostgresProcess } from './helpers/postgres-pglite-process.js';
 
 // A database restart under a running service and worker: PostgreSQL (PGlite over TCP, in its own
@@ -15,12 +15,7 @@ describe('km serve --no-handlers and km worker on PostgreSQL while the database 
   let database: PglitePostgresProcess | undefined;
   const km: ChildProcess[] = [];
   afterAll(async () => {
-    for (const child of km) {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        await exited(child);
-      }
-    }
+    for (const child of km) await stopProcess(child); // SIGTERM, SIGKILL after a 10 s grace
     if (database) await killPglitePostgres(database);
     if (folder) await rm(folder, { recursive: true, force: true });
   });
@@ -40,8 +35,11 @@ describe('km serve --no-handlers and km worker on PostgreSQL while the database 
     const url = `http://127.0.0.1:${port}`;
     const serve = await startKm(['serve', '--port', String(port), '--data-dir', dataDir, '--config', configFile, '--no-handlers'], 'listening on', env);
     km.push(serve);
-    const worker = await startKm(['worker', '--data-dir', dataDir, '--config', configFile], 'km worker running', env);
+    // The worker logs its retries (warn, JSON lines on stdout): the evidence that it tried while the database was down.
+    const worker = await startKm(['worker', '--data-dir', dataDir, '--config', configFile], 'km worker running', { ...env, KM_LOG_LEVEL: 'warn' });
     km.push(worker);
+    let workerLog = '';
+    worker.stdout!.on('data', (chunk: Buffer) => (workerLog += chunk.toString()));
 
     const upload = async (documentId: string, text: string, tags = ['topic:space']) => {
       const form = new FormData();
@@ -66,7 +64,10 @@ describe('km serve --no-handlers and km worker on PostgreSQL while the database 
     expect((await upload('bread', 'Sourdough bread rises slowly with wild yeast and lactic bacteria.')).status).toBe(202);
     // While the database is down a search is a 503 (transient), not a crash.
     expect((await search('sourdough')).status).toBe(503);
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // the worker tries, and fails transiently
+    // The worker tries, and fails transiently: it says it will retry, and the upload is not done.
+    const retries = () => workerLog.split('\n').filter((line) => line.includes('step failed, will retry') && line.includes('"documentId":"bread"'));
+    await eventually(() => expect(retries()).not.toEqual([]), 60_000, 100);
+    expect(retries()[0]).toMatch(/PostgreSQL unavailable|transient/);
     expect(await status('bread')).toMatchObject({ completed: false });
 
     database = await startPglitePostgres(pgData, dbPort);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { exited, freePort, kmEnv, startKm } from '../src/km-process.js';
+import { freePort, kmEnv, startKm, stopProcess } from '../src/km-process.js';
 import { RABBITMQ_URL, deleteQueues, rabbitMqUnavailable } from '../src/rabbitmq-broker.js';
 
 const rabbitSkip = await rabbitMqUnavailable();
@@ -14,10 +14,8 @@ const queues: Array<{ name: string; skip: string | undefined; env: () => Record<
   { name: 'RabbitMQ queues', skip: rabbitSkip, env: () => ({ KM_QUEUE: 'rabbitmq', KM_RABBITMQ_URL: RABBITMQ_URL }) },
 ];
 const STEP_QUEUES = ['extract', 'partition', 'gen_embeddings', 'save_records', 'summarize', 'delete_generated_files', 'private_delete_document', 'private_delete_index'];
-const stop = async (child: ChildProcess) => {
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-  return exited(child);
-};
+/** SIGTERM, then SIGKILL after a 10 s grace: resolves with the exit code (null when it had to be killed). */
+const stop = (child: ChildProcess) => stopProcess(child);
 const DOCUMENTS = 12;
 
 describe.each(queues)('a km worker started on a queue backlog ($name)', ({ skip, env }) => {

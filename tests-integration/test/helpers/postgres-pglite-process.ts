@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { READY_TIMEOUT_MS, whenReady } from '../../src/km-process.js';
 
 const SCRIPT = fileURLToPath(new URL('./postgres-pglite-server.mjs', import.meta.url));
 
@@ -12,19 +13,13 @@ export interface PglitePostgresProcess {
 /**
  * Starts PGlite on `dataDir` in a new process listening on 127.0.0.1:`port`, and resolves once
  * it accepts connections. Starting it again on the same folder and port is a database restart.
+ * Rejects with the tail of its stderr (and kills it) when it exits first or is not ready within
+ * `readyTimeoutMs`.
  */
-export function startPglitePostgres(dataDir: string, port: number): Promise<PglitePostgresProcess> {
+export async function startPglitePostgres(dataDir: string, port: number, readyTimeoutMs = READY_TIMEOUT_MS): Promise<PglitePostgresProcess> {
   const child = spawn(process.execPath, [SCRIPT, dataDir, String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const ready = /ready (\S+)/.exec(output);
-      if (ready) resolve({ url: ready[1]!, child });
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`PGlite server exited with ${code}: ${output}`)));
-  });
+  const url = await whenReady(child, 'PGlite server', (stdout) => /ready (\S+)/.exec(stdout)?.[1], readyTimeoutMs);
+  return { url, child };
 }
 
 /** Kills the process as a crash would (SIGKILL) and resolves once it is gone. */
