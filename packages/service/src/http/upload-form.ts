@@ -74,7 +74,8 @@ export async function readUploadForm(request: FastifyRequest, options: UploadFor
       if (part.type === 'field') {
         if (part.valueTruncated) throw new HttpProblem(413, `field "${part.fieldname}" is over ${MAX_FIELD_BYTES} bytes`, 'content_too_large');
         const list = fields.get(part.fieldname) ?? [];
-        list.push(typeof part.value === 'string' ? part.value : String(part.value));
+        // A part sent as application/json arrives parsed: keep its JSON text, not "[object Object]".
+        list.push(typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
         fields.set(part.fieldname, list);
         continue;
       }
@@ -215,7 +216,10 @@ async function* parserErrors<T>(parts: AsyncIterable<T>): AsyncIterable<T> {
  */
 function malformed(error: unknown): unknown {
   if (error instanceof HttpProblem || error instanceof KmError) return error;
-  const { statusCode, message } = error as { statusCode?: unknown; message?: unknown };
+  const { statusCode, message, code } = error as { statusCode?: unknown; message?: unknown; code?: unknown };
+  if (code === 'FST_INVALID_JSON_FIELD_ERROR') {
+    return new HttpProblem(400, `a multipart field sent as application/json does not hold valid JSON (${String(message)})`, 'invalid_multipart');
+  }
   if (typeof statusCode === 'number') return error;
   const reason = typeof message === 'string' && message ? message : String(error);
   return new HttpProblem(
@@ -260,8 +264,11 @@ function parseSteps(values: readonly string[]): string[] {
 function parseArgs(values: readonly string[] | undefined): Record<string, unknown> {
   if (!values || values.length === 0) return {};
   if (values.length > 1) throw new HttpProblem(400, "'args' must be a single JSON object", 'invalid_argument');
+  // As KM: an empty, blank or `null` args field means no arguments.
+  const text = values[0]!.trim();
+  if (text === '' || text === 'null') return {};
   try {
-    const parsed = JSON.parse(values[0]!) as unknown;
+    const parsed = JSON.parse(text) as unknown;
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
   } catch {
     // fall through
