@@ -1,7 +1,7 @@
 import { get } from 'node:http';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryContentStorage } from '@km/core';
+import { KmError, MemoryContentStorage } from '@km/core';
 import { startTestService } from './helpers.js';
 
 const CHUNK = 64 * 1024;
@@ -16,6 +16,8 @@ class CountingStorage extends MemoryContentStorage {
   bytesRead = 0;
   closedStreams = 0;
   override async readFileStream(index: string, documentId: string, fileName: string): Promise<Readable> {
+    // listed, but removed before it is opened
+    if (fileName === 'gone.bin') throw new KmError('file_not_found', `file "${fileName}" not found`);
     const data = await this.readFile(index, documentId, fileName);
     let offset = 0;
     const stream = new Readable({
@@ -61,6 +63,15 @@ describe('GET /download from a content storage that cannot read ranges', () => {
     service = await startTestService({}, (b) => b.withContentStorage(storage));
     await storage.writeFile('docs', 'doc1', 'large.bin', LARGE);
     await storage.writeFile('docs', 'doc1', 'broken.bin', LARGE);
+    await storage.writeFile('docs', 'doc1', 'gone.bin', 'x');
+  });
+
+  it('answers a file that cannot be opened with a problem, without the attachment headers', async () => {
+    const res = await fetch(url('gone.bin'));
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/problem\+json/);
+    expect(res.headers.get('content-disposition')).toBeNull();
+    expect(res.headers.get('last-modified')).toBeNull();
   });
   afterAll(() => service.dispose());
 

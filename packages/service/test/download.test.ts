@@ -49,6 +49,15 @@ describe('GET /download', () => {
     expect(await res.text()).toBe(CONTENT);
   });
 
+  it('serves the range when If-Range names the current version (206)', async () => {
+    const lastModified = (await fetch(url('moon.txt'), { method: 'HEAD' })).headers.get('last-modified')!;
+    expect(lastModified).toBeTruthy();
+    const res = await fetch(url('moon.txt'), { headers: { range: 'bytes=0-9', 'if-range': lastModified } });
+    expect(res.status).toBe(206);
+    expect(res.headers.get('content-range')).toBe(`bytes 0-9/${CONTENT.length}`);
+    expect(await res.text()).toBe(CONTENT.slice(0, 10));
+  });
+
   it('streams a range of a large file from disk', async () => {
     // real bytes over a raw socket: the body stops at the range's end
     const body = await new Promise<string>((resolve, reject) => {
