@@ -37,6 +37,27 @@ describe('Azure OpenAI settings', () => {
   ])('refuses %j naming the setting', (change, message) => {
     expect(() => loadConfig({ env: { ...AZURE_ENV, ...change } })).toThrow(message);
   });
+
+  it('accepts an http:// endpoint (a local stand-in) and says so when the endpoint is wrong', () => {
+    expect(loadConfig({ env: { ...AZURE_ENV, KM_AZURE_OPENAI_ENDPOINT: 'http://127.0.0.1:8080/' } }).azureOpenai.endpoint).toBe('http://127.0.0.1:8080/');
+    expect(() => loadConfig({ env: { ...AZURE_ENV, KM_AZURE_OPENAI_ENDPOINT: 'ftp://x' } })).toThrow(/must be an http\(s\):\/\/ URL/);
+  });
+
+  it('refuses to start with Entra authentication when @azure/identity is not installed, naming the package', async () => {
+    let failure: unknown;
+    try {
+      const service = await startTestService({
+        embeddings: { provider: 'hashing' },
+        azureOpenai: { endpoint: 'https://my-resource.openai.azure.com/', auth: 'entra', chatDeployment: 'chat-prod' },
+      });
+      await service.dispose();
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toMatch(/@azure\/identity/);
+    expect((failure as Error).message).toMatch(/KM_AZURE_OPENAI_AUTH=key/);
+  });
 });
 
 interface Recorded {
