@@ -6,7 +6,7 @@ export interface EmbeddingRequestOptions {
    * `query`: the text of a search or a question, which someone is waiting for; `document`:
    * ingestion. Generators that share a model between both (the local model's worker pool)
    * serve queries first. The vectors are the same either way.
-   * @default unstated: a generator may treat a call of one text as a query
+   * @default unstated: treated as `'document'` (core's search and ask always say `'query'`)
    */
   purpose?: 'query' | 'document';
 }
