@@ -52,7 +52,9 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
     return503OnClosing: true,
     ...serverTimeouts(config.http),
   });
-  applyConnectionLimits(app.server, config.http);
+  const connections = applyConnectionLimits(app.server, config.http);
+  // Kept-alive connections would otherwise hold the shutdown for up to keepAliveTimeoutMs.
+  app.addHook('preClose', async () => connections.closeIdle());
   const startedAt = Date.now();
   const keys = config.auth.enabled ? new AccessKeys(config.auth.keys) : undefined;
   const header = config.auth.header.toLowerCase();

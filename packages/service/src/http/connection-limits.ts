@@ -66,18 +66,22 @@ export function serverTimeouts(http: ServiceConfig['http']) {
  *   that has sent nothing yet, or a kept-alive one between requests) is destroyed instead. The
  *   new one is refused only when every other socket is serving a request.
  */
-export function applyConnectionLimits(server: Server, http: ServiceConfig['http'], fdLimit = readOpenFilesLimit()): { maxConnections: number } {
+export function applyConnectionLimits(server: Server, http: ServiceConfig['http'], fdLimit = readOpenFilesLimit()): { maxConnections: number; closeIdle(): void } {
   const maxConnections = maxConnectionsFor(http.maxConnections, fdLimit);
   /** Open sockets with no request in progress, oldest first (a Set keeps insertion order). */
   const idle = new Set<Socket>();
   const served = new WeakSet<object>();
   let open = 0;
+  let closing = false;
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
     served.add(socket);
     idle.delete(socket);
     response.once('finish', () => {
-      if (!socket.destroyed) idle.add(socket); // kept alive, waiting for its next request
+      if (socket.destroyed) return;
+      // kept alive, waiting for its next request; none comes once the server is closing
+      if (closing) setImmediate(() => socket.destroy());
+      else idle.add(socket);
     });
   });
   server.on('connection', (socket: Socket) => {
@@ -103,7 +107,15 @@ export function applyConnectionLimits(server: Server, http: ServiceConfig['http'
     }
     idle.add(socket);
   });
-  return { maxConnections };
+  return {
+    maxConnections,
+    /** Closes the connections with no request in progress, and the others once their response is sent (for a prompt shutdown). */
+    closeIdle() {
+      closing = true;
+      for (const socket of idle) socket.destroy();
+      idle.clear();
+    },
+  };
 }
 
 /**
