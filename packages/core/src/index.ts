@@ -47,7 +47,7 @@ export type { Citation, CitationPartition, MemoryAnswer, SearchResult, StreamSta
 
 // Contracts
 export type { IMemoryDb, ListOptions, MemoryDbCapabilities, SimilarityOptions } from './contracts/memory-db.js';
-export type { IContentStorage, StorageContent, StoredFileInfo } from './contracts/content-storage.js';
+export type { ByteRange, IContentStorage, StorageContent, StoredFileInfo } from './contracts/content-storage.js';
 export type { IQueue, QueueConnectOptions, QueueHandlerResult } from './contracts/queue.js';
 export type { EmbeddingRequestOptions, ITextEmbeddingGenerator } from './contracts/text-embedding-generator.js';
 export type { ITextGenerator, TextGenerationOptions } from './contracts/text-generator.js';
