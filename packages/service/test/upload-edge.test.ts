@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DOCUMENT_ID_BYTES, MAX_FILE_NAME_BYTES } from '@km/core';
 import { startTestService, waitForCompletion } from './helpers.js';
 import { multipartBody, sendRaw } from './raw-http.js';
+import { newSpoolFolderName } from '../src/http/upload-spool.js';
 
 const BOUNDARY = '0c1d2e3f-4a5b-6c7d-8e9f-a0b1c2d3e4f5';
 
@@ -68,7 +69,8 @@ describe('upload spool left by a crash', () => {
     const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
     const dead = `11111111-1111-4111-8111-111111111111.${deadPid}.${hostname()}`;
     const legacy = '22222222-2222-4222-8222-222222222222';
-    const alive = `33333333-3333-4333-8333-333333333333.${process.pid}.${hostname()}`;
+    // This process's own folder, as the service names it (pid and start nonce of this process).
+    const alive = newSpoolFolderName();
     for (const folder of [dead, legacy, alive]) {
       await mkdir(join(spool, folder), { recursive: true });
       await writeFile(join(spool, folder, '0'), 'x'.repeat(1024));
