@@ -7,8 +7,8 @@ import {
   KmError,
   MemoryFilter,
   normalizeIndexName,
-  statusFailure,
   toMemoryFilters,
+  waitForDocumentStatus,
   type DataPipelineStatus,
   type DocumentFileSource,
   type IKernelMemory,
@@ -20,6 +20,7 @@ import {
   type SearchOptions,
   type SearchResult,
   type StreamableFileContent,
+  type WaitForDocumentOptions,
 } from '@km/core';
 import { toClientError } from './errors.js';
 import { readServerSentEvents } from './sse.js';
@@ -39,16 +40,8 @@ export interface MemoryWebClientOptions {
 }
 
 /** Options of {@link MemoryWebClient.waitForDocument}. */
-export interface WaitOptions {
-  index?: string;
-  /** @default 300000 */
-  timeoutMs?: number;
-  /** @default 500 */
-  pollIntervalMs?: number;
-  /** Told about every status read, e.g. to draw a progress bar. */
-  onStatus?: (status: DataPipelineStatus) => void;
-  signal?: AbortSignal;
-}
+/** Options of `waitForDocument`; the status is polled every 500 ms unless `pollIntervalMs` says otherwise. */
+export type WaitOptions = WaitForDocumentOptions;
 
 /**
  * The memory API over HTTP: the same `IKernelMemory` as `MemoryServerless`, against a km
@@ -150,20 +143,7 @@ export class MemoryWebClient implements IKernelMemory {
    * against services that report such a document `completed`), and `aborted` at the time limit.
    */
   async waitForDocument(documentId: string, options: WaitOptions = {}): Promise<DataPipelineStatus> {
-    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
-    const interval = options.pollIntervalMs ?? 500;
-    for (;;) {
-      options.signal?.throwIfAborted();
-      const status = await this.getDocumentStatus(documentId, options.index);
-      if (status) {
-        options.onStatus?.(status);
-        const failure = statusFailure(status);
-        if (failure !== undefined) throw new KmError('pipeline_failed', `document "${documentId}" failed: ${failure}`);
-        if (isStatusReady(status)) return status;
-      }
-      if (Date.now() >= deadline) throw new KmError('aborted', `document "${documentId}" was not ready in time`);
-      await new Promise((r) => setTimeout(r, interval));
-    }
+    return waitForDocumentStatus(documentId, () => this.getDocumentStatus(documentId, options.index), options, 500);
   }
 
   async exportFile(documentId: string, fileName: string, index?: string): Promise<StreamableFileContent> {

@@ -170,7 +170,8 @@ export { isBlockedAddress } from './web/address-policy.js';
 export { sniffMimeType } from './web/sniff-mime-type.js';
 
 // Memory
-export { MemoryServerless, type WaitForDocumentOptions } from './memory-serverless.js';
+export { MemoryServerless } from './memory-serverless.js';
+export { waitForDocumentStatus, type WaitForDocumentOptions } from './pipeline/wait-for-document.js';
 export { MemoryService } from './memory-service.js';
 export { KernelMemoryBuilder, type HandlerFactory } from './kernel-memory-builder.js';
 export { mapWithConcurrency, batches } from './util/concurrency.js';

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { IMemoryDb } from './contracts/memory-db.js';
 import type {
   IKernelMemory,
@@ -11,7 +10,7 @@ import type {
 } from './contracts/kernel-memory.js';
 import { extensionOfMimeType, mimeTypeOf } from './decoders/mime-types.js';
 import { InvalidInputError, KmError } from './errors/km-error.js';
-import { isPipelineComplete, isStatusReady, statusFailure, toPipelineStatus, type DataPipelineStatus } from './models/data-pipeline.js';
+import { isPipelineComplete, toPipelineStatus, type DataPipelineStatus } from './models/data-pipeline.js';
 import { documentFromInput } from './models/document-input.js';
 import { isRecordLossSource, type RecordLoss } from './memory-storage/record-loss.js';
 import { MemoryFilter, toMemoryFilters } from './models/memory-filter.js';
@@ -19,6 +18,7 @@ import type { MemoryAnswer, SearchResult } from './models/search-models.js';
 import { checkEmbeddingModelName, checkIngestionArgs } from './models/request-args.js';
 import { checkIndexNameFits } from './pipeline/check-index-name-fits.js';
 import type { PipelineOrchestrator } from './pipeline/pipeline-orchestrator.js';
+import { waitForDocumentStatus, type WaitForDocumentOptions } from './pipeline/wait-for-document.js';
 import type { RetrievalRequest, SearchClient } from './search/search-client.js';
 import { validateDocumentId } from './validation/document-id.js';
 import { validateFileName } from './validation/file-name.js';
@@ -34,16 +34,6 @@ const WEB_FILE_NAMES: Record<string, string> = {
 };
 
 /** Options of {@link MemoryServerless.waitForDocument}. */
-export interface WaitForDocumentOptions {
-  index?: string;
-  /** @default 300000 */
-  timeoutMs?: number;
-  /** @default 200 */
-  pollIntervalMs?: number;
-  /** Told about every status read. */
-  onStatus?: (status: DataPipelineStatus) => void;
-  signal?: AbortSignal;
-}
 
 /**
  * Kernel Memory in this process: imports run the pipeline to completion before returning.
@@ -169,19 +159,7 @@ export class MemoryServerless implements IKernelMemory {
    * import already waited, so this returns at once.
    */
   async waitForDocument(documentId: string, options: WaitForDocumentOptions = {}): Promise<DataPipelineStatus> {
-    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
-    for (;;) {
-      options.signal?.throwIfAborted();
-      const status = await this.getDocumentStatus(documentId, options.index);
-      if (status) {
-        options.onStatus?.(status);
-        const failure = statusFailure(status);
-        if (failure !== undefined) throw new KmError('pipeline_failed', `document "${documentId}" failed: ${failure}`);
-        if (isStatusReady(status)) return status;
-      }
-      if (Date.now() >= deadline) throw new KmError('aborted', `document "${documentId}" was not ready in time`);
-      await sleep(options.pollIntervalMs ?? 200, undefined, options.signal ? { signal: options.signal } : {});
-    }
+    return waitForDocumentStatus(documentId, () => this.getDocumentStatus(documentId, options.index), options, 200);
   }
 
   async getDocumentStatus(documentId: string, index?: string): Promise<DataPipelineStatus | null> {
