@@ -186,6 +186,19 @@ export type ServiceConfigInput = {
   [K in keyof ServiceConfig]?: ServiceConfig[K] extends object ? Partial<ServiceConfig[K]> : ServiceConfig[K];
 };
 
+/** The numeric `http.*` settings and the environment variable of each. */
+const HTTP_ENV = {
+  connectionTimeoutMs: 'KM_HTTP_CONNECTION_TIMEOUT_MS',
+  keepAliveTimeoutMs: 'KM_HTTP_KEEP_ALIVE_TIMEOUT_MS',
+  headersTimeoutMs: 'KM_HTTP_HEADERS_TIMEOUT_MS',
+  requestTimeoutMs: 'KM_HTTP_REQUEST_TIMEOUT_MS',
+  minUploadBytesPerSecond: 'KM_HTTP_MIN_UPLOAD_BYTES_PER_SECOND',
+  minUploadRateGraceMs: 'KM_HTTP_MIN_UPLOAD_RATE_GRACE_MS',
+  maxConnections: 'KM_HTTP_MAX_CONNECTIONS',
+} as const satisfies Record<keyof ServiceConfig['http'], string>;
+
+const httpSettings = () => Object.entries(HTTP_ENV) as Array<[keyof typeof HTTP_ENV, string]>;
+
 /**
  * Reads the configuration: defaults, then the JSON file named by `KM_CONFIG` (or `file`),
  * then environment variables, then `overrides` (command-line flags). Throws a typed error
@@ -294,16 +307,7 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (Object.keys(openai).length) out.openai = openai;
 
   const http: Partial<ServiceConfig['http']> = {};
-  const httpNumbers = {
-    connectionTimeoutMs: 'KM_HTTP_CONNECTION_TIMEOUT_MS',
-    keepAliveTimeoutMs: 'KM_HTTP_KEEP_ALIVE_TIMEOUT_MS',
-    headersTimeoutMs: 'KM_HTTP_HEADERS_TIMEOUT_MS',
-    requestTimeoutMs: 'KM_HTTP_REQUEST_TIMEOUT_MS',
-    minUploadBytesPerSecond: 'KM_HTTP_MIN_UPLOAD_BYTES_PER_SECOND',
-    minUploadRateGraceMs: 'KM_HTTP_MIN_UPLOAD_RATE_GRACE_MS',
-    maxConnections: 'KM_HTTP_MAX_CONNECTIONS',
-  } as const;
-  for (const [key, name] of Object.entries(httpNumbers) as Array<[keyof typeof httpNumbers, string]>) {
+  for (const [key, name] of httpSettings()) {
     const value = num(name);
     if (value !== undefined) http[key] = value;
   }
@@ -396,16 +400,7 @@ function validate(config: ServiceConfig): ServiceConfig {
   if (config.embeddings.provider === 'openai' && !config.openai.apiKey && !config.openai.baseUrl) {
     fail('embeddings.provider is openai but neither openai.apiKey (KM_OPENAI_API_KEY) nor openai.baseUrl (KM_OPENAI_BASE_URL) is set');
   }
-  const httpEnv = {
-    connectionTimeoutMs: 'KM_HTTP_CONNECTION_TIMEOUT_MS',
-    keepAliveTimeoutMs: 'KM_HTTP_KEEP_ALIVE_TIMEOUT_MS',
-    headersTimeoutMs: 'KM_HTTP_HEADERS_TIMEOUT_MS',
-    requestTimeoutMs: 'KM_HTTP_REQUEST_TIMEOUT_MS',
-    minUploadBytesPerSecond: 'KM_HTTP_MIN_UPLOAD_BYTES_PER_SECOND',
-    minUploadRateGraceMs: 'KM_HTTP_MIN_UPLOAD_RATE_GRACE_MS',
-    maxConnections: 'KM_HTTP_MAX_CONNECTIONS',
-  } as const;
-  for (const [key, name] of Object.entries(httpEnv) as Array<[keyof typeof httpEnv, string]>) {
+  for (const [key, name] of httpSettings()) {
     const value = config.http[key];
     if (!Number.isInteger(value) || value < 0) fail(`http.${key} (${name}) must be a non-negative integer, got ${JSON.stringify(value)}`);
   }
