@@ -1,4 +1,6 @@
-import type { IMemoryDb, ITextGenerator, MemoryRecord, TextGenerationOptions } from '../src/index.js';
+import { rm } from 'node:fs/promises';
+import { afterAll, afterEach } from 'vitest';
+import type { IMemoryDb, ITextGenerator, MemoryRecord, MemoryService, TextGenerationOptions } from '../src/index.js';
 import { CL100KTokenizer } from '../src/index.js';
 
 export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
@@ -34,4 +36,20 @@ export class ScriptedTextGenerator implements ITextGenerator {
     for (let i = 0; i < text.length; i += 7) yield text.slice(i, i + 7);
     options.onUsage?.({ timestamp: new Date().toISOString(), serviceTokensIn: 11, serviceTokensOut: 5 });
   }
+}
+
+/**
+ * What a test file's tests leave behind: services to stop after each test and folders to
+ * remove after the file. Registers the hooks that do it; tests push onto the lists.
+ */
+export function cleanupAfterTests(): { dirs: string[]; services: MemoryService[] } {
+  const dirs: string[] = [];
+  const services: MemoryService[] = [];
+  afterEach(async () => {
+    for (const s of services.splice(0)) await s.stop({ drainTimeoutMs: 0 });
+  });
+  afterAll(async () => {
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  });
+  return { dirs, services };
 }

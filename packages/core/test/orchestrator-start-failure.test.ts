@@ -1,8 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   HashingEmbeddingGenerator,
   InMemoryQueue,
@@ -12,18 +12,10 @@ import {
   poisonQueueName,
   silentLogger,
   type IQueue,
-  type MemoryService,
 } from '../src/index.js';
-import { allRecords } from './helpers.js';
+import { allRecords, cleanupAfterTests } from './helpers.js';
 
-const dirs: string[] = [];
-const services: MemoryService[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.stop({ drainTimeoutMs: 0 });
-});
-afterAll(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
+const { dirs, services } = cleanupAfterTests();
 
 describe('a distributed orchestrator whose third queue fails to connect', () => {
   it('closes the queues it connected, spends no attempt on their messages, and starts on the next try', async () => {

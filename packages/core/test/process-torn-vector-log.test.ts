@@ -1,7 +1,7 @@
-import { mkdtemp, rm, stat, truncate } from 'node:fs/promises';
+import { mkdtemp, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   FileQueue,
   HashingEmbeddingGenerator,
@@ -11,16 +11,9 @@ import {
   type Logger,
   type MemoryService,
 } from '../src/index.js';
-import { allRecords } from './helpers.js';
+import { allRecords, cleanupAfterTests } from './helpers.js';
 
-const dirs: string[] = [];
-const services: MemoryService[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.stop({ drainTimeoutMs: 0 });
-});
-afterAll(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
+const { dirs, services } = cleanupAfterTests();
 
 function capture(): Logger & { warnings: string[] } {
   const warnings: string[] = [];

@@ -1,8 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   HashingEmbeddingGenerator,
   InMemoryQueue,
@@ -16,7 +16,7 @@ import {
   type RecordLoss,
 } from '../src/index.js';
 import { RecordLossNotifier } from '../src/memory-storage/record-loss.js';
-import { allRecords } from './helpers.js';
+import { allRecords, cleanupAfterTests } from './helpers.js';
 
 /** An in-memory vector DB whose torn-tail losses the test reports (and whose records it drops). */
 class LossyDb extends SimpleVectorDb {
@@ -33,14 +33,7 @@ class LossyDb extends SimpleVectorDb {
   }
 }
 
-const dirs: string[] = [];
-const services: MemoryService[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.stop({ drainTimeoutMs: 0 });
-});
-afterAll(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
+const { dirs, services } = cleanupAfterTests();
 
 /** Holds the messages of the `extract` queue while closed. */
 class Gate {
