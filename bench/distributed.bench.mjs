@@ -8,13 +8,13 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { startPgliteServer } from '@km/memorydb-postgres';
 import amqp from 'amqplib';
+import { freePort } from './lib/free-port.mjs';
 
 const BIN = join(dirname(createRequire(import.meta.url).resolve('@km/cli/package.json')), 'dist', 'bin.js');
 const RABBITMQ_URL = process.env.KM_TEST_RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -27,14 +27,6 @@ try {
   console.log(`distributed ingestion: skipped, no RabbitMQ at 127.0.0.1:5672 (${error.message}); start one with \`rabbitmq-server -detached\``);
   process.exit(0);
 }
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 function startKm(args, ready, env) {
   const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });

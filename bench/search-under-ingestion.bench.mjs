@@ -18,10 +18,10 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freePort } from './lib/free-port.mjs';
 
 const require = createRequire(import.meta.url);
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 4);
@@ -44,17 +44,6 @@ let seed = 11;
 const random = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
 const sentence = (n) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
 const line = (name, value, unit) => console.log(`${name} ${value} ${unit}`);
-
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The child side: one service with the phase's generator, until SIGTERM. The bench's own env

@@ -8,11 +8,11 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
 import { HashingEmbeddingGenerator, KernelMemoryBuilder, silentLogger } from '@km/core';
+import { freePort } from './lib/free-port.mjs';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000);
 const PARTS_PER_DOCUMENT = 10;
@@ -45,17 +45,6 @@ async function buildDataset(dimensions) {
   const count = await memory.orchestrator.context.memoryDbs[0].count('default');
   await memory.orchestrator.context.memoryDbs[0].close();
   return { dir, count };
-}
-
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function serve(dataDir, embeddings) {
