@@ -17,9 +17,12 @@ import { strToU8, zipSync } from 'fflate';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { DocxDecoder, PdfDecoder } from '@km/decoders';
 
-const WORDS = 'memory service documents answers questions citations pipeline partitions embeddings vector records search filters tags index storage queue worker'.split(' ');
+const WORDS =
+  'memory service documents answers questions citations pipeline partitions embeddings vector records search filters tags index storage queue worker'.split(
+    ' ',
+  );
 let seed = 7;
-const random = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+const random = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 const sentence = (n) => {
   const words = Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]);
   return `${words.join(' ').replace(/^./, (c) => c.toUpperCase())}.`;
@@ -43,9 +46,11 @@ function makeDocx(targetBytes) {
     let block;
     if (i % 20 === 0) block = `<w:p><w:pPr><w:pStyle w:val="Heading2"/></w:pPr><w:r><w:t>${sentence(5)}</w:t></w:r></w:p>`;
     else if (i % 20 === 10) {
-      const row = () => `<w:tr>${Array.from({ length: 4 }, () => `<w:tc><w:p><w:r><w:t>${sentence(3)}</w:t></w:r></w:p></w:tc>`).join('')}</w:tr>`;
+      const row = () =>
+        `<w:tr>${Array.from({ length: 4 }, () => `<w:tc><w:p><w:r><w:t>${sentence(3)}</w:t></w:r></w:p></w:tc>`).join('')}</w:tr>`;
       block = `<w:tbl>${Array.from({ length: 6 }, row).join('')}</w:tbl>`;
-    } else block = `<w:p><w:r><w:rPr><w:b/></w:rPr><w:t xml:space="preserve">${sentence(20)} </w:t></w:r><w:r><w:t>${sentence(25)}</w:t></w:r></w:p>`;
+    } else
+      block = `<w:p><w:r><w:rPr><w:b/></w:rPr><w:t xml:space="preserve">${sentence(20)} </w:t></w:r><w:r><w:t>${sentence(25)}</w:t></w:r></w:p>`;
     parts.push(block);
     size += block.length;
   }
@@ -88,14 +93,25 @@ function makeBomb(bytes) {
     local.writeUInt32LE(0x04034b50, 0), local.writeUInt16LE(20, 4), local.writeUInt16LE(8, 8), local.writeUInt32LE(e.crc >>> 0, 14);
     local.writeUInt32LE(e.compressed.length, 18), local.writeUInt32LE(e.size >>> 0, 22), local.writeUInt16LE(name.length, 26);
     const header = Buffer.alloc(46);
-    header.writeUInt32LE(0x02014b50, 0), header.writeUInt16LE(20, 4), header.writeUInt16LE(20, 6), header.writeUInt16LE(8, 10), header.writeUInt32LE(e.crc >>> 0, 16);
-    header.writeUInt32LE(e.compressed.length, 20), header.writeUInt32LE(e.size >>> 0, 24), header.writeUInt16LE(name.length, 28), header.writeUInt32LE(offset, 42);
+    header.writeUInt32LE(0x02014b50, 0),
+      header.writeUInt16LE(20, 4),
+      header.writeUInt16LE(20, 6),
+      header.writeUInt16LE(8, 10),
+      header.writeUInt32LE(e.crc >>> 0, 16);
+    header.writeUInt32LE(e.compressed.length, 20),
+      header.writeUInt32LE(e.size >>> 0, 24),
+      header.writeUInt16LE(name.length, 28),
+      header.writeUInt32LE(offset, 42);
     locals.push(local, name, e.compressed), central.push(header, name);
     offset += 30 + name.length + e.compressed.length;
   }
   const directory = Buffer.concat(central);
   const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0), end.writeUInt16LE(entries.length, 8), end.writeUInt16LE(entries.length, 10), end.writeUInt32LE(directory.length, 12), end.writeUInt32LE(offset, 16);
+  end.writeUInt32LE(0x06054b50, 0),
+    end.writeUInt16LE(entries.length, 8),
+    end.writeUInt16LE(entries.length, 10),
+    end.writeUInt32LE(directory.length, 12),
+    end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, directory, end]);
 }
 
@@ -109,7 +125,12 @@ async function decodeInWorker(file) {
   const data = readFileSync(file);
   parentPort.postMessage('ready');
   await new Promise((resolve) => parentPort.once('message', resolve));
-  parentPort.postMessage(await decoder.decode(data).then(() => 'ok', (e) => e.code));
+  parentPort.postMessage(
+    await decoder.decode(data).then(
+      () => 'ok',
+      (e) => e.code,
+    ),
+  );
 }
 
 /**
@@ -120,10 +141,11 @@ async function decodeInWorker(file) {
 async function rssCase(kind, file) {
   const copies = kind === 'three' ? 3 : 1;
   const workers = Array.from({ length: copies }, () => new Worker(new URL(import.meta.url), { workerData: { file } }));
-  const next = (worker) => new Promise((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  const next = (worker) =>
+    new Promise((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
   await Promise.all(workers.map(next)); // every worker ready
   const before = rssMb();
   const results = workers.map(next);
@@ -148,13 +170,17 @@ async function main() {
   const pdfDecoder = new PdfDecoder();
   const pages = (await pdfDecoder.decode(pdf)).sections.length;
   const pdfMs = await best(3, () => pdfDecoder.decode(pdf));
-  console.log(`PDF: ${pages} pages, ${(pdf.length / 1e6).toFixed(2)} MB: ${pdfMs.toFixed(0)} ms, ${((pages / pdfMs) * 1000).toFixed(0)} pages/s (best of 3)`);
+  console.log(
+    `PDF: ${pages} pages, ${(pdf.length / 1e6).toFixed(2)} MB: ${pdfMs.toFixed(0)} ms, ${((pages / pdfMs) * 1000).toFixed(0)} pages/s (best of 3)`,
+  );
 
   const docx = makeDocx(5 * 1024 * 1024);
   const docxDecoder = new DocxDecoder();
   const chars = (await docxDecoder.decode(docx)).sections.reduce((n, s) => n + s.text.length, 0);
   const docxMs = await best(3, () => docxDecoder.decode(docx));
-  console.log(`DOCX: ${(docx.length / 1e6).toFixed(2)} MB, ${(chars / 1e6).toFixed(2)} M characters of text: ${docxMs.toFixed(0)} ms, ${(docx.length / 1e6 / (docxMs / 1000)).toFixed(1)} MB/s (best of 3)`);
+  console.log(
+    `DOCX: ${(docx.length / 1e6).toFixed(2)} MB, ${(chars / 1e6).toFixed(2)} M characters of text: ${docxMs.toFixed(0)} ms, ${(docx.length / 1e6 / (docxMs / 1000)).toFixed(1)} MB/s (best of 3)`,
+  );
 
   // Peak memory while zip bombs are refused, each case in its own process.
   const dir = mkdtempSync(join(tmpdir(), 'km-bench-bombs-'));
@@ -163,7 +189,10 @@ async function main() {
     writeFileSync(bomb, makeBomb(1536 * MIB));
     const normal = join(dir, 'normal.docx');
     writeFileSync(normal, makeDocx(5 * MIB));
-    const run = (kind, file) => JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--rss-case', kind, file], { encoding: 'utf8', timeout: 60_000 }));
+    const run = (kind, file) =>
+      JSON.parse(
+        execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--rss-case', kind, file], { encoding: 'utf8', timeout: 60_000 }),
+      );
     const print = (name, value, unit) => console.log(`${name} ${+value.toFixed(1)} ${unit}`);
     const base = run('one', normal);
     print('decoders_rss_before_mb', base.before, 'MB');
@@ -173,7 +202,9 @@ async function main() {
       const r = run(kind, bomb);
       print(`decoders_rss_peak_${kind}_bomb${kind === 'one' ? '' : 's'}_mb`, r.peak, 'MB');
       print(`decoders_rss_growth_${kind}_bomb${kind === 'one' ? '' : 's'}_mb`, r.peak - r.before, 'MB');
-      console.log(`# ${kind} bomb(s), ${r.codes.length} worker thread(s) decoding at once: ${r.codes.join(', ')}; ${r.before.toFixed(1)} MB before (threads warmed up)`);
+      console.log(
+        `# ${kind} bomb(s), ${r.codes.length} worker thread(s) decoding at once: ${r.codes.join(', ')}; ${r.before.toFixed(1)} MB before (threads warmed up)`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -24,7 +24,9 @@ const EMBEDDINGS = process.env.KM_BENCH_EMBEDDINGS ?? 'local';
 try {
   await (await amqp.connect(RABBITMQ_URL, { timeout: 3000 })).close();
 } catch (error) {
-  console.log(`distributed ingestion: skipped, no RabbitMQ at 127.0.0.1:5672 (${error.message}); start one with \`rabbitmq-server -detached\``);
+  console.log(
+    `distributed ingestion: skipped, no RabbitMQ at 127.0.0.1:5672 (${error.message}); start one with \`rabbitmq-server -detached\``,
+  );
   process.exit(0);
 }
 
@@ -40,11 +42,15 @@ function startKm(args, ready, env) {
     child.once('exit', (code) => reject(new Error(`km ${args[0]} exited ${code}: ${output}`)));
   });
 }
-const stop = (child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM'))));
+const stop = (child) =>
+  new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM'))));
 
 // About 1.5 KB of prose per document: two or three partitions, each embedded.
 const text = (i) =>
-  Array.from({ length: 12 }, (_, s) => `Report ${i} section ${s} describes the harbour, the tides of week ${s} and the ships that came in.`).join(' ');
+  Array.from(
+    { length: 12 },
+    (_, s) => `Report ${i} section ${s} describes the harbour, the tides of week ${s} and the ships that came in.`,
+  ).join(' ');
 
 async function run(workers) {
   const dataDir = await mkdtemp(join(tmpdir(), 'km-bench-dist-'));
@@ -83,7 +89,7 @@ async function run(workers) {
     const ids = Array.from({ length: DOCUMENTS }, (_, i) => `doc-${i}`);
     const start = performance.now();
     for (let i = 0; i < ids.length; i += 10) await Promise.all(ids.slice(i, i + 10).map((id, j) => upload(id, text(i + j))));
-    let pending = new Set(ids);
+    const pending = new Set(ids);
     while (pending.size > 0) {
       const done = await Promise.all([...pending].map(async (id) => [id, await completed(id)]));
       for (const [id, ok] of done) if (ok) pending.delete(id);
@@ -110,15 +116,31 @@ async function run(workers) {
     const connection = await amqp.connect(RABBITMQ_URL);
     const channel = await connection.createChannel();
     channel.on('error', () => undefined);
-    for (const step of ['extract', 'partition', 'gen_embeddings', 'save_records', 'summarize', 'delete_generated_files', 'private_delete_document', 'private_delete_index']) {
-      for (const suffix of ['', '-poison', '-delay-1000ms', '-delay-2000ms', '-delay-4000ms', '-delay-8000ms']) await channel.deleteQueue(`${prefix}${step}${suffix}`).catch(() => undefined);
+    for (const step of [
+      'extract',
+      'partition',
+      'gen_embeddings',
+      'save_records',
+      'summarize',
+      'delete_generated_files',
+      'private_delete_document',
+      'private_delete_index',
+    ]) {
+      for (const suffix of ['', '-poison', '-delay-1000ms', '-delay-2000ms', '-delay-4000ms', '-delay-8000ms'])
+        await channel.deleteQueue(`${prefix}${step}${suffix}`).catch(() => undefined);
     }
     await connection.close();
   }
 }
 
-console.log(`distributed ingestion on RabbitMQ: ${DOCUMENTS} documents of ~1.5 KB, ${EMBEDDINGS} embeddings, PGlite memory DB shared over TCP`);
+console.log(
+  `distributed ingestion on RabbitMQ: ${DOCUMENTS} documents of ~1.5 KB, ${EMBEDDINGS} embeddings, PGlite memory DB shared over TCP`,
+);
 const one = await run(1);
-console.log(`  1 worker : ${one.docsPerMinute.toFixed(0)} documents/min; small document upload → completed: p50 ${one.p50.toFixed(0)} ms, max ${one.max.toFixed(0)} ms`);
+console.log(
+  `  1 worker : ${one.docsPerMinute.toFixed(0)} documents/min; small document upload → completed: p50 ${one.p50.toFixed(0)} ms, max ${one.max.toFixed(0)} ms`,
+);
 const two = await run(2);
-console.log(`  2 workers: ${two.docsPerMinute.toFixed(0)} documents/min (${(two.docsPerMinute / one.docsPerMinute).toFixed(2)}× one worker); small document: p50 ${two.p50.toFixed(0)} ms, max ${two.max.toFixed(0)} ms`);
+console.log(
+  `  2 workers: ${two.docsPerMinute.toFixed(0)} documents/min (${(two.docsPerMinute / one.docsPerMinute).toFixed(2)}× one worker); small document: p50 ${two.p50.toFixed(0)} ms, max ${two.max.toFixed(0)} ms`,
+);

@@ -23,7 +23,7 @@ const WORDS = (
 ).split(' ');
 
 function seeded(seed) {
-  return () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 /** Passages of about `tokens` cl100k tokens, each a run of sentences. */
@@ -114,5 +114,7 @@ for (const [tokens, count] of [
   console.log(`  generator, 1 worker     ${one.toFixed(1).padStart(7)} passages/s`);
   console.log(`  generator, 2 workers    ${two.toFixed(1).padStart(7)} passages/s  (${(two / one).toFixed(2)}x one worker)`);
   console.log(`  pipeline gen_embeddings ${step.rate.toFixed(1).padStart(7)} passages/s  (${step.embedded} partitions)`);
-  console.log(`  pipeline / best raw-or-generator figure: ${((step.rate / best) * 100).toFixed(0)}%; pipeline / raw loop: ${((step.rate / raw) * 100).toFixed(0)}%\n`);
+  console.log(
+    `  pipeline / best raw-or-generator figure: ${((step.rate / best) * 100).toFixed(0)}%; pipeline / raw loop: ${((step.rate / raw) * 100).toFixed(0)}%\n`,
+  );
 }

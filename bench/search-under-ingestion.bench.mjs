@@ -35,13 +35,18 @@ const PHASES = {
   priority: { queryPriority: true, maxTextsPerJob: 4 },
   fifo: { queryPriority: false, maxTextsPerJob: 16 },
 };
-const RUN = (process.env.BENCH_PHASES ?? 'priority,fifo').split(',').map((p) => p.trim()).filter((p) => p in PHASES);
+const RUN = (process.env.BENCH_PHASES ?? 'priority,fifo')
+  .split(',')
+  .map((p) => p.trim())
+  .filter((p) => p in PHASES);
 
-const WORDS = ('moon orbit planet mars venus tea leaf river mountain ocean storm winter summer engine rocket satellite ' +
+const WORDS = (
+  'moon orbit planet mars venus tea leaf river mountain ocean storm winter summer engine rocket satellite ' +
   'library archive history science theory energy carbon oxygen crystal metal forest desert island harbour bridge ' +
-  'castle market garden music theatre poetry painting language grammar number algebra network protocol server').split(' ');
+  'castle market garden music theatre poetry painting language grammar number algebra network protocol server'
+).split(' ');
 let seed = 11;
-const random = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 const sentence = (n) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
 const line = (name, value, unit) => console.log(`${name} ${value} ${unit}`);
 
@@ -70,14 +75,26 @@ async function serve(dataDir, phase) {
   const port = await freePort();
   const spec = { ...PHASES[phase], port, dataDir };
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], {
-    env: { ...process.env, BENCH_SERVE_PHASE: JSON.stringify(spec), KM_LOG_LEVEL: 'warn', KM_EMBEDDINGS: 'local', OPENAI_API_KEY: '', KM_OPENAI_API_KEY: '', KM_OPENAI_BASE_URL: '' },
+    env: {
+      ...process.env,
+      BENCH_SERVE_PHASE: JSON.stringify(spec),
+      KM_LOG_LEVEL: 'warn',
+      KM_EMBEDDINGS: 'local',
+      OPENAI_API_KEY: '',
+      KM_OPENAI_API_KEY: '',
+      KM_OPENAI_BASE_URL: '',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const stop = () => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM'))));
+  const stop = () =>
+    new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM'))));
   try {
     await new Promise((resolve, reject) => {
       let out = '';
-      const timer = setTimeout(() => reject(new Error(`the ${phase} service was not ready within ${READY_SECONDS} s`)), READY_SECONDS * 1000);
+      const timer = setTimeout(
+        () => reject(new Error(`the ${phase} service was not ready within ${READY_SECONDS} s`)),
+        READY_SECONDS * 1000,
+      );
       child.stdout.on('data', (c) => {
         out += c;
         if (out.includes('listening on')) clearTimeout(timer), resolve();

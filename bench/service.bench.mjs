@@ -20,12 +20,14 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = 32;
 const BIN = join(dirname(createRequire(import.meta.url).resolve('@km/cli/package.json')), 'dist', 'bin.js');
 
-const WORDS = ('moon orbit planet mars venus tea leaf river mountain ocean storm winter summer engine rocket satellite ' +
+const WORDS = (
+  'moon orbit planet mars venus tea leaf river mountain ocean storm winter summer engine rocket satellite ' +
   'library archive history science theory energy carbon oxygen crystal metal forest desert island harbour bridge ' +
   'castle market garden music theatre poetry painting language grammar number algebra network protocol server ' +
-  'memory vector search answer question document record index filter citation').split(' ');
+  'memory vector search answer question document record index filter citation'
+).split(' ');
 let seed = 7;
-const random = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 const sentence = (n) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
 
 /** Ingests RECORDS partitions (PARTS_PER_DOCUMENT per document) into a data folder, in process. */
@@ -50,7 +52,14 @@ async function buildDataset(dimensions) {
 async function serve(dataDir, embeddings) {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--data-dir', dataDir], {
-    env: { ...process.env, KM_LOG_LEVEL: 'warn', KM_EMBEDDINGS: embeddings, OPENAI_API_KEY: '', KM_OPENAI_API_KEY: '', KM_OPENAI_BASE_URL: '' },
+    env: {
+      ...process.env,
+      KM_LOG_LEVEL: 'warn',
+      KM_EMBEDDINGS: embeddings,
+      OPENAI_API_KEY: '',
+      KM_OPENAI_API_KEY: '',
+      KM_OPENAI_BASE_URL: '',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise((resolve, reject) => {
@@ -77,7 +86,9 @@ async function loadTest(url, body) {
 }
 
 async function uploadToReady(url, bytes) {
-  const text = Array.from({ length: Math.ceil(bytes / 600) }, () => `${sentence(90)}.`).join('\n\n').slice(0, bytes);
+  const text = Array.from({ length: Math.ceil(bytes / 600) }, () => `${sentence(90)}.`)
+    .join('\n\n')
+    .slice(0, bytes);
   const form = new FormData();
   form.append('index', 'upload-bench');
   form.append('documentId', 'one-megabyte');

@@ -26,7 +26,19 @@ export async function startAzureQueueBackend(): Promise<AzureQueueBackend> {
   const bin = join(dirname(createRequire(import.meta.url).resolve('azurite/package.json')), 'dist', 'src', 'queue', 'main.js');
   const child: ChildProcess = spawn(
     process.execPath,
-    [bin, '--queueHost', '127.0.0.1', '--queuePort', String(port), '--inMemoryPersistence', '--extentMemoryLimit', '256', '--disableTelemetry', '--skipApiVersionCheck', '--loose'],
+    [
+      bin,
+      '--queueHost',
+      '127.0.0.1',
+      '--queuePort',
+      String(port),
+      '--inMemoryPersistence',
+      '--extentMemoryLimit',
+      '256',
+      '--disableTelemetry',
+      '--skipApiVersionCheck',
+      '--loose',
+    ],
     // Azurite writes its debug log and extent metadata in the working folder: keep them out of the repo.
     { stdio: ['ignore', 'pipe', 'pipe'], cwd: tmpdir() },
   );

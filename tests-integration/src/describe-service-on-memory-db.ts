@@ -14,7 +14,12 @@ import { exited, freePort, kmEnv, startKm } from './km-process.js';
  */
 export function describeServiceOnMemoryDb(
   name: string,
-  setup: { env: Record<string, string>; /** Records of an index, read from the backend itself. */ countRecords: (index: string) => Promise<number> } | { skip: string },
+  setup:
+    | {
+        env: Record<string, string> /** Records of an index, read from the backend itself. */;
+        countRecords: (index: string) => Promise<number>;
+      }
+    | { skip: string },
 ): void {
   describe.skipIf('skip' in setup)(`km serve with ${name} as the memory DB`, () => {
     let dataDir: string | undefined;
@@ -33,9 +38,16 @@ export function describeServiceOnMemoryDb(
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
       const index = `svc${Date.now().toString(36)}`;
-      server = await startKm(['serve', '--port', String(port), '--data-dir', dataDir], 'listening on', kmEnv({ KM_EMBEDDINGS: 'hashing', ...setup.env }));
+      server = await startKm(
+        ['serve', '--port', String(port), '--data-dir', dataDir],
+        'listening on',
+        kmEnv({ KM_EMBEDDINGS: 'hashing', ...setup.env }),
+      );
       const json = async (path: string, body?: unknown) => {
-        const response = await fetch(`${url}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const response = await fetch(
+          `${url}${path}`,
+          body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+        );
         expect(response.ok, `${path}: ${response.status}`).toBe(true);
         return response.json() as Promise<Record<string, unknown>>;
       };
@@ -51,35 +63,50 @@ export function describeServiceOnMemoryDb(
         form.append('file1', new Blob([doc.text], { type: 'text/plain' }), `${doc.id}.txt`);
         expect((await fetch(`${url}/upload`, { method: 'POST', body: form })).status).toBe(202);
       }
-      await eventually(async () => {
-        const statuses = await Promise.all(documents.map((d) => json(`/upload-status?index=${index}&documentId=${d.id}`)));
-        expect(statuses.map((s) => s.completed)).toEqual([true, true]);
-      }, 60_000, 200);
+      await eventually(
+        async () => {
+          const statuses = await Promise.all(documents.map((d) => json(`/upload-status?index=${index}&documentId=${d.id}`)));
+          expect(statuses.map((s) => s.completed)).toEqual([true, true]);
+        },
+        60_000,
+        200,
+      );
 
       // The records are in the configured backend, not in the embedded default.
       expect(await setup.countRecords(index)).toBe(documents.length);
       const indexes = (await json('/indexes')) as { results: Array<{ name: string }> };
       expect(indexes.results.map((i) => i.name)).toContain(index);
-      const search = (query: string, filters?: unknown) => json('/search', { index, query, minRelevance: 0, limit: 10, ...(filters ? { filters } : {}) });
+      const search = (query: string, filters?: unknown) =>
+        json('/search', { index, query, minRelevance: 0, limit: 10, ...(filters ? { filters } : {}) });
       // The query matches the comet best and the bread a little: the filter must exclude the best match.
       const query = 'Halley comet returns with sourdough';
       const all = (await search(query)) as { results: Array<{ documentId: string }> };
       expect(all.results.map((r) => r.documentId)).toEqual(['comet', 'bread']);
-      const kitchen = (await search(query, [{ topic: ['kitchen'] }])) as { results: Array<{ documentId: string; partitions: Array<{ text: string }> }> };
+      const kitchen = (await search(query, [{ topic: ['kitchen'] }])) as {
+        results: Array<{ documentId: string; partitions: Array<{ text: string }> }>;
+      };
       expect(kitchen.results.map((r) => r.documentId)).toEqual(['bread']);
       expect(kitchen.results[0]!.partitions[0]!.text).toContain('Sourdough');
 
       expect((await fetch(`${url}/documents?index=${index}&documentId=comet`, { method: 'DELETE' })).status).toBe(202);
-      await eventually(async () => expect((await fetch(`${url}/upload-status?index=${index}&documentId=comet`)).status).toBe(404), 30_000, 200);
+      await eventually(
+        async () => expect((await fetch(`${url}/upload-status?index=${index}&documentId=comet`)).status).toBe(404),
+        30_000,
+        200,
+      );
       const after = (await search(query)) as { results: Array<{ documentId: string }> };
       expect(after.results.map((r) => r.documentId)).toEqual(['bread']);
       expect(await setup.countRecords(index)).toBe(1);
 
       expect((await fetch(`${url}/indexes?index=${index}`, { method: 'DELETE' })).status).toBe(202);
-      await eventually(async () => {
-        const listed = (await json('/indexes')) as { results: Array<{ name: string }> };
-        expect(listed.results.map((i) => i.name)).not.toContain(index);
-      }, 30_000, 200);
+      await eventually(
+        async () => {
+          const listed = (await json('/indexes')) as { results: Array<{ name: string }> };
+          expect(listed.results.map((i) => i.name)).not.toContain(index);
+        },
+        30_000,
+        200,
+      );
     });
   });
 }

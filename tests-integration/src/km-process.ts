@@ -30,7 +30,12 @@ const STDERR_TAIL = 2000;
  * the tail of the child's stderr, when the child exits first or is not ready within `timeoutMs`
  * (the child is then killed, so a hung start never outlives the test).
  */
-export function whenReady<T>(child: ChildProcess, name: string, isReady: (stdout: string) => T | undefined, timeoutMs = READY_TIMEOUT_MS): Promise<T> {
+export function whenReady<T>(
+  child: ChildProcess,
+  name: string,
+  isReady: (stdout: string) => T | undefined,
+  timeoutMs = READY_TIMEOUT_MS,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
@@ -59,7 +64,12 @@ export function whenReady<T>(child: ChildProcess, name: string, isReady: (stdout
  * Starts `km …` in its own process and resolves once its stdout contains `ready`; rejects (and
  * kills it) when it exits first or is not ready within `readyTimeoutMs`.
  */
-export async function startKm(args: string[], ready: string, env: NodeJS.ProcessEnv, readyTimeoutMs = READY_TIMEOUT_MS): Promise<ChildProcess> {
+export async function startKm(
+  args: string[],
+  ready: string,
+  env: NodeJS.ProcessEnv,
+  readyTimeoutMs = READY_TIMEOUT_MS,
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, [KM_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   await whenReady(child, `km ${args[0]}`, (stdout) => (stdout.includes(ready) ? true : undefined), readyTimeoutMs);
   return child;
@@ -67,7 +77,9 @@ export async function startKm(args: string[], ready: string, env: NodeJS.Process
 
 /** Resolves with the exit code once the process has exited. */
 export function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  return new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
+  );
 }
 
 /**
@@ -88,5 +100,15 @@ export async function stopProcess(child: ChildProcess, graceMs = STOP_GRACE_MS):
 
 /** The environment of a km process on embedded defaults, whatever the caller's shell sets. */
 export function kmEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, KM_LOG_LEVEL: 'warn', KM_EMBEDDINGS: '', OPENAI_API_KEY: '', KM_OPENAI_API_KEY: '', KM_OPENAI_BASE_URL: '', KM_ACCESS_KEY1: '', KM_ACCESS_KEY2: '', ...extra };
+  return {
+    ...process.env,
+    KM_LOG_LEVEL: 'warn',
+    KM_EMBEDDINGS: '',
+    OPENAI_API_KEY: '',
+    KM_OPENAI_API_KEY: '',
+    KM_OPENAI_BASE_URL: '',
+    KM_ACCESS_KEY1: '',
+    KM_ACCESS_KEY2: '',
+    ...extra,
+  };
 }

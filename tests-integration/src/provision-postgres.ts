@@ -5,9 +5,7 @@ import pg from 'pg';
 import { containerRuntimeUnavailable } from './container-runtime.js';
 
 /** A PostgreSQL + pgvector server the suites can reach with `pg`, or why there is none. */
-export type PostgresBackend =
-  | { name: string; pool: () => pg.Pool; stop: () => Promise<void> }
-  | { name: string; skip: string };
+export type PostgresBackend = { name: string; pool: () => pg.Pool; stop: () => Promise<void> } | { name: string; skip: string };
 
 /**
  * Every PostgreSQL this run can reach, in DESIGN §9's order: `KM_TEST_POSTGRES_URL`; PGlite

@@ -28,7 +28,8 @@ export async function provisionHttpBackend(spec: HttpBackendSpec): Promise<HttpB
   if (url) return { name: `${spec.name} (${spec.envVar})`, url, stop: async () => undefined };
   const noRuntime = await containerRuntimeUnavailable();
   const name = `${spec.name} (Testcontainers ${spec.image})`;
-  if (noRuntime) return { name, skip: `set ${spec.envVar} to the URL of a running ${spec.label}, or run with Docker or Podman (${noRuntime})` };
+  if (noRuntime)
+    return { name, skip: `set ${spec.envVar} to the URL of a running ${spec.label}, or run with Docker or Podman (${noRuntime})` };
   const { GenericContainer, Wait } = await import('testcontainers');
   const container = await new GenericContainer(spec.image)
     .withEnvironment(spec.environment ?? {})

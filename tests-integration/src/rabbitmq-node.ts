@@ -28,7 +28,7 @@ export interface PrivateRabbitMqNode {
  */
 export async function startPrivateRabbitMqNode(): Promise<PrivateRabbitMqNode | string> {
   if (spawnSync('sh', ['-c', 'command -v rabbitmq-server && command -v rabbitmqctl']).status !== 0) {
-    return 'needs Debian\'s rabbitmq-server and rabbitmqctl (apt-get install rabbitmq-server) to run a broker of its own';
+    return "needs Debian's rabbitmq-server and rabbitmqctl (apt-get install rabbitmq-server) to run a broker of its own";
   }
   const [amqpPort, distPort] = [await freePort(), await freePort()];
   const nodeName = `km-test-${process.pid}-${amqpPort}@localhost`;
@@ -36,7 +36,8 @@ export async function startPrivateRabbitMqNode(): Promise<PrivateRabbitMqNode | 
   await writeFile(join(dir, 'rabbitmq.conf'), `listeners.tcp.local = 127.0.0.1:${amqpPort}\n`);
   // Debian's wrapper runs the server as the rabbitmq user when started by root.
   const owner = rabbitMqUser();
-  if (process.getuid?.() === 0 && owner) await chown(dir, owner.uid, owner.gid).then(() => chown(join(dir, 'rabbitmq.conf'), owner.uid, owner.gid));
+  if (process.getuid?.() === 0 && owner)
+    await chown(dir, owner.uid, owner.gid).then(() => chown(join(dir, 'rabbitmq.conf'), owner.uid, owner.gid));
   const env = {
     ...process.env,
     RABBITMQ_NODENAME: nodeName,
@@ -49,7 +50,8 @@ export async function startPrivateRabbitMqNode(): Promise<PrivateRabbitMqNode | 
   };
   const start = async () => {
     await run('rabbitmq-server', ['-detached'], { env, cwd: dir });
-    if (!(await portOpens(amqpPort, 60_000))) throw new Error(`RabbitMQ node ${nodeName} did not open port ${amqpPort}; see ${join(dir, 'log')}`);
+    if (!(await portOpens(amqpPort, 60_000)))
+      throw new Error(`RabbitMQ node ${nodeName} did not open port ${amqpPort}; see ${join(dir, 'log')}`);
     await run('rabbitmqctl', ['-n', nodeName, 'await_startup'], { env, timeout: 60_000 });
   };
   const halt = () => run('rabbitmqctl', ['-n', nodeName, 'stop'], { env, timeout: 60_000 }).then(() => undefined);

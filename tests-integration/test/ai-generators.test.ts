@@ -26,7 +26,10 @@ if (skip) console.log(`[km] skipped OpenAI generators against a real model: ${sk
 describeEmbeddingGenerator('OpenAIEmbeddingGenerator (real model)', {
   skip,
   create: () =>
-    new OpenAIEmbeddingGenerator({ connection: connection!, model: process.env.KM_TEST_OPENAI_EMBEDDING_MODEL ?? 'text-embedding-3-small' }),
+    new OpenAIEmbeddingGenerator({
+      connection: connection!,
+      model: process.env.KM_TEST_OPENAI_EMBEDDING_MODEL ?? 'text-embedding-3-small',
+    }),
 });
 describeTextGenerator('OpenAITextGenerator (real model)', {
   skip,

@@ -51,109 +51,124 @@ describe.skipIf(noRabbit)('distributed ingestion on RabbitMQ with two workers', 
     await deleteQueues(names);
   });
 
-  it(
-    `${DOCUMENTS} documents all complete, exactly once in the memory DB, through a SIGKILLed worker and a cut broker connection; a document that cannot be decoded fails into the poison queue`,
-    { timeout: 240_000 },
-    async () => {
-      dataDir = await mkdtemp(join(tmpdir(), 'km-distributed-'));
-      db = await PGlite.create({ extensions: { vector } });
-      pg = await startPgliteServer(db);
-      // The test reads through the server too, so its queries never land inside a worker's transaction.
-      sql = new pgDriver.Pool({ connectionString: pg.url, max: 1 });
-      const broker = new URL(RABBITMQ_URL);
-      proxy = await startTcpProxy({ host: broker.hostname, port: Number(broker.port || 5672) });
-      broker.host = `127.0.0.1:${proxy.port}`;
-      const env = kmEnv({
-        KM_EMBEDDINGS: 'hashing',
-        KM_QUEUE: 'rabbitmq',
-        KM_RABBITMQ_URL: broker.toString(),
-        KM_QUEUE_PREFIX: prefix,
-        KM_MEMORY_DB: 'postgres',
-        KM_POSTGRES_URL: pg.url,
-        KM_POSTGRES_MAX_CONNECTIONS: '2',
-        KM_DATA_DIR: dataDir,
-      });
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
-      children.push(await startKm(['serve', '--port', String(port), '--no-handlers'], 'listening on', env));
-      const [workerA, workerB] = [await startKm(['worker'], 'km worker running', env), await startKm(['worker'], 'km worker running', env)];
-      children.push(workerA!, workerB!);
+  it(`${DOCUMENTS} documents all complete, exactly once in the memory DB, through a SIGKILLed worker and a cut broker connection; a document that cannot be decoded fails into the poison queue`, {
+    timeout: 240_000,
+  }, async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'km-distributed-'));
+    db = await PGlite.create({ extensions: { vector } });
+    pg = await startPgliteServer(db);
+    // The test reads through the server too, so its queries never land inside a worker's transaction.
+    sql = new pgDriver.Pool({ connectionString: pg.url, max: 1 });
+    const broker = new URL(RABBITMQ_URL);
+    proxy = await startTcpProxy({ host: broker.hostname, port: Number(broker.port || 5672) });
+    broker.host = `127.0.0.1:${proxy.port}`;
+    const env = kmEnv({
+      KM_EMBEDDINGS: 'hashing',
+      KM_QUEUE: 'rabbitmq',
+      KM_RABBITMQ_URL: broker.toString(),
+      KM_QUEUE_PREFIX: prefix,
+      KM_MEMORY_DB: 'postgres',
+      KM_POSTGRES_URL: pg.url,
+      KM_POSTGRES_MAX_CONNECTIONS: '2',
+      KM_DATA_DIR: dataDir,
+    });
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    children.push(await startKm(['serve', '--port', String(port), '--no-handlers'], 'listening on', env));
+    const [workerA, workerB] = [await startKm(['worker'], 'km worker running', env), await startKm(['worker'], 'km worker running', env)];
+    children.push(workerA!, workerB!);
 
-      const ids = Array.from({ length: DOCUMENTS }, (_, i) => `doc-${String(i).padStart(3, '0')}`);
-      const upload = async (id: string, file: Blob, name: string) => {
-        const form = new FormData();
-        form.append('documentId', id);
-        form.append('file1', file, name);
-        const response = await fetch(`${url}/upload`, { method: 'POST', body: form });
-        expect(response.status, `upload ${id}`).toBe(202);
-      };
-      await upload('broken', new Blob(['%PDF-1.7\n1 0 obj << /Type /Catalog >> this is not a PDF'], { type: 'application/pdf' }), 'broken.pdf');
-      const uploading = (async () => {
-        for (const id of ids) await upload(id, new Blob([`Document ${id} talks about item ${id} and nothing else.`], { type: 'text/plain' }), `${id}.txt`);
-      })();
+    const ids = Array.from({ length: DOCUMENTS }, (_, i) => `doc-${String(i).padStart(3, '0')}`);
+    const upload = async (id: string, file: Blob, name: string) => {
+      const form = new FormData();
+      form.append('documentId', id);
+      form.append('file1', file, name);
+      const response = await fetch(`${url}/upload`, { method: 'POST', body: form });
+      expect(response.status, `upload ${id}`).toBe(202);
+    };
+    await upload(
+      'broken',
+      new Blob(['%PDF-1.7\n1 0 obj << /Type /Catalog >> this is not a PDF'], { type: 'application/pdf' }),
+      'broken.pdf',
+    );
+    const uploading = (async () => {
+      for (const id of ids)
+        await upload(id, new Blob([`Document ${id} talks about item ${id} and nothing else.`], { type: 'text/plain' }), `${id}.txt`);
+    })();
 
-      const status = async (id: string): Promise<Status> => (await (await fetch(`${url}/upload-status?documentId=${id}`)).json()) as Status;
-      const completedCount = async () => (await Promise.all(ids.map(status))).filter((s) => s.completed).length;
-      const savedCount = async () => Number((await sql!.query<{ n: number }>('SELECT count(*)::int AS n FROM "km-default"').catch(() => ({ rows: [{ n: 0 }] }))).rows[0]!.n);
+    const status = async (id: string): Promise<Status> => (await (await fetch(`${url}/upload-status?documentId=${id}`)).json()) as Status;
+    const completedCount = async () => (await Promise.all(ids.map(status))).filter((s) => s.completed).length;
+    const savedCount = async () =>
+      Number(
+        (await sql!.query<{ n: number }>('SELECT count(*)::int AS n FROM "km-default"').catch(() => ({ rows: [{ n: 0 }] }))).rows[0]!.n,
+      );
 
-      // Midway (a quarter of the records saved, uploads still going): kill one worker
-      // outright, then cut every broker connection once (the API's and the other worker's).
-      const deadline = Date.now() + 180_000;
-      let saved = 0;
-      while ((saved = await savedCount()) < DOCUMENTS / 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      workerA!.kill('SIGKILL');
-      await exited(workerA!);
-      expect(proxy.cut(), 'broker connections cut').toBeGreaterThan(0);
-      expect(saved, 'records saved before the kill').toBeLessThan(DOCUMENTS);
-      console.log(`[km] distributed ingestion: ${saved}/${DOCUMENTS} documents saved when worker A was killed and the broker connections were cut`);
-      await uploading;
-      let done = 0;
+    // Midway (a quarter of the records saved, uploads still going): kill one worker
+    // outright, then cut every broker connection once (the API's and the other worker's).
+    const deadline = Date.now() + 180_000;
+    let saved = 0;
+    while ((saved = await savedCount()) < DOCUMENTS / 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    workerA!.kill('SIGKILL');
+    await exited(workerA!);
+    expect(proxy.cut(), 'broker connections cut').toBeGreaterThan(0);
+    expect(saved, 'records saved before the kill').toBeLessThan(DOCUMENTS);
+    console.log(
+      `[km] distributed ingestion: ${saved}/${DOCUMENTS} documents saved when worker A was killed and the broker connections were cut`,
+    );
+    await uploading;
+    let done = 0;
 
-      while ((done = await completedCount()) < DOCUMENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-      if (done < DOCUMENTS) {
-        // Say where the stragglers are before failing.
-        for (const id of ids) {
-          const s = (await (await fetch(`${url}/upload-status?documentId=${id}`)).json()) as Record<string, unknown>;
-          if (!s.completed) console.log(`[km] not completed: ${id} ${JSON.stringify({ remaining: s.remaining_steps, attempts: s.step_attempts, error: s.error })}`);
-        }
+    while ((done = await completedCount()) < DOCUMENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    if (done < DOCUMENTS) {
+      // Say where the stragglers are before failing.
+      for (const id of ids) {
+        const s = (await (await fetch(`${url}/upload-status?documentId=${id}`)).json()) as Record<string, unknown>;
+        if (!s.completed)
+          console.log(
+            `[km] not completed: ${id} ${JSON.stringify({ remaining: s.remaining_steps, attempts: s.step_attempts, error: s.error })}`,
+          );
       }
-      expect(done).toBe(DOCUMENTS);
+    }
+    expect(done).toBe(DOCUMENTS);
 
-      let broken = await status('broken');
-      while (!broken.failed && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 250));
-        broken = await status('broken');
-      }
-      expect(broken).toMatchObject({ completed: false, failed: true });
-      expect(broken.error).toMatch(/extract/);
+    let broken = await status('broken');
+    while (!broken.failed && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      broken = await status('broken');
+    }
+    expect(broken).toMatchObject({ completed: false, failed: true });
+    expect(broken.error).toMatch(/extract/);
 
-      // Exactly the expected records: one partition per document, with its own text, none twice.
-      const rows = (
-        await sql.query<{ doc: string; n: number; texts: string[] }>(
-          `SELECT substring(id from '^d=([^/]+)//') AS doc, count(*)::int AS n, array_agg(payload->>'text') AS texts FROM "km-default" GROUP BY 1 ORDER BY 1`,
-        )
-      ).rows;
-      expect(rows.map((r) => r.doc)).toEqual(ids);
-      for (const row of rows) {
-        expect(row.n, `records of ${row.doc}`).toBe(1);
-        expect(row.texts[0]).toContain(`item ${row.doc}`);
-      }
+    // Exactly the expected records: one partition per document, with its own text, none twice.
+    const rows = (
+      await sql.query<{ doc: string; n: number; texts: string[] }>(
+        `SELECT substring(id from '^d=([^/]+)//') AS doc, count(*)::int AS n, array_agg(payload->>'text') AS texts FROM "km-default" GROUP BY 1 ORDER BY 1`,
+      )
+    ).rows;
+    expect(rows.map((r) => r.doc)).toEqual(ids);
+    for (const row of rows) {
+      expect(row.n, `records of ${row.doc}`).toBe(1);
+      expect(row.texts[0]).toContain(`item ${row.doc}`);
+    }
 
-      // The broken document's pointer sits in the extract step's poison queue; no step queue holds work.
-      const connection = await amqp.connect(RABBITMQ_URL);
-      try {
-        const channel = await connection.createChannel();
-        const poisoned: string[] = [];
-        for (let message = await channel.get(QueueNames.poison(`${prefix}extract`)); message; message = await channel.get(QueueNames.poison(`${prefix}extract`))) {
-          poisoned.push((JSON.parse(message.content.toString()) as { document_id: string }).document_id);
-          channel.ack(message);
-        }
-        expect(poisoned).toContain('broken');
-        expect(poisoned.every((id) => id === 'broken')).toBe(true);
-        for (const step of DEFAULT_STEPS) expect((await channel.checkQueue(`${prefix}${step}`)).messageCount, `${step} queue`).toBe(0);
-      } finally {
-        await connection.close();
+    // The broken document's pointer sits in the extract step's poison queue; no step queue holds work.
+    const connection = await amqp.connect(RABBITMQ_URL);
+    try {
+      const channel = await connection.createChannel();
+      const poisoned: string[] = [];
+      for (
+        let message = await channel.get(QueueNames.poison(`${prefix}extract`));
+        message;
+        message = await channel.get(QueueNames.poison(`${prefix}extract`))
+      ) {
+        poisoned.push((JSON.parse(message.content.toString()) as { document_id: string }).document_id);
+        channel.ack(message);
       }
-    },
-  );
+      expect(poisoned).toContain('broken');
+      expect(poisoned.every((id) => id === 'broken')).toBe(true);
+      for (const step of DEFAULT_STEPS) expect((await channel.checkQueue(`${prefix}${step}`)).messageCount, `${step} queue`).toBe(0);
+    } finally {
+      await connection.close();
+    }
+  });
 });

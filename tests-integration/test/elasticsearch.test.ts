@@ -7,7 +7,8 @@ import { provisionHttpBackend } from '../src/provision-search-backend.js';
 // Elasticsearch 8 with security off: KM_TEST_ELASTICSEARCH_URL, or a container when a runtime
 // answers. Writes use refresh=false, so the suite's polling covers near-real-time visibility.
 const backend = await provisionHttpBackend({
-  name: 'elasticsearch', label: 'Elasticsearch',
+  name: 'elasticsearch',
+  label: 'Elasticsearch',
   envVar: 'KM_TEST_ELASTICSEARCH_URL',
   image: 'docker.elastic.co/elasticsearch/elasticsearch:8.19.0',
   port: 9200,
@@ -29,11 +30,16 @@ if ('skip' in backend) {
 }
 
 // The service, configured by environment variables alone, on the same server.
-describeServiceOnMemoryDb(backend.name, 'skip' in backend ? { skip: backend.skip } : {
-  env: { KM_MEMORY_DB: 'elasticsearch', KM_ELASTICSEARCH_URL: backend.url, KM_MEMORY_DB_PREFIX: 'kmsvc-' },
-  // Refreshed first: the service writes with refresh=wait_for, the count must not depend on it.
-  countRecords: async (index) => {
-    await fetch(`${backend.url}/kmsvc-${index}/_refresh`, { method: 'POST' });
-    return ((await (await fetch(`${backend.url}/kmsvc-${index}/_count`)).json()) as { count: number }).count;
-  },
-});
+describeServiceOnMemoryDb(
+  backend.name,
+  'skip' in backend
+    ? { skip: backend.skip }
+    : {
+        env: { KM_MEMORY_DB: 'elasticsearch', KM_ELASTICSEARCH_URL: backend.url, KM_MEMORY_DB_PREFIX: 'kmsvc-' },
+        // Refreshed first: the service writes with refresh=wait_for, the count must not depend on it.
+        countRecords: async (index) => {
+          await fetch(`${backend.url}/kmsvc-${index}/_refresh`, { method: 'POST' });
+          return ((await (await fetch(`${backend.url}/kmsvc-${index}/_count`)).json()) as { count: number }).count;
+        },
+      },
+);

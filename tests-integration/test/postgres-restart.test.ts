@@ -20,7 +20,9 @@ describe('km serve --no-handlers and km worker on PostgreSQL while the database 
     if (folder) await rm(folder, { recursive: true, force: true });
   });
 
-  it('both processes stay up; a document uploaded while the database is down becomes ready and searchable after it restarts', { timeout: 240_000 }, async () => {
+  it('both processes stay up; a document uploaded while the database is down becomes ready and searchable after it restarts', {
+    timeout: 240_000,
+  }, async () => {
     folder = await mkdtemp(join(tmpdir(), 'km-pg-restart-'));
     const pgData = join(folder, 'pgdata');
     const dataDir = join(folder, 'km');
@@ -33,10 +35,17 @@ describe('km serve --no-handlers and km worker on PostgreSQL while the database 
     const env = kmEnv({ KM_EMBEDDINGS: 'hashing', KM_MEMORY_DB: 'postgres', KM_POSTGRES_URL: database.url, KM_LOG_LEVEL: 'error' });
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const serve = await startKm(['serve', '--port', String(port), '--data-dir', dataDir, '--config', configFile, '--no-handlers'], 'listening on', env);
+    const serve = await startKm(
+      ['serve', '--port', String(port), '--data-dir', dataDir, '--config', configFile, '--no-handlers'],
+      'listening on',
+      env,
+    );
     km.push(serve);
     // The worker logs its retries (warn, JSON lines on stdout): the evidence that it tried while the database was down.
-    const worker = await startKm(['worker', '--data-dir', dataDir, '--config', configFile], 'km worker running', { ...env, KM_LOG_LEVEL: 'warn' });
+    const worker = await startKm(['worker', '--data-dir', dataDir, '--config', configFile], 'km worker running', {
+      ...env,
+      KM_LOG_LEVEL: 'warn',
+    });
     km.push(worker);
     let workerLog = '';
     worker.stdout!.on('data', (chunk: Buffer) => (workerLog += chunk.toString()));
@@ -51,7 +60,11 @@ describe('km serve --no-handlers and km worker on PostgreSQL while the database 
     const status = async (documentId: string) =>
       (await (await fetch(`${url}/upload-status?documentId=${documentId}`)).json()) as { completed: boolean; failed?: boolean };
     const search = (query: string) =>
-      fetch(`${url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, minRelevance: 0, limit: 10 }) });
+      fetch(`${url}/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, minRelevance: 0, limit: 10 }),
+      });
 
     expect((await upload('comet', 'Halley comet returns to the inner solar system every 76 years.')).status).toBe(202);
     await eventually(async () => expect(await status('comet')).toMatchObject({ completed: true }), 60_000, 200);
@@ -65,7 +78,8 @@ describe('km serve --no-handlers and km worker on PostgreSQL while the database 
     // While the database is down a search is a 503 (transient), not a crash.
     expect((await search('sourdough')).status).toBe(503);
     // The worker tries, and fails transiently: it says it will retry, and the upload is not done.
-    const retries = () => workerLog.split('\n').filter((line) => line.includes('step failed, will retry') && line.includes('"documentId":"bread"'));
+    const retries = () =>
+      workerLog.split('\n').filter((line) => line.includes('step failed, will retry') && line.includes('"documentId":"bread"'));
     await eventually(() => expect(retries()).not.toEqual([]), 60_000, 100);
     expect(retries()[0]).toMatch(/PostgreSQL unavailable|transient/);
     expect(await status('bread')).toMatchObject({ completed: false });

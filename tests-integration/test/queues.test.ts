@@ -30,7 +30,8 @@ describeQueue('RabbitMqQueue (quorum queues)', {
     const queue = new RabbitMqQueue({ url: RABBITMQ_URL, reconnectDelayMs: 50, ...settings });
     const connect = queue.connect.bind(queue);
     queue.connect = async (name, options) => {
-      for (let attempt = 1; attempt < settings.maxAttempts; attempt++) rabbitQueues.add(QueueNames.delay(name, retryDelay(attempt, settings.retryDelayMs, 60_000)));
+      for (let attempt = 1; attempt < settings.maxAttempts; attempt++)
+        rabbitQueues.add(QueueNames.delay(name, retryDelay(attempt, settings.retryDelayMs, 60_000)));
       rabbitQueues.add(name).add(QueueNames.poison(name));
       return connect(name, options);
     };
@@ -44,5 +45,6 @@ afterAll(() => azure.stop());
 describeQueue(`AzureQueue (${azure.name})`, {
   // Azure counts visibility in whole seconds: a retry waits at least 1 s.
   timeoutMs: 20_000,
-  create: (settings) => new AzureQueue({ connectionString: azure.connectionString, pollIntervalMs: 100, visibilityTimeoutMs: 30_000, ...settings }),
+  create: (settings) =>
+    new AzureQueue({ connectionString: azure.connectionString, pollIntervalMs: 100, visibilityTimeoutMs: 30_000, ...settings }),
 });

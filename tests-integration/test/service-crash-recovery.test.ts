@@ -32,7 +32,11 @@ describe('the service killed with SIGKILL mid-ingestion', () => {
       const form = new FormData();
       form.append('documentId', id);
       form.append('tags', `n:${i}`);
-      form.append('file1', new Blob([`Document ${i}. Fact number ${i}: the crash test keeps every document exactly once.`], { type: 'text/plain' }), `${id}.txt`);
+      form.append(
+        'file1',
+        new Blob([`Document ${i}. Fact number ${i}: the crash test keeps every document exactly once.`], { type: 'text/plain' }),
+        `${id}.txt`,
+      );
       const res = await fetch(`${url}/upload`, { method: 'POST', body: form });
       expect(res.status).toBe(202);
     }

@@ -33,7 +33,10 @@ describe('km serve --no-handlers with a km worker in another process', () => {
     form.append('file1', new Blob(['Halley comet returns every 76 years.'], { type: 'text/plain' }), 'comet.txt');
     expect((await fetch(`${url}/upload`, { method: 'POST', body: form })).status).toBe(202);
     await new Promise((r) => setTimeout(r, 500));
-    const queued = (await (await fetch(`${url}/upload-status?documentId=comet`)).json()) as { completed: boolean; remaining_steps: string[] };
+    const queued = (await (await fetch(`${url}/upload-status?documentId=comet`)).json()) as {
+      completed: boolean;
+      remaining_steps: string[];
+    };
     expect(queued).toMatchObject({ completed: false, remaining_steps: ['extract', 'partition', 'gen_embeddings', 'save_records'] });
 
     children.push(await start(['worker', '--data-dir', dataDir], 'km worker running'));
@@ -45,15 +48,26 @@ describe('km serve --no-handlers with a km worker in another process', () => {
     }
     expect(completed).toBe(true);
 
-    const search = await fetch(`${url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'Halley comet years' }) });
+    const search = await fetch(`${url}/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'Halley comet years' }),
+    });
     const result = (await search.json()) as { results: Array<{ documentId: string }> };
     expect(result.results.map((r) => r.documentId)).toEqual(['comet']);
 
     const del = await fetch(`${url}/documents?documentId=comet`, { method: 'DELETE' });
     expect(del.status).toBe(202);
     const until = Date.now() + 30_000;
-    while ((await fetch(`${url}/upload-status?documentId=comet`)).status !== 404 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    const after = (await (await fetch(`${url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'Halley comet years' }) })).json()) as { results: unknown[] };
+    while ((await fetch(`${url}/upload-status?documentId=comet`)).status !== 404 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 100));
+    const after = (await (
+      await fetch(`${url}/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'Halley comet years' }),
+      })
+    ).json()) as { results: unknown[] };
     expect(after.results).toEqual([]);
     for (const c of children.splice(0)) expect(await stop(c)).toBe(0);
   });

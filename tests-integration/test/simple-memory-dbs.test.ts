@@ -21,7 +21,10 @@ describeMemoryDb('SimpleVectorDb (disk)', {
   dispose: (db) => (db as SimpleVectorDb).close(),
   capabilities: { createsIndexOnUpsert: true },
 });
-describeMemoryDb('SimpleTextDb (volatile)', { create: () => new SimpleTextDb(), capabilities: { vectorSearch: false, createsIndexOnUpsert: true } });
+describeMemoryDb('SimpleTextDb (volatile)', {
+  create: () => new SimpleTextDb(),
+  capabilities: { vectorSearch: false, createsIndexOnUpsert: true },
+});
 describeMemoryDb('SimpleTextDb (disk)', {
   create: async () => new SimpleTextDb({ directory: await tempDir(), durable: false }),
   dispose: (db) => (db as SimpleTextDb).close(),

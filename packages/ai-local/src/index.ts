@@ -3,7 +3,10 @@ import { UniversalSentenceEncoderGenerator } from './use/universal-sentence-enco
 
 export { UniversalSentenceEncoderGenerator, type UniversalSentenceEncoderOptions } from './use/universal-sentence-encoder-generator.js';
 export { loadUseModel, embedPacked, USE_DIMENSIONS } from './use/use-model.js';
-export { TransformersEmbeddingGenerator, type TransformersEmbeddingGeneratorOptions } from './transformers/transformers-embedding-generator.js';
+export {
+  TransformersEmbeddingGenerator,
+  type TransformersEmbeddingGeneratorOptions,
+} from './transformers/transformers-embedding-generator.js';
 export { HIGH_PRIORITY_STREAK, WorkerPool, type JobPriority } from './worker-pool.js';
 
 /**

@@ -68,7 +68,8 @@ export class WorkerPool<Q, R> {
     private readonly workerData: unknown,
     private readonly label: string,
   ) {
-    if (!Number.isInteger(size) || size < 1) throw new KmError('invalid_argument', `${label}: worker count must be a positive integer, got ${size}`);
+    if (!Number.isInteger(size) || size < 1)
+      throw new KmError('invalid_argument', `${label}: worker count must be a positive integer, got ${size}`);
   }
 
   /** Starts every worker and waits until each has loaded its model. */
@@ -104,7 +105,8 @@ export class WorkerPool<Q, R> {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of [...this.urgent.splice(0), ...this.queue.splice(0)]) this.settle(job, new KmError('aborted', `${this.label}: the worker pool closed`));
+    for (const job of [...this.urgent.splice(0), ...this.queue.splice(0)])
+      this.settle(job, new KmError('aborted', `${this.label}: the worker pool closed`));
     await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
     this.starting = undefined;
   }
@@ -136,14 +138,19 @@ export class WorkerPool<Q, R> {
       const onDeath = (error: unknown) => {
         const index = this.slots.indexOf(slot);
         if (index >= 0) this.slots.splice(index, 1);
-        if (!ready) return reject(new KmError('not_configured', `${this.label}: a worker failed to start: ${describe(error)}`, { cause: error }));
+        if (!ready)
+          return reject(new KmError('not_configured', `${this.label}: a worker failed to start: ${describe(error)}`, { cause: error }));
         if (slot.job) {
           const job = slot.job;
           slot.job = undefined;
           this.settle(job, new KmError('transient', `${this.label}: a worker died: ${describe(error)}`, { transient: true, cause: error }));
         }
         // Keep the pool at its size for the jobs still queued.
-        if (!this.closed) this.spawn().then(() => this.dispatch(), (e) => this.failQueue(e));
+        if (!this.closed)
+          this.spawn().then(
+            () => this.dispatch(),
+            (e) => this.failQueue(e),
+          );
       };
       worker.on('error', onDeath);
       worker.on('exit', (code) => {

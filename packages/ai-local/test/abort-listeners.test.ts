@@ -24,7 +24,10 @@ describe('UniversalSentenceEncoderGenerator: abort listeners on the caller’s s
     process.on('warning', onWarning);
     try {
       for (let round = 0; round < 3; round++) {
-        const vectors = await generator.generateEmbeddings(Array.from({ length: 40 }, (_, i) => `chunk ${i}`), caller.signal);
+        const vectors = await generator.generateEmbeddings(
+          Array.from({ length: 40 }, (_, i) => `chunk ${i}`),
+          caller.signal,
+        );
         expect(vectors).toHaveLength(40);
       }
       await new Promise((resolve) => setImmediate(resolve));

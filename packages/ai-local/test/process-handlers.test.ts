@@ -60,13 +60,21 @@ describe('withoutRuntimeProcessListeners', () => {
     const before = counts();
     // As Emscripten writes them (from @energetic-ai/core's bundle), and the same as arrows.
     const runtime = [
-      ['uncaughtException', new Function('ExitStatus', 'return function(ex) {\n  if (!(ex instanceof ExitStatus)) {\n    throw ex;\n  }\n}')(class {})],
+      [
+        'uncaughtException',
+        new Function('ExitStatus', 'return function(ex) {\n  if (!(ex instanceof ExitStatus)) {\n    throw ex;\n  }\n}')(class {}),
+      ],
       ['unhandledRejection', new Function('return function(reason) {\n  throw reason;\n}')()],
       ['uncaughtException', new Function('ExitStatus', 'return (ex) => { if (!(ex instanceof ExitStatus)) throw ex; }')(class {})],
     ] as Array<['uncaughtException' | 'unhandledRejection', (...args: unknown[]) => void]>;
     const own = [
       ['uncaughtException', (error: Error) => void error],
-      ['uncaughtException', function log(ex: unknown) { if (!(ex instanceof Error)) throw ex; }],
+      [
+        'uncaughtException',
+        function log(ex: unknown) {
+          if (!(ex instanceof Error)) throw ex;
+        },
+      ],
       ['unhandledRejection', (reason: unknown) => void reason],
     ] as Array<['uncaughtException' | 'unhandledRejection', (...args: unknown[]) => void]>;
     for (const [event, listener] of runtime) expect(isRuntimeRethrowListener(event, listener)).toBe(true);

@@ -19,7 +19,11 @@ describe('UniversalSentenceEncoderGenerator: queries go ahead of ingestion', () 
     const generator = new UniversalSentenceEncoderGenerator({ workers: 2, maxTextsPerJob: 4 });
     const calls = recordPriorities(generator);
     await generator.generateEmbeddings(['what is a comet?', 'a second text'], undefined, { purpose: 'query' });
-    await generator.generateEmbeddings(Array.from({ length: 10 }, (_, i) => `chunk ${i}`), undefined, { purpose: 'document' });
+    await generator.generateEmbeddings(
+      Array.from({ length: 10 }, (_, i) => `chunk ${i}`),
+      undefined,
+      { purpose: 'document' },
+    );
     expect(calls).toEqual([
       { texts: 1, priority: 'high' },
       { texts: 1, priority: 'high' },

@@ -57,7 +57,12 @@ describe('TransformersEmbeddingGenerator', () => {
   });
 
   it('without @huggingface/transformers installed, the error says what to install', async () => {
-    const g = new TransformersEmbeddingGenerator({ modelPath }, () => Promise.reject(new Error("Cannot find package '@huggingface/transformers'")));
-    await expect(g.ready()).rejects.toMatchObject({ code: 'not_configured', message: expect.stringMatching(/install it next to @km\/ai-local/) });
+    const g = new TransformersEmbeddingGenerator({ modelPath }, () =>
+      Promise.reject(new Error("Cannot find package '@huggingface/transformers'")),
+    );
+    await expect(g.ready()).rejects.toMatchObject({
+      code: 'not_configured',
+      message: expect.stringMatching(/install it next to @km\/ai-local/),
+    });
   });
 });

@@ -62,10 +62,12 @@ describe('WorkerPool', () => {
       // Two queries always waiting: each one that finishes sends the next, up to 40.
       const query = (): void => {
         const n = sent++;
-        queries.push(pool.run(n, [], undefined, 'high').then(() => {
-          order.push(`q${n}`);
-          if (sent < 40) query();
-        }));
+        queries.push(
+          pool.run(n, [], undefined, 'high').then(() => {
+            order.push(`q${n}`);
+            if (sent < 40) query();
+          }),
+        );
       };
       const first = pool.run(1000, [], undefined, 'normal').then(() => void order.push('first batch'));
       const waiting = pool.run(1001, [], undefined, 'normal').then(() => void order.push('waiting batch'));
@@ -74,7 +76,11 @@ describe('WorkerPool', () => {
       await Promise.all([first, waiting]);
       while (queries.length < 40 || order.length < 42) await Promise.all(queries);
       // The first batch was running; the other waits for one streak of queries, not for the stream to end.
-      expect(order.slice(0, HIGH_PRIORITY_STREAK + 2)).toEqual(['first batch', ...Array.from({ length: HIGH_PRIORITY_STREAK }, (_, i) => `q${i}`), 'waiting batch']);
+      expect(order.slice(0, HIGH_PRIORITY_STREAK + 2)).toEqual([
+        'first batch',
+        ...Array.from({ length: HIGH_PRIORITY_STREAK }, (_, i) => `q${i}`),
+        'waiting batch',
+      ]);
       expect(order.filter((o) => o.startsWith('q'))).toHaveLength(40);
     } finally {
       await pool.close();

@@ -31,7 +31,11 @@ export class OpenAIRequestError extends KmError {
   /** The server's `Retry-After`, in ms. */
   readonly retryAfterMs: number | undefined;
 
-  constructor(code: KmErrorCode, message: string, options: { status?: number; retryAfterMs?: number; transient: boolean; cause?: unknown }) {
+  constructor(
+    code: KmErrorCode,
+    message: string,
+    options: { status?: number; retryAfterMs?: number; transient: boolean; cause?: unknown },
+  ) {
     super(code, message, { connector: CONNECTOR, transient: options.transient, cause: options.cause });
     this.name = 'OpenAIRequestError';
     this.status = options.status;

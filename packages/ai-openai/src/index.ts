@@ -11,4 +11,10 @@ export {
 export { OpenAIRequestError, retryAfterMs, toKmError, isRetryableStatus } from './errors.js';
 export { retryDelayMs, withRetries, DEFAULT_RETRY, type RetryOptions } from './retry.js';
 export { O200KTokenizer, tokenizerForModel } from './tokenizers.js';
-export { chatModelInfo, embeddingModelInfo, EMBEDDINGS_REQUEST_LIMITS, type ChatModelInfo, type EmbeddingModelInfo } from './model-catalog.js';
+export {
+  chatModelInfo,
+  embeddingModelInfo,
+  EMBEDDINGS_REQUEST_LIMITS,
+  type ChatModelInfo,
+  type EmbeddingModelInfo,
+} from './model-catalog.js';

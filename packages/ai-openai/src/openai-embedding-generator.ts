@@ -1,11 +1,4 @@
-import {
-  InvalidInputError,
-  KmError,
-  mapWithConcurrency,
-  type ITextEmbeddingGenerator,
-  type ITextTokenizer,
-  type Logger,
-} from '@km/core';
+import { InvalidInputError, KmError, mapWithConcurrency, type ITextEmbeddingGenerator, type ITextTokenizer, type Logger } from '@km/core';
 import type OpenAI from 'openai';
 import { createOpenAIClient, modelIdentity, type OpenAIConnectionOptions } from './connection.js';
 import { CONNECTOR } from './errors.js';
@@ -73,7 +66,9 @@ export class OpenAIEmbeddingGenerator implements ITextEmbeddingGenerator {
     this.requestModel = requestModel;
     const info = embeddingModelInfo(name);
     if (options.dimensions !== undefined && (!Number.isInteger(options.dimensions) || options.dimensions <= 0)) {
-      throw new InvalidInputError('invalid_argument', `dimensions must be a positive integer, got ${options.dimensions}`, { connector: CONNECTOR });
+      throw new InvalidInputError('invalid_argument', `dimensions must be a positive integer, got ${options.dimensions}`, {
+        connector: CONNECTOR,
+      });
     }
     if (options.dimensions !== undefined && info && !info.supportsDimensions && options.dimensions !== info.dimensions) {
       throw new InvalidInputError('invalid_argument', `${name} does not take a dimensions parameter`, { connector: CONNECTOR });

@@ -9,7 +9,19 @@ export interface RecordedRequest {
   path: string;
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
-  body: Record<string, any>;
+  body: RequestBody;
+}
+
+/** The fields of an OpenAI request body the fake reads or the tests check. */
+export interface RequestBody {
+  model?: string;
+  input?: string | string[];
+  dimensions?: number;
+  encoding_format?: string;
+  messages?: unknown;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  [field: string]: unknown;
 }
 
 /** A canned failure answered instead of the normal response. */
@@ -75,7 +87,13 @@ export class FakeOpenAIServer {
       this.requests.push({ method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body });
       if (this.latencyMs) await new Promise((r) => setTimeout(r, this.latencyMs));
       const failure = this.failures.shift();
-      if (failure) return json(res, failure.status, failure.body ?? { error: { message: `scripted ${failure.status}`, type: 'server_error' } }, failure.headers);
+      if (failure)
+        return json(
+          res,
+          failure.status,
+          failure.body ?? { error: { message: `scripted ${failure.status}`, type: 'server_error' } },
+          failure.headers,
+        );
       if (url.pathname.endsWith('/embeddings')) return this.embeddings(body, res);
       if (url.pathname.endsWith('/chat/completions')) return await this.chat(body, res);
       json(res, 404, { error: { message: `no route ${url.pathname}`, type: 'invalid_request_error' } });
@@ -84,8 +102,8 @@ export class FakeOpenAIServer {
     }
   }
 
-  private embeddings(body: Record<string, any>, res: ServerResponse): void {
-    const inputs: string[] = typeof body.input === 'string' ? [body.input] : body.input;
+  private embeddings(body: RequestBody, res: ServerResponse): void {
+    const inputs = typeof body.input === 'string' ? [body.input] : body.input;
     if (!Array.isArray(inputs) || inputs.length === 0 || inputs.length > 2048 || inputs.some((i) => typeof i !== 'string' || i === '')) {
       return json(res, 400, { error: { message: "'$.input' is invalid", type: 'invalid_request_error', code: null } });
     }
@@ -96,7 +114,7 @@ export class FakeOpenAIServer {
     json(res, 200, { object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
   }
 
-  private async chat(body: Record<string, any>, res: ServerResponse): Promise<void> {
+  private async chat(body: RequestBody, res: ServerResponse): Promise<void> {
     if (!body.stream) return json(res, 400, { error: { message: 'this fake only streams', type: 'invalid_request_error' } });
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 0, model: body.model };

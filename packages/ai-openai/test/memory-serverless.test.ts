@@ -13,7 +13,9 @@ function memory(maxRetries = 0) {
   const connection = { apiKey: 'sk-test', baseURL: url() };
   return new KernelMemoryBuilder()
     .withLogger(silentLogger)
-    .withEmbeddingGenerator(new OpenAIEmbeddingGenerator({ connection, model: 'text-embedding-3-small', dimensions: 64, retry: { maxRetries } }))
+    .withEmbeddingGenerator(
+      new OpenAIEmbeddingGenerator({ connection, model: 'text-embedding-3-small', dimensions: 64, retry: { maxRetries } }),
+    )
     .withTextGenerator(new OpenAITextGenerator({ connection, model: 'gpt-4o-mini' }))
     .withOrchestratorOptions({ maxAttempts: 3, retryDelayMs: 10 })
     .build();

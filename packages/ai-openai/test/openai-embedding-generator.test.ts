@@ -47,7 +47,7 @@ describe('OpenAIEmbeddingGenerator requests', () => {
   it('splits a call into requests by input count and keeps the order', async () => {
     const input = texts(250);
     const vectors = await generator({ maxInputsPerRequest: 100 }).generateEmbeddings(input);
-    expect(server.requestsTo('embeddings').map((r) => r.body.input.length)).toEqual([100, 100, 50]);
+    expect(server.requestsTo('embeddings').map((r) => (r.body.input as string[]).length)).toEqual([100, 100, 50]);
     const [expected] = await generator().generateEmbeddings([input[173]!]);
     expect(cosineSimilarity(vectors[173]!, expected!)).toBeGreaterThan(0.9999);
   });
@@ -55,7 +55,7 @@ describe('OpenAIEmbeddingGenerator requests', () => {
   it('splits a call into requests by total tokens', async () => {
     const input = texts(10, 100); // ~101 tokens each
     await generator({ maxTokensPerRequest: 350 }).generateEmbeddings(input);
-    const sizes = server.requestsTo('embeddings').map((r) => r.body.input.length);
+    const sizes = server.requestsTo('embeddings').map((r) => (r.body.input as string[]).length);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(10);
     expect(Math.max(...sizes)).toBe(3);
   });
@@ -78,7 +78,9 @@ describe('OpenAIEmbeddingGenerator requests', () => {
 
   it('an input over the model limit fails before any request, naming input and limit', async () => {
     const long = 'word '.repeat(9000);
-    const error = await generator().generateEmbeddings(['short', long]).catch((e) => e);
+    const error = await generator()
+      .generateEmbeddings(['short', long])
+      .catch((e) => e);
     expect(isKmError(error, 'input_too_long')).toBe(true);
     expect(error.message).toMatch(/input 1 has \d+ tokens; .* at most 8191/);
     expect(server.requests).toHaveLength(0);
@@ -87,7 +89,7 @@ describe('OpenAIEmbeddingGenerator requests', () => {
   it('truncates an input over the limit when configured', async () => {
     const g = generator({ truncate: true, maxTokens: 50 });
     await g.generateEmbeddings(['word '.repeat(500)]);
-    const sent = server.requestsTo('embeddings')[0]!.body.input[0] as string;
+    const sent = server.requestsTo('embeddings')[0]!.body.input![0] as string;
     expect(g.tokenizer.countTokens(sent)).toBe(50);
   });
 
@@ -115,7 +117,9 @@ describe('OpenAIEmbeddingGenerator retries', () => {
 
   it('gives up after maxRetries with a transient, typed error', async () => {
     for (let i = 0; i < 3; i++) server.failures.push({ status: 429 });
-    const error = await generator({ retry: { ...fast, maxRetries: 2 } }).generateEmbeddings(['hello']).catch((e) => e);
+    const error = await generator({ retry: { ...fast, maxRetries: 2 } })
+      .generateEmbeddings(['hello'])
+      .catch((e) => e);
     expect(error).toMatchObject({ code: 'rate_limited', transient: true, connector: 'openai', status: 429 });
     expect(server.requestsTo('embeddings')).toHaveLength(3);
   });
@@ -125,14 +129,19 @@ describe('OpenAIEmbeddingGenerator retries', () => {
     await expect(generator().generateEmbeddings(['x'])).rejects.toMatchObject({ code: 'invalid_argument', transient: false });
     server.failures.push({ status: 401, body: { error: { message: 'Incorrect API key', type: 'invalid_request_error' } } });
     await expect(generator().generateEmbeddings(['x'])).rejects.toMatchObject({ code: 'unauthorized', transient: false });
-    server.failures.push({ status: 400, body: { error: { message: 'too long', type: 'invalid_request_error', code: 'context_length_exceeded' } } });
+    server.failures.push({
+      status: 400,
+      body: { error: { message: 'too long', type: 'invalid_request_error', code: 'context_length_exceeded' } },
+    });
     await expect(generator().generateEmbeddings(['x'])).rejects.toMatchObject({ code: 'input_too_long', transient: false });
     expect(server.requestsTo('embeddings')).toHaveLength(3);
   });
 
   it('an unknown model or deployment (404) is a configuration error', async () => {
     server.failures.push({ status: 404, body: { error: { message: 'model not found', type: 'invalid_request_error' } } });
-    const error = await generator().generateEmbeddings(['x']).catch((e) => e);
+    const error = await generator()
+      .generateEmbeddings(['x'])
+      .catch((e) => e);
     expect(error).toMatchObject({ code: 'not_configured', transient: false });
     expect(error.message).toMatch(/model or deployment/);
   });
@@ -161,7 +170,13 @@ describe('OpenAIEmbeddingGenerator retries', () => {
 describe('OpenAIEmbeddingGenerator providers', () => {
   it('Azure OpenAI: deployment path, api-version and api-key header', async () => {
     const g = new OpenAIEmbeddingGenerator({
-      connection: { provider: 'azure', endpoint: url().replace('/v1', ''), deployment: 'emb-small', apiKey: 'azure-key', apiVersion: '2024-10-21' },
+      connection: {
+        provider: 'azure',
+        endpoint: url().replace('/v1', ''),
+        deployment: 'emb-small',
+        apiKey: 'azure-key',
+        apiVersion: '2024-10-21',
+      },
       model: 'text-embedding-3-small',
       dimensions: 32,
     });
@@ -175,14 +190,23 @@ describe('OpenAIEmbeddingGenerator providers', () => {
 
   it('Azure OpenAI with a token provider sends a bearer token', async () => {
     const g = new OpenAIEmbeddingGenerator({
-      connection: { provider: 'azure', endpoint: url().replace('/v1', ''), deployment: 'emb', azureADTokenProvider: async () => 'entra-token' },
+      connection: {
+        provider: 'azure',
+        endpoint: url().replace('/v1', ''),
+        deployment: 'emb',
+        azureADTokenProvider: async () => 'entra-token',
+      },
     });
     await g.generateEmbeddings(['hello']);
     expect(server.requestsTo('embeddings')[0]!.headers.authorization).toBe('Bearer entra-token');
   });
 
   it('an OpenAI-compatible server needs only a base URL', async () => {
-    const g = new OpenAIEmbeddingGenerator({ connection: { provider: 'compatible', baseURL: url() }, model: 'nomic-embed-text', maxTokens: 2048 });
+    const g = new OpenAIEmbeddingGenerator({
+      connection: { provider: 'compatible', baseURL: url() },
+      model: 'nomic-embed-text',
+      maxTokens: 2048,
+    });
     expect(g.modelName).toBe('openai-compatible/nomic-embed-text');
     const [v] = await g.generateEmbeddings(['hello']);
     expect(v).toHaveLength(64);
@@ -191,7 +215,9 @@ describe('OpenAIEmbeddingGenerator providers', () => {
 
   it('refuses incomplete configurations', () => {
     expect(() => new OpenAIEmbeddingGenerator({ connection: { apiKey: '' }, model: 'x' })).toThrow(/apiKey/);
-    expect(() => new OpenAIEmbeddingGenerator({ connection: { provider: 'azure', endpoint: 'https://x', deployment: 'd' } })).toThrow(/apiKey or an azureADTokenProvider/);
+    expect(() => new OpenAIEmbeddingGenerator({ connection: { provider: 'azure', endpoint: 'https://x', deployment: 'd' } })).toThrow(
+      /apiKey or an azureADTokenProvider/,
+    );
     expect(() => new OpenAIEmbeddingGenerator({ connection: { apiKey: 'k' } })).toThrow(/model name is required/);
   });
 });

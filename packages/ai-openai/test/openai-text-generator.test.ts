@@ -12,7 +12,12 @@ beforeEach(() => {
 });
 
 function generator(options: Partial<OpenAITextGeneratorOptions> = {}) {
-  return new OpenAITextGenerator({ connection: { apiKey: 'sk-test', baseURL: url() }, model: 'gpt-4o-mini', retry: { initialDelayMs: 5 }, ...options });
+  return new OpenAITextGenerator({
+    connection: { apiKey: 'sk-test', baseURL: url() },
+    model: 'gpt-4o-mini',
+    retry: { initialDelayMs: 5 },
+    ...options,
+  });
 }
 async function run(g: OpenAITextGenerator, options: Parameters<OpenAITextGenerator['generate']>[1] = {}) {
   const pieces: string[] = [];
@@ -67,7 +72,9 @@ describe('OpenAITextGenerator', () => {
     expect(generator().maxTokenTotal).toBe(128_000);
     expect(generator({ model: 'gpt-4.1' }).maxTokenTotal).toBe(1_047_576);
     expect(generator({ model: 'llama3.1', connection: { provider: 'compatible', baseURL: url() } }).maxTokenTotal).toBe(8192);
-    expect(generator({ model: 'llama3.1', connection: { provider: 'compatible', baseURL: url() }, maxTokenTotal: 131072 }).maxTokenTotal).toBe(131072);
+    expect(
+      generator({ model: 'llama3.1', connection: { provider: 'compatible', baseURL: url() }, maxTokenTotal: 131072 }).maxTokenTotal,
+    ).toBe(131072);
   });
 
   it('retries a 429 before the first token', async () => {

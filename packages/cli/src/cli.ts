@@ -31,8 +31,7 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
     .showHelpAfterError()
     .configureOutput({ writeOut: print, writeErr: (t) => process.stderr.write(t) });
 
-  addPipelineOptions(program
-    .command('serve'))
+  addPipelineOptions(program.command('serve'))
     .description('run the HTTP service (defaults: 127.0.0.1:9001, ./km-data, local embeddings, no key)')
     .option('--host <host>', 'interface to listen on')
     .option('-p, --port <port>', 'TCP port', (v) => Number(v))
@@ -40,19 +39,24 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
     .option('--config <file>', 'JSON configuration file')
     .option('--no-handlers', 'only queue work: run the pipeline in `km worker` processes')
     .action(async (opts: PipelineOptions & { host?: string; port?: number; dataDir?: string; config?: string; handlers: boolean }) => {
-      const service = await startService({ overrides: serveOverrides(opts), ...(opts.config ? { configFile: opts.config } : {}), handleSignals: true });
+      const service = await startService({
+        overrides: serveOverrides(opts),
+        ...(opts.config ? { configFile: opts.config } : {}),
+        handleSignals: true,
+      });
       print(`km service listening on ${service.url} (data: ${service.config.dataDirectory}; API docs: ${service.url}/docs)\n`);
     });
 
-  addPipelineOptions(program
-    .command('worker'))
+  addPipelineOptions(program.command('worker'))
     .description('run the pipeline steps from the queues (a data folder, RabbitMQ or Azure), without HTTP; start several to share the work')
     .option('--data-dir <dir>', 'data folder shared with the service')
     .option('--config <file>', 'JSON configuration file')
     .action(async (opts: PipelineOptions & { dataDir?: string; config?: string }) => {
       const overrides = { ...(opts.dataDir ? { dataDirectory: opts.dataDir } : {}), ...pipelineOverrides(opts) };
       const worker = await startWorker({ overrides, ...(opts.config ? { configFile: opts.config } : {}), handleSignals: true });
-      print(`km worker running (queue: ${worker.config.queue.type}, memory DB: ${worker.config.memoryDb.type}, data: ${worker.config.dataDirectory})\n`);
+      print(
+        `km worker running (queue: ${worker.config.queue.type}, memory DB: ${worker.config.memoryDb.type}, data: ${worker.config.dataDirectory})\n`,
+      );
     });
 
   addTargetOptions(program.command('import'))
@@ -71,12 +75,20 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
         for (const item of items) {
           const documentId = opts.id ?? item.documentId;
           const options = { documentId, tags, ...(opts.index ? { index: opts.index } : {}) };
-          ids.push(item.kind === 'url' ? await target.memory.importWebPage(item.url, options) : await target.memory.importDocument(item.path, options));
+          ids.push(
+            item.kind === 'url'
+              ? await target.memory.importWebPage(item.url, options)
+              : await target.memory.importDocument(item.path, options),
+          );
         }
         const results = opts.wait || target.local ? await waitAll(target, ids, opts.index) : undefined;
         if (opts.json) print(`${JSON.stringify(results ?? ids.map((documentId) => ({ documentId, queued: true })))}\n`);
         else {
-          print(results ? `${results.filter(isStatusReady).length} of ${ids.length} documents ready\n` : `${ids.length} documents queued: ${ids.join(', ')}\n`);
+          print(
+            results
+              ? `${results.filter(isStatusReady).length} of ${ids.length} documents ready\n`
+              : `${ids.length} documents queued: ${ids.join(', ')}\n`,
+          );
           for (const [i, r] of (results ?? []).entries()) {
             const failure = statusFailure(r);
             if (failure !== undefined) print(`${ids[i]}: failed: ${failure}\n`);
@@ -119,7 +131,10 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
     .option('-l, --limit <n>', 'most partitions', Number)
     .action(async (query: string, opts: CommonOptions & { filter: string[]; not: string[]; minRelevance?: number; limit?: number }) => {
       await withTarget(opts, async (target) => {
-        const result = await target.memory.search(query, { ...retrieval(opts), ...(opts.limit !== undefined ? { limit: opts.limit } : {}) });
+        const result = await target.memory.search(query, {
+          ...retrieval(opts),
+          ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+        });
         print(opts.json ? `${JSON.stringify(result)}\n` : formatSearch(result));
       });
     });
@@ -132,7 +147,10 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
         const status = await target.status(documentId, opts.index);
         if (!status) throw new KmError('document_not_found', `document "${documentId}" not found`);
         if (opts.json) print(`${JSON.stringify(status)}\n`);
-        else print(`${documentId}: ${stateOf(status)}; done: ${status.completed_steps.join(', ') || '-'}; left: ${status.remaining_steps.join(', ') || '-'}\n`);
+        else
+          print(
+            `${documentId}: ${stateOf(status)}; done: ${status.completed_steps.join(', ') || '-'}; left: ${status.remaining_steps.join(', ') || '-'}\n`,
+          );
       });
     });
 
@@ -176,16 +194,28 @@ interface PipelineOptions {
 
 function addPipelineOptions(command: Command): Command {
   return command
-    .option('--queue <type>', 'pipeline queues: file (default), rabbitmq ($KM_RABBITMQ_URL), azure ($KM_AZURE_QUEUE_CONNECTION_STRING) or memory')
+    .option(
+      '--queue <type>',
+      'pipeline queues: file (default), rabbitmq ($KM_RABBITMQ_URL), azure ($KM_AZURE_QUEUE_CONNECTION_STRING) or memory',
+    )
     .option('--rabbitmq-url <url>', 'AMQP URL of the rabbitmq queue (default: $KM_RABBITMQ_URL or amqp://guest:guest@127.0.0.1:5672)')
-    .option('--memory-db <type>', 'memory records: simple (default, one writing process), or postgres, qdrant or elasticsearch (shared by every worker)')
+    .option(
+      '--memory-db <type>',
+      'memory records: simple (default, one writing process), or postgres, qdrant or elasticsearch (shared by every worker)',
+    )
     .option('--postgres-url <url>', 'PostgreSQL with pgvector for --memory-db postgres (default: $KM_POSTGRES_URL)')
     .option('--qdrant-url <url>', 'Qdrant for --memory-db qdrant (default: $KM_QDRANT_URL; key in $KM_QDRANT_API_KEY)')
-    .option('--elasticsearch-url <url>', 'Elasticsearch for --memory-db elasticsearch (default: $KM_ELASTICSEARCH_URL; $KM_ELASTICSEARCH_API_KEY)');
+    .option(
+      '--elasticsearch-url <url>',
+      'Elasticsearch for --memory-db elasticsearch (default: $KM_ELASTICSEARCH_URL; $KM_ELASTICSEARCH_API_KEY)',
+    );
 }
 
 function pipelineOverrides(opts: PipelineOptions): ServiceConfigInput {
-  const queue = { ...(opts.queue ? { type: opts.queue as QueueType } : {}), ...(opts.rabbitmqUrl ? { rabbitmqUrl: opts.rabbitmqUrl } : {}) };
+  const queue = {
+    ...(opts.queue ? { type: opts.queue as QueueType } : {}),
+    ...(opts.rabbitmqUrl ? { rabbitmqUrl: opts.rabbitmqUrl } : {}),
+  };
   const memoryDb = {
     ...(opts.memoryDb ? { type: opts.memoryDb as MemoryDbType } : {}),
     ...(opts.postgresUrl ? { postgresUrl: opts.postgresUrl } : {}),
@@ -261,7 +291,9 @@ function stateOf(status: DataPipelineStatus): string {
   if (failure !== undefined) return `failed (${failure})`;
   if (status.completed) return 'completed';
   const failedFiles = status.failed_files ?? [];
-  return failedFiles.length > 0 ? `in progress, failed files: ${failedFiles.map((f) => `${f.name} (${f.error})`).join(', ')}` : 'in progress';
+  return failedFiles.length > 0
+    ? `in progress, failed files: ${failedFiles.map((f) => `${f.name} (${f.error})`).join(', ')}`
+    : 'in progress';
 }
 
 /** Prints an error the way a user can act on, and returns the exit code. */

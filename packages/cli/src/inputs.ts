@@ -29,7 +29,8 @@ export async function expandInputs(inputs: readonly string[]): Promise<ImportIte
   }
   const seen = new Set<string>();
   for (const item of items) {
-    if (seen.has(item.documentId)) throw new InvalidInputError('invalid_argument', `two inputs map to the document id "${item.documentId}"; import them separately`);
+    if (seen.has(item.documentId))
+      throw new InvalidInputError('invalid_argument', `two inputs map to the document id "${item.documentId}"; import them separately`);
     seen.add(item.documentId);
   }
   return items;

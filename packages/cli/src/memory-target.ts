@@ -35,7 +35,10 @@ export async function openTarget(options: TargetOptions): Promise<MemoryTarget> 
   // Local mode is a worker of the data folder that this command also calls into.
   const worker = await startWorker({
     ...(options.config ? { configFile: options.config } : {}),
-    overrides: { logLevel: (process.env.KM_LOG_LEVEL as 'warn' | undefined) ?? 'warn', ...(options.dataDir ? { dataDirectory: options.dataDir } : {}) },
+    overrides: {
+      logLevel: (process.env.KM_LOG_LEVEL as 'warn' | undefined) ?? 'warn',
+      ...(options.dataDir ? { dataDirectory: options.dataDir } : {}),
+    },
     logDestination: process.stderr,
   });
   const { memory } = worker;

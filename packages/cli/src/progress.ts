@@ -20,7 +20,13 @@ export class ImportProgress {
     const total = Math.max(1, status?.steps.length ?? 1);
     const done = status?.completed_steps.length ?? 0;
     const failure = status ? statusFailure(status) : undefined;
-    const state = !status ? 'queued' : failure !== undefined ? `failed: ${failure}` : status.completed ? 'done' : `${status.remaining_steps[0] ?? ''}...`;
+    const state = !status
+      ? 'queued'
+      : failure !== undefined
+        ? `failed: ${failure}`
+        : status.completed
+          ? 'done'
+          : `${status.remaining_steps[0] ?? ''}...`;
     if (this.multibar) {
       let bar = this.bars.get(documentId);
       if (!bar) this.bars.set(documentId, (bar = this.multibar.create(total, 0, { document: documentId, state })));

@@ -40,7 +40,14 @@ describe('km against a service URL', () => {
   let service: RunningService;
   beforeAll(async () => {
     service = await startService({
-      overrides: { port: 0, dataDirectory: join(dir, 'service-data'), logLevel: 'silent', embeddings: { provider: 'hashing' }, auth: { enabled: true, keys: [KEY] }, queue: { pollIntervalMs: 20 } },
+      overrides: {
+        port: 0,
+        dataDirectory: join(dir, 'service-data'),
+        logLevel: 'silent',
+        embeddings: { provider: 'hashing' },
+        auth: { enabled: true, keys: [KEY] },
+        queue: { pollIntervalMs: 20 },
+      },
       logDestination: new Writable({ write: (_c, _e, done) => done() }),
     });
   });
@@ -60,8 +67,19 @@ describe('km against a service URL', () => {
     const { stdout } = await km(['search', 'farthest planet winds', '--index', 'notes', '--filter', 'source:cli', '--json', ...remote()]);
     const result = JSON.parse(stdout) as { results: Array<{ documentId: string }> };
     expect(result.results[0]?.documentId).toBe('astro__neptune.md');
-    const excluded = await km(['search', 'farthest planet, green leaves', '--index', 'notes', '--not', '__document_id:astro__neptune.md', '--json', ...remote()]);
-    expect((JSON.parse(excluded.stdout) as { results: Array<{ documentId: string }> }).results.map((r) => r.documentId)).toEqual(['tea.txt']);
+    const excluded = await km([
+      'search',
+      'farthest planet, green leaves',
+      '--index',
+      'notes',
+      '--not',
+      '__document_id:astro__neptune.md',
+      '--json',
+      ...remote(),
+    ]);
+    expect((JSON.parse(excluded.stdout) as { results: Array<{ documentId: string }> }).results.map((r) => r.documentId)).toEqual([
+      'tea.txt',
+    ]);
   });
 
   it('asks, streaming the answer and listing the sources', async () => {
@@ -72,7 +90,9 @@ describe('km against a service URL', () => {
   });
 
   it('shows status, lists indexes, deletes', async () => {
-    expect((await km(['status', 'tea.txt', '--index', 'notes', ...remote()])).stdout).toMatch(/^tea\.txt: completed; done: extract, partition, gen_embeddings, save_records/);
+    expect((await km(['status', 'tea.txt', '--index', 'notes', ...remote()])).stdout).toMatch(
+      /^tea\.txt: completed; done: extract, partition, gen_embeddings, save_records/,
+    );
     expect((await km(['indexes', ...remote()])).stdout).toBe('notes\n');
     expect((await km(['delete', 'tea.txt', '--index', 'notes', ...remote()])).stdout).toBe('deletion of tea.txt requested\n');
     const missing = await km(['status', 'nobody', '--index', 'notes', ...remote()]);

@@ -47,15 +47,25 @@ describe('km shows a document whose file failed as failed', () => {
 
   it('status of a document with one failed file among good ones (uploaded to a service) says failed, naming the file', async () => {
     const service = await startService({
-      overrides: { port: 0, dataDirectory: join(dir, 'service-data'), logLevel: 'silent', embeddings: { provider: 'hashing' }, queue: { pollIntervalMs: 20 } },
+      overrides: {
+        port: 0,
+        dataDirectory: join(dir, 'service-data'),
+        logLevel: 'silent',
+        embeddings: { provider: 'hashing' },
+        queue: { pollIntervalMs: 20 },
+      },
       logDestination: new Writable({ write: (_c, _e, done) => done() }),
     });
     try {
       const client = new MemoryWebClient(service.url);
-      await client.importDocument(new Document('partly').addBuffer('good.txt', 'Beavers build dams.').addBuffer('blob.dat', Buffer.from([0, 1, 2, 0])));
+      await client.importDocument(
+        new Document('partly').addBuffer('good.txt', 'Beavers build dams.').addBuffer('blob.dat', Buffer.from([0, 1, 2, 0])),
+      );
       await client.waitForDocument('partly', { pollIntervalMs: 30, timeoutMs: 15_000 }).catch(() => undefined);
       const status = await km(['status', 'partly', '--url', service.url]);
-      expect(status.stdout).toMatch(/^partly: failed \(1 of 2 file\(s\) could not be processed: blob\.dat: no decoder for application\/octet-stream/);
+      expect(status.stdout).toMatch(
+        /^partly: failed \(1 of 2 file\(s\) could not be processed: blob\.dat: no decoder for application\/octet-stream/,
+      );
       const json = await km(['status', 'partly', '--json', '--url', service.url]);
       expect(JSON.parse(json.stdout)).toMatchObject({ completed: false, failed: true, failed_files: [{ name: 'blob.dat' }] });
     } finally {

@@ -16,10 +16,30 @@ export class MemoryWebClientError extends KmError {
 }
 
 const KNOWN_CODES = new Set<string>([
-  'invalid_argument', 'invalid_index_name', 'invalid_document_id', 'invalid_file_name', 'invalid_tag', 'invalid_filter',
-  'unsupported_filter', 'index_not_found', 'document_not_found', 'file_not_found', 'vector_size_mismatch', 'empty_content',
-  'content_too_large', 'unsupported_content', 'storage_corrupt', 'not_configured', 'pipeline_failed', 'handler_not_found',
-  'aborted', 'transient', 'unauthorized', 'rate_limited', 'input_too_long', 'upstream_error',
+  'invalid_argument',
+  'invalid_index_name',
+  'invalid_document_id',
+  'invalid_file_name',
+  'invalid_tag',
+  'invalid_filter',
+  'unsupported_filter',
+  'index_not_found',
+  'document_not_found',
+  'file_not_found',
+  'vector_size_mismatch',
+  'empty_content',
+  'content_too_large',
+  'unsupported_content',
+  'storage_corrupt',
+  'not_configured',
+  'pipeline_failed',
+  'handler_not_found',
+  'aborted',
+  'transient',
+  'unauthorized',
+  'rate_limited',
+  'input_too_long',
+  'upstream_error',
 ]);
 
 /** Turns an error response (ProblemDetails or not) into a typed error. */
@@ -32,12 +52,24 @@ export async function toClientError(res: Response, method: string, path: string)
   } catch {
     // not JSON: keep the text
   }
-  const detail = typeof problem?.detail === 'string' ? problem.detail : typeof problem?.title === 'string' ? problem.title : text.slice(0, 300) || res.statusText;
+  const detail =
+    typeof problem?.detail === 'string'
+      ? problem.detail
+      : typeof problem?.title === 'string'
+        ? problem.title
+        : text.slice(0, 300) || res.statusText;
   const given = typeof problem?.code === 'string' ? problem.code : undefined;
   const code = (given && KNOWN_CODES.has(given) ? given : codeOfStatus(res.status)) as KmErrorCode;
   const transient = res.status === 429 || res.status >= 500;
   const requestId = res.headers.get('x-request-id') ?? (typeof problem?.requestId === 'string' ? problem.requestId : undefined);
-  return new MemoryWebClientError(code, `${method} ${path.split('?')[0]} failed (${res.status}): ${detail}`, res.status, problem, requestId, transient);
+  return new MemoryWebClientError(
+    code,
+    `${method} ${path.split('?')[0]} failed (${res.status}): ${detail}`,
+    res.status,
+    problem,
+    requestId,
+    transient,
+  );
 }
 
 function codeOfStatus(status: number): KmErrorCode {

@@ -177,12 +177,17 @@ export class MemoryWebClient implements IKernelMemory {
 
   /** The answer as server-sent events: KM's `streamState` chunks until `data: [DONE]`. */
   async *askStreaming(question: string, options: RetrievalOptions = {}): AsyncIterable<MemoryAnswer> {
-    const res = await this.request('POST', '/ask', { json: { ...this.retrievalBody(options), question, stream: true }, signal: options.signal, streaming: true });
+    const res = await this.request('POST', '/ask', {
+      json: { ...this.retrievalBody(options), question, stream: true },
+      signal: options.signal,
+      streaming: true,
+    });
     if (!res.body) return;
     for await (const data of readServerSentEvents(res.body)) {
       if (data === '[DONE]') return;
       const chunk = JSON.parse(data) as MemoryAnswer;
-      if (chunk.streamState === 'error') throw new KmError('upstream_error', `the service failed while answering: ${chunk.noResultReason ?? 'unknown error'}`);
+      if (chunk.streamState === 'error')
+        throw new KmError('upstream_error', `the service failed while answering: ${chunk.noResultReason ?? 'unknown error'}`);
       yield chunk;
     }
   }
@@ -214,14 +219,25 @@ export class MemoryWebClient implements IKernelMemory {
     let res: Response;
     try {
       // A streamed answer may run longer than the request time limit once it started.
-      res = await this.fetchImpl(`${this.baseUrl}${path}`, { method, headers, body: body ?? null, signal: options.streaming ? options.signal ?? null : signal });
+      res = await this.fetchImpl(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        body: body ?? null,
+        signal: options.streaming ? (options.signal ?? null) : signal,
+      });
     } catch (cause) {
       if (options.signal?.aborted) throw new KmError('aborted', `${method} ${path} was aborted`, { cause });
       const timedOut = timeout.aborted;
-      throw new KmError('transient', timedOut ? `${method} ${path} timed out after ${this.timeoutMs} ms` : `cannot reach the service at ${this.baseUrl}: ${(cause as Error).message}`, {
-        cause,
-        transient: true,
-      });
+      throw new KmError(
+        'transient',
+        timedOut
+          ? `${method} ${path} timed out after ${this.timeoutMs} ms`
+          : `cannot reach the service at ${this.baseUrl}: ${(cause as Error).message}`,
+        {
+          cause,
+          transient: true,
+        },
+      );
     }
     if (res.ok || (options.allow404 && res.status === 404)) return res;
     throw await toClientError(res, method, path);

@@ -36,8 +36,15 @@ async function scenario(memory: IKernelMemory & { waitForDocument?: MemoryWebCli
   const path = join(dir, 'jupiter.md');
   await writeFile(path, '# Jupiter\n\nJupiter is the largest planet. It has a Great Red Spot, a storm bigger than Earth.');
   await memory.importDocument(path, { documentId: 'jupiter', index: 'solar', tags: { kind: ['planet'], size: ['big'] } });
-  await memory.importDocument(new Document('pluto').addBuffer('pluto.txt', 'Pluto is a dwarf planet in the Kuiper belt.'), { index: 'solar', tags: { kind: ['dwarf'] } });
-  await memory.importText('Ceres is a dwarf planet in the asteroid belt.', { documentId: 'ceres', index: 'solar', tags: { kind: ['dwarf'] } });
+  await memory.importDocument(new Document('pluto').addBuffer('pluto.txt', 'Pluto is a dwarf planet in the Kuiper belt.'), {
+    index: 'solar',
+    tags: { kind: ['dwarf'] },
+  });
+  await memory.importText('Ceres is a dwarf planet in the asteroid belt.', {
+    documentId: 'ceres',
+    index: 'solar',
+    tags: { kind: ['dwarf'] },
+  });
 }
 
 describe('MemoryWebClient against a real km service', () => {
@@ -49,7 +56,11 @@ describe('MemoryWebClient against a real km service', () => {
   it('imports files, documents and text, and waits until they are ready', async () => {
     await scenario(memory);
     const seen: string[][] = [];
-    const status = await memory.waitForDocument('jupiter', { index: 'solar', pollIntervalMs: 30, onStatus: (s) => seen.push(s.completed_steps) });
+    const status = await memory.waitForDocument('jupiter', {
+      index: 'solar',
+      pollIntervalMs: 30,
+      onStatus: (s) => seen.push(s.completed_steps),
+    });
     expect(status.completed).toBe(true);
     expect(seen.at(-1)).toEqual(['extract', 'partition', 'gen_embeddings', 'save_records']);
     await memory.waitForDocument('pluto', { index: 'solar', pollIntervalMs: 30 });
@@ -62,7 +73,10 @@ describe('MemoryWebClient against a real km service', () => {
   it('searches with filters, including NOT', async () => {
     const dwarfs = await memory.search('dwarf planet belt', { index: 'solar', filter: MemoryFilters.byTag('kind', 'dwarf') });
     expect(dwarfs.results.map((r) => r.documentId).sort()).toEqual(['ceres', 'pluto']);
-    const notPluto = await memory.search('dwarf planet belt', { index: 'solar', filters: [MemoryFilters.byTag('kind', 'dwarf').notTag('__document_id', 'pluto')] });
+    const notPluto = await memory.search('dwarf planet belt', {
+      index: 'solar',
+      filters: [MemoryFilters.byTag('kind', 'dwarf').notTag('__document_id', 'pluto')],
+    });
     expect(notPluto.results.map((r) => r.documentId)).toEqual(['ceres']);
   });
 
@@ -106,7 +120,8 @@ describe('MemoryWebClient against a real km service', () => {
   it('deletes a document and an index', async () => {
     await memory.deleteDocument('pluto', 'solar');
     const deadline = Date.now() + 10_000;
-    while ((await memory.getDocumentStatus('pluto', 'solar')) !== null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 30));
+    while ((await memory.getDocumentStatus('pluto', 'solar')) !== null && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 30));
     expect(await memory.getDocumentStatus('pluto', 'solar')).toBeNull();
     await memory.deleteDocument('never-existed', 'solar'); // a no-op, as in KM
     await memory.deleteIndex('solar');
@@ -126,7 +141,10 @@ describe('readServerSentEvents', () => {
 
   it('joins events split across chunks and handles CRLF and multi-line data', async () => {
     const out: string[] = [];
-    for await (const d of readServerSentEvents(streamOf(['data: {"a"', ':1}\n', '\ndata: line1\r\ndata: line2\r\n\r\n', ': comment\n\ndata: [DONE]']))) out.push(d);
+    for await (const d of readServerSentEvents(
+      streamOf(['data: {"a"', ':1}\n', '\ndata: line1\r\ndata: line2\r\n\r\n', ': comment\n\ndata: [DONE]']),
+    ))
+      out.push(d);
     expect(out).toEqual(['{"a":1}', 'line1\nline2', '[DONE]']);
   });
 });

@@ -26,21 +26,39 @@ describe('a document whose files partly failed is not ready for the client', () 
 
   it('against a km service: waitForDocument rejects with pipeline_failed naming the file, isDocumentReady is false', async () => {
     const memory = new MemoryWebClient(service.url);
-    const document = new Document('partly').addBuffer('good.txt', 'Seals sleep in the water.').addBuffer('blob.dat', Buffer.from([0, 1, 2, 3]));
+    const document = new Document('partly')
+      .addBuffer('good.txt', 'Seals sleep in the water.')
+      .addBuffer('blob.dat', Buffer.from([0, 1, 2, 3]));
     await memory.importDocument(document);
     const error = await memory.waitForDocument('partly', { pollIntervalMs: 30, timeoutMs: 15_000 }).catch((e: unknown) => e);
     expect(isKmError(error, 'pipeline_failed')).toBe(true);
     expect((error as Error).message).toMatch(/blob\.dat: no decoder/);
     expect(await memory.isDocumentReady('partly')).toBe(false);
-    expect(await memory.getDocumentStatus('partly')).toMatchObject({ completed: false, failed: true, failed_files: [{ name: 'blob.dat' }] });
+    expect(await memory.getDocumentStatus('partly')).toMatchObject({
+      completed: false,
+      failed: true,
+      failed_files: [{ name: 'blob.dat' }],
+    });
   });
 
   it("against a service that reports such a document completed (KM's fields only): still not ready", async () => {
     const status: DataPipelineStatus = {
-      completed: true, failed: false, empty: false, index: 'default', document_id: 'old', tags: {}, creation: '', last_update: '',
-      steps: ['extract'], remaining_steps: [], completed_steps: ['extract'], failed_files: [{ name: 'scan.pdf', error: 'no decoder for application/pdf' }],
+      completed: true,
+      failed: false,
+      empty: false,
+      index: 'default',
+      document_id: 'old',
+      tags: {},
+      creation: '',
+      last_update: '',
+      steps: ['extract'],
+      remaining_steps: [],
+      completed_steps: ['extract'],
+      failed_files: [{ name: 'scan.pdf', error: 'no decoder for application/pdf' }],
     };
-    const server: Server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(status)));
+    const server: Server = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(status)),
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const memory = new MemoryWebClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);

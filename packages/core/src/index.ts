@@ -68,7 +68,13 @@ export type {
 export { normalizeIndexName, isNormalizedIndexName, indexNamesUnderPrefix, MAX_INDEX_NAME_LENGTH } from './validation/index-name.js';
 export { validateDocumentId, newDocumentId, MAX_DOCUMENT_ID_LENGTH } from './validation/document-id.js';
 export { validateFileName, uploadedNameOf, MAX_FILE_NAME_LENGTH, type FileNameOptions } from './validation/file-name.js';
-export { MAX_PATH_SEGMENT_BYTES, MAX_DOCUMENT_ID_BYTES, MAX_FILE_NAME_BYTES, DERIVED_FILE_SUFFIX_BYTES, utf8Length } from './validation/name-limits.js';
+export {
+  MAX_PATH_SEGMENT_BYTES,
+  MAX_DOCUMENT_ID_BYTES,
+  MAX_FILE_NAME_BYTES,
+  DERIVED_FILE_SUFFIX_BYTES,
+  utf8Length,
+} from './validation/name-limits.js';
 
 // Content storage
 export { DiskContentStorage, type DiskContentStorageOptions } from './content-storage/disk-content-storage.js';
@@ -97,7 +103,13 @@ export { MarkdownDecoder } from './decoders/markdown-decoder.js';
 export { HtmlDecoder, htmlToMarkdown } from './decoders/html-decoder.js';
 export { JsonDecoder } from './decoders/json-decoder.js';
 export { mimeTypeOf, registerMimeType, baseMimeType, extensionOfMimeType } from './decoders/mime-types.js';
-export { detectFileType, sniffContent, FILE_TYPE_HEAD_BYTES, type FileTypeEvidence, type SniffedContent } from './decoders/detect-file-type.js';
+export {
+  detectFileType,
+  sniffContent,
+  FILE_TYPE_HEAD_BYTES,
+  type FileTypeEvidence,
+  type SniffedContent,
+} from './decoders/detect-file-type.js';
 export { missingDecoderReason } from './decoders/missing-decoder.js';
 export { checkIndexNameFits } from './pipeline/check-index-name-fits.js';
 

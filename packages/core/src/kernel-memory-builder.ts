@@ -201,7 +201,10 @@ export class KernelMemoryBuilder {
     const logger = this.logger ?? createConsoleLogger();
     const embeddingGenerator =
       this.embeddingGenerator === undefined ? new DefaultEmbeddingGenerator({ logger }) : (this.embeddingGenerator ?? undefined);
-    const memoryDbs = this.memoryDbs.length > 0 ? [...this.memoryDbs] : [new SimpleVectorDb(dir ? { directory: join(dir, 'vectors'), logger } : { logger })];
+    const memoryDbs =
+      this.memoryDbs.length > 0
+        ? [...this.memoryDbs]
+        : [new SimpleVectorDb(dir ? { directory: join(dir, 'vectors'), logger } : { logger })];
     const context: PipelineContext & PromptProviderContext = {
       contentStorage: this.contentStorage ?? (dir ? new DiskContentStorage({ directory: join(dir, 'files') }) : new MemoryContentStorage()),
       memoryDbs,

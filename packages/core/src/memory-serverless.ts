@@ -85,13 +85,20 @@ export class MemoryServerless implements IKernelMemory {
     for (const documentId of loss.documentIds) {
       try {
         if (!this.orchestrator.recoverLostRecords) {
-          logger.warn('records lost to a torn log tail: this orchestrator cannot restore them; re-import', { index: loss.index, documentId });
+          logger.warn('records lost to a torn log tail: this orchestrator cannot restore them; re-import', {
+            index: loss.index,
+            documentId,
+          });
           continue;
         }
         const action = await this.orchestrator.recoverLostRecords(loss.index, documentId, db);
         logger.warn(`records lost to a torn log tail: ${action}`, { index: loss.index, documentId });
       } catch (error) {
-        logger.error('could not restore records lost to a torn log tail', { index: loss.index, documentId, error: (error as Error).message });
+        logger.error('could not restore records lost to a torn log tail', {
+          index: loss.index,
+          documentId,
+          error: (error as Error).message,
+        });
       }
     }
   }

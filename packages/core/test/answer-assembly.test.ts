@@ -19,7 +19,10 @@ const MOON = 'The Moon orbits the Earth at an average distance of 384,400 km. It
 const MARS = 'Mars is the fourth planet from the Sun. Its red colour comes from iron oxide on its surface.';
 
 /** A memory over its own DB and generator, plus a search client reading the same DB. */
-async function setup(texts: Record<string, string>, options: { textGenerator?: ScriptedTextGenerator; embeddings?: ITextEmbeddingGenerator; promptProvider?: IPromptProvider } = {}) {
+async function setup(
+  texts: Record<string, string>,
+  options: { textGenerator?: ScriptedTextGenerator; embeddings?: ITextEmbeddingGenerator; promptProvider?: IPromptProvider } = {},
+) {
   const db = new SimpleVectorDb();
   const embeddings = options.embeddings ?? new HashingEmbeddingGenerator();
   let builder = new KernelMemoryBuilder().withMemoryDb(db).withEmbeddingGenerator(embeddings).withLogger(silentLogger);
@@ -27,8 +30,20 @@ async function setup(texts: Record<string, string>, options: { textGenerator?: S
   if (options.promptProvider) builder = builder.withPromptProvider(options.promptProvider);
   const memory = builder.build();
   for (const [documentId, text] of Object.entries(texts)) await memory.importText(text, { documentId, index: 'kb' });
-  const client = new SearchClient({ memoryDb: db, embeddingGenerator: embeddings, textGenerator: options.textGenerator, logger: silentLogger, promptProvider: options.promptProvider });
-  const request = (args?: Record<string, unknown>, signal?: AbortSignal): RetrievalRequest => ({ index: 'kb', filters: [], minRelevance: 0, args, signal });
+  const client = new SearchClient({
+    memoryDb: db,
+    embeddingGenerator: embeddings,
+    textGenerator: options.textGenerator,
+    logger: silentLogger,
+    promptProvider: options.promptProvider,
+  });
+  const request = (args?: Record<string, unknown>, signal?: AbortSignal): RetrievalRequest => ({
+    index: 'kb',
+    filters: [],
+    minRelevance: 0,
+    args,
+    signal,
+  });
   return { memory, client, request, db };
 }
 
@@ -45,15 +60,18 @@ describe('ask and search honour KM per-request arguments', () => {
   it('uses the custom prompt, fact template, limits and sampling, and passes them to the generator', async () => {
     const generator = new RecordingGenerator(() => 'About 384,400 km.');
     const { client, request } = await setup({ moon: MOON, mars: MARS }, { textGenerator: generator });
-    const answer = await client.ask('At what average distance does the Moon orbit the Earth?', request({
-      custom_rag_prompt_str: 'CUSTOM PROMPT\n{{$facts}}\nQ: {{$input}}\nElse say {{$notFound}}',
-      custom_rag_fact_template_str: '* {{$content}} (from {{$source}}, id {{$memoryId}})',
-      custom_rag_max_matches_count_int: 1,
-      custom_rag_max_tokens_int: 42,
-      custom_rag_temperature_float: 0.7,
-      custom_rag_nucleus_sampling_float: 0.3,
-      custom_rag_empty_answer_str: 'NOPE',
-    }));
+    const answer = await client.ask(
+      'At what average distance does the Moon orbit the Earth?',
+      request({
+        custom_rag_prompt_str: 'CUSTOM PROMPT\n{{$facts}}\nQ: {{$input}}\nElse say {{$notFound}}',
+        custom_rag_fact_template_str: '* {{$content}} (from {{$source}}, id {{$memoryId}})',
+        custom_rag_max_matches_count_int: 1,
+        custom_rag_max_tokens_int: 42,
+        custom_rag_temperature_float: 0.7,
+        custom_rag_nucleus_sampling_float: 0.3,
+        custom_rag_empty_answer_str: 'NOPE',
+      }),
+    );
     const prompt = generator.prompts[0]!;
     expect(prompt.startsWith('CUSTOM PROMPT\n* The Moon orbits')).toBe(true);
     expect(prompt).toContain('(from content.txt, id d=moon//p=');
@@ -88,9 +106,15 @@ describe('ask and search honour KM per-request arguments', () => {
       searched++;
       return original(...a);
     };
-    await expect(client.ask('Moon?', request({ custom_rag_max_tokens: 5 }))).rejects.toSatisfy((e) => isKmError(e, 'invalid_argument') && /custom_rag_max_tokens"/.test((e as Error).message));
-    await expect(client.search('Moon?', request({ custom_rag_max_matches_count_int: 'x' }))).rejects.toSatisfy((e) => isKmError(e, 'invalid_argument'));
-    await expect(collect(client.askStreaming('Moon?', request({ custom_rag_temperature_float: [] })))).rejects.toSatisfy((e) => isKmError(e, 'invalid_argument'));
+    await expect(client.ask('Moon?', request({ custom_rag_max_tokens: 5 }))).rejects.toSatisfy(
+      (e) => isKmError(e, 'invalid_argument') && /custom_rag_max_tokens"/.test((e as Error).message),
+    );
+    await expect(client.search('Moon?', request({ custom_rag_max_matches_count_int: 'x' }))).rejects.toSatisfy((e) =>
+      isKmError(e, 'invalid_argument'),
+    );
+    await expect(collect(client.askStreaming('Moon?', request({ custom_rag_temperature_float: [] })))).rejects.toSatisfy((e) =>
+      isKmError(e, 'invalid_argument'),
+    );
     expect(searched).toBe(0);
   });
 
@@ -110,7 +134,9 @@ describe('ask and search honour KM per-request arguments', () => {
     expect(answer.tokenUsage[0]!.modelName).toBe('other-model');
 
     const extractive = await setup({ moon: MOON });
-    await expect(extractive.client.ask('Moon?', extractive.request({ custom_text_generation_model_name: 'x' }))).rejects.toSatisfy((e) => isKmError(e, 'invalid_argument'));
+    await expect(extractive.client.ask('Moon?', extractive.request({ custom_text_generation_model_name: 'x' }))).rejects.toSatisfy((e) =>
+      isKmError(e, 'invalid_argument'),
+    );
   });
 });
 
@@ -160,13 +186,21 @@ describe('prompt provider', () => {
   it('replaces the answer prompt of ask and the prompt of the summarize step', async () => {
     const provider: IPromptProvider = {
       readPrompt: (name) =>
-        name === 'answer-with-facts' ? 'MY ANSWER PROMPT {{$facts}} / {{$input}}' : name === 'summarize' ? 'MY SUMMARY PROMPT: {{$input}}' : defaultPromptProvider.readPrompt(name),
+        name === 'answer-with-facts'
+          ? 'MY ANSWER PROMPT {{$facts}} / {{$input}}'
+          : name === 'summarize'
+            ? 'MY SUMMARY PROMPT: {{$input}}'
+            : defaultPromptProvider.readPrompt(name),
     };
     const generator = new ScriptedTextGenerator(() => 'A summary.');
     const { memory } = await setup({ moon: MOON }, { textGenerator: generator, promptProvider: provider });
     await memory.ask('How far is the Moon?', { index: 'kb' });
     expect(generator.prompts.at(-1)!.startsWith('MY ANSWER PROMPT ==== [File:content.txt;Relevance:')).toBe(true);
-    await memory.importText(MARS, { documentId: 'mars', index: 'kb', steps: ['extract', 'summarize', 'partition', 'gen_embeddings', 'save_records'] });
+    await memory.importText(MARS, {
+      documentId: 'mars',
+      index: 'kb',
+      steps: ['extract', 'summarize', 'partition', 'gen_embeddings', 'save_records'],
+    });
     expect(generator.prompts.at(-1)).toBe(`MY SUMMARY PROMPT: ${MARS}`);
   });
 
@@ -175,7 +209,7 @@ describe('prompt provider', () => {
     const { memory } = await setup({ moon: MOON }, { textGenerator: generator });
     await memory.ask('How far is the Moon?', { index: 'kb' });
     expect(generator.prompts[0]).toMatch(/^Facts:\n==== \[File:content.txt;Relevance:[\d.]+%\]:\nThe Moon orbits/);
-    expect(generator.prompts[0]).toContain("Given only the facts above, provide a comprehensive answer.");
+    expect(generator.prompts[0]).toContain('Given only the facts above, provide a comprehensive answer.');
   });
 });
 
@@ -213,8 +247,15 @@ describe('answer assembly', () => {
 
   it('gives an uploaded file KM’s download link as sourceUrl, URL-encoded', async () => {
     const db = new SimpleVectorDb();
-    const memory = new KernelMemoryBuilder().withMemoryDb(db).withEmbeddingGenerator(new HashingEmbeddingGenerator()).withLogger(silentLogger).build();
-    await memory.importDocument({ name: 'notes & plans.txt', data: MOON, mimeType: 'text/plain' }, { documentId: 'doc.1', index: 'my index' });
+    const memory = new KernelMemoryBuilder()
+      .withMemoryDb(db)
+      .withEmbeddingGenerator(new HashingEmbeddingGenerator())
+      .withLogger(silentLogger)
+      .build();
+    await memory.importDocument(
+      { name: 'notes & plans.txt', data: MOON, mimeType: 'text/plain' },
+      { documentId: 'doc.1', index: 'my index' },
+    );
     const result = await memory.search('Moon distance', { index: 'my index' });
     expect(result.results[0]!.sourceUrl).toBe('/download?index=my-index&documentId=doc.1&filename=notes%20%26%20plans.txt');
   });

@@ -22,7 +22,9 @@ describe('custom_rag_max_tokens_int must leave room for facts', () => {
     for (const value of [1000, 5000, 995]) {
       const error = await memory.ask('How far is the Moon?', { args: { custom_rag_max_tokens_int: value } }).catch((e: unknown) => e);
       expect(isKmError(error, 'invalid_argument')).toBe(true);
-      expect((error as Error).message).toMatch(/argument "custom_rag_max_tokens_int" \(\d+\) leaves no room for facts: .*1000 tokens \(maxTokenTotal\).*the largest value accepted is \d+/);
+      expect((error as Error).message).toMatch(
+        /argument "custom_rag_max_tokens_int" \(\d+\) leaves no room for facts: .*1000 tokens \(maxTokenTotal\).*the largest value accepted is \d+/,
+      );
     }
     expect(generator.prompts).toEqual([]);
   });

@@ -25,7 +25,10 @@ const LONG = Array.from({ length: 300 }, (_, i) => `Sentence number ${i} tells o
 /** "Summarizes" by keeping the first `share` of the words after the prompt's `INPUT:` marker. */
 function shortening(share: number) {
   return (prompt: string) => {
-    const words = prompt.slice(prompt.indexOf('INPUT:') + 6).trim().split(/\s+/);
+    const words = prompt
+      .slice(prompt.indexOf('INPUT:') + 6)
+      .trim()
+      .split(/\s+/);
     return words.slice(0, Math.max(1, Math.floor(words.length * share))).join(' ');
   };
 }
@@ -57,18 +60,33 @@ describe("KM's summary and embedding model arguments", () => {
         custom_summary_overlapping_tokens_int: 0,
         custom_embedding_generation_model_name: 'text-embedding-3-small',
       }),
-    ).toEqual({ summaryPrompt: 'Sum up: {{$input}}', summaryTargetTokenSize: 100, summaryOverlappingTokens: 0, embeddingModelName: 'text-embedding-3-small' });
-    expect(checkRetrievalArgs({ custom_summary_prompt_str: 'x', custom_embedding_generation_model_name: 'm' })).toEqual({ embeddingModelName: 'm' });
-    expect(() => checkIngestionArgs({ custom_summary_target_token_size_int: 10 })).toThrow(/"custom_summary_target_token_size_int".*in \[15, ∞\]/);
+    ).toEqual({
+      summaryPrompt: 'Sum up: {{$input}}',
+      summaryTargetTokenSize: 100,
+      summaryOverlappingTokens: 0,
+      embeddingModelName: 'text-embedding-3-small',
+    });
+    expect(checkRetrievalArgs({ custom_summary_prompt_str: 'x', custom_embedding_generation_model_name: 'm' })).toEqual({
+      embeddingModelName: 'm',
+    });
+    expect(() => checkIngestionArgs({ custom_summary_target_token_size_int: 10 })).toThrow(
+      /"custom_summary_target_token_size_int".*in \[15, ∞\]/,
+    );
     expect(() => checkIngestionArgs({ custom_summary_overlapping_tokens_int: -1 })).toThrow(/"custom_summary_overlapping_tokens_int"/);
     expect(() => checkIngestionArgs({ custom_summary_prompt_str: ' ' })).toThrow(/"custom_summary_prompt_str".*non-empty/);
   });
 
   it('custom_summary_prompt_str wins over the prompt provider’s summarize prompt', async () => {
     const generator = new ScriptedTextGenerator(() => 'A summary.');
-    const provider: IPromptProvider = { readPrompt: (name) => (name === 'summarize' ? 'PROVIDER: {{$input}}' : defaultPromptProvider.readPrompt(name)) };
+    const provider: IPromptProvider = {
+      readPrompt: (name) => (name === 'summarize' ? 'PROVIDER: {{$input}}' : defaultPromptProvider.readPrompt(name)),
+    };
     const { memory } = setup(generator, provider);
-    await memory.importText('The mill stands by the river.', { documentId: 'own', steps: STEPS, args: { custom_summary_prompt_str: 'REQUEST: {{$input}}' } });
+    await memory.importText('The mill stands by the river.', {
+      documentId: 'own',
+      steps: STEPS,
+      args: { custom_summary_prompt_str: 'REQUEST: {{$input}}' },
+    });
     expect(generator.prompts).toEqual(['REQUEST: The mill stands by the river.']);
     await memory.importText('The mill stands by the river.', { documentId: 'provider', steps: STEPS });
     expect(generator.prompts.at(-1)).toBe('PROVIDER: The mill stands by the river.');
@@ -126,21 +144,37 @@ describe("KM's summary and embedding model arguments", () => {
   it('custom_embedding_generation_model_name is refused unless it names the embedding generator’s model', async () => {
     const embeddings = new HashingEmbeddingGenerator();
     const db = new SimpleVectorDb();
-    const memory = new KernelMemoryBuilder().withEmbeddingGenerator(embeddings).withMemoryDb(db).withContentStorage(new MemoryContentStorage()).withLogger(silentLogger).build();
-    const error = await memory.importText('Otters sleep.', { documentId: 'other', args: { custom_embedding_generation_model_name: 'text-embedding-3-small' } }).catch((e: unknown) => e);
+    const memory = new KernelMemoryBuilder()
+      .withEmbeddingGenerator(embeddings)
+      .withMemoryDb(db)
+      .withContentStorage(new MemoryContentStorage())
+      .withLogger(silentLogger)
+      .build();
+    const error = await memory
+      .importText('Otters sleep.', { documentId: 'other', args: { custom_embedding_generation_model_name: 'text-embedding-3-small' } })
+      .catch((e: unknown) => e);
     // Refused at import, before anything is stored.
     expect(isKmError(error, 'invalid_argument')).toBe(true);
-    expect((error as Error).message).toContain(`argument "custom_embedding_generation_model_name": the embedding generator (${embeddings.modelName}) cannot switch to model "text-embedding-3-small"`);
+    expect((error as Error).message).toContain(
+      `argument "custom_embedding_generation_model_name": the embedding generator (${embeddings.modelName}) cannot switch to model "text-embedding-3-small"`,
+    );
     expect(await memory.getDocumentStatus('other')).toBeNull();
     expect(await allRecords(db)).toEqual([]);
 
-    await memory.importText('Otters sleep holding hands.', { documentId: 'same', args: { custom_embedding_generation_model_name: embeddings.modelName } });
+    await memory.importText('Otters sleep holding hands.', {
+      documentId: 'same',
+      args: { custom_embedding_generation_model_name: embeddings.modelName },
+    });
     expect(await memory.isDocumentReady('same')).toBe(true);
 
-    const refused = await memory.search('otters', { args: { custom_embedding_generation_model_name: 'text-embedding-3-small' } }).catch((e: unknown) => e);
+    const refused = await memory
+      .search('otters', { args: { custom_embedding_generation_model_name: 'text-embedding-3-small' } })
+      .catch((e: unknown) => e);
     expect(isKmError(refused, 'invalid_argument')).toBe(true);
     expect((refused as Error).message).toMatch(/"custom_embedding_generation_model_name".*cannot switch/);
-    const asked = await memory.ask('Do otters sleep?', { args: { custom_embedding_generation_model_name: 'other-model' } }).catch((e: unknown) => e);
+    const asked = await memory
+      .ask('Do otters sleep?', { args: { custom_embedding_generation_model_name: 'other-model' } })
+      .catch((e: unknown) => e);
     expect(isKmError(asked, 'invalid_argument')).toBe(true);
     const found = await memory.search('otters sleep', { args: { custom_embedding_generation_model_name: embeddings.modelName } });
     expect(found.results.map((c) => c.documentId)).toEqual(['same']);

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { checkBatchForIndex, checkQueueConnect, checkVectorRecord, decodeTags, encodeTags, isKmError, rankResults, type KmError, type MemoryRecord, type QueueClientState } from '../src/index.js';
+import {
+  checkBatchForIndex,
+  checkQueueConnect,
+  checkVectorRecord,
+  decodeTags,
+  encodeTags,
+  isKmError,
+  rankResults,
+  type KmError,
+  type MemoryRecord,
+  type QueueClientState,
+} from '../src/index.js';
 
 describe('helpers shared by connectors', () => {
   it('key:value tag encoding round-trips several values, null and empty values, colons in values', () => {
@@ -15,12 +26,18 @@ describe('helpers shared by connectors', () => {
       ['a', 'second'],
       ['b', 'b'],
     ]);
-    expect(() => checkBatchForIndex([rec('a', [1, 0, 0], 'x')], 2, 'idx', 'test')).toThrow(expect.toSatisfy((e: unknown) => isKmError(e, 'vector_size_mismatch')));
+    expect(() => checkBatchForIndex([rec('a', [1, 0, 0], 'x')], 2, 'idx', 'test')).toThrow(
+      expect.toSatisfy((e: unknown) => isKmError(e, 'vector_size_mismatch')),
+    );
   });
 
   it('rankResults orders by relevance, then by id', () => {
     const r = (id: string): MemoryRecord => ({ id, vector: [], tags: {}, payload: {} });
-    const ranked = rankResults([[r('b'), 0.5], [r('c'), 0.9], [r('a'), 0.5]]);
+    const ranked = rankResults([
+      [r('b'), 0.5],
+      [r('c'), 0.9],
+      [r('a'), 0.5],
+    ]);
     expect(ranked.map(([x, s]) => `${x.id}:${s}`)).toEqual(['c:0.9', 'a:0.5', 'b:0.5']);
   });
 });

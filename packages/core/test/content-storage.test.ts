@@ -38,11 +38,14 @@ describe('byte ranges of readFileStream', () => {
     return Buffer.concat(chunks).toString();
   };
   it.each([
-    ['disk', async () => {
-      const d = await mkdtemp(join(tmpdir(), 'km-cs-'));
-      dirs.push(d);
-      return new DiskContentStorage({ directory: d });
-    }],
+    [
+      'disk',
+      async () => {
+        const d = await mkdtemp(join(tmpdir(), 'km-cs-'));
+        dirs.push(d);
+        return new DiskContentStorage({ directory: d });
+      },
+    ],
     ['memory', async () => new MemoryContentStorage()],
   ])('%s storage reads only the bytes of the range', async (_, create) => {
     const s = await create();

@@ -35,7 +35,9 @@ describe('decoders', () => {
   });
 
   it('refuses binary data labelled as text with a reason; indexes JSON that does not parse as its text', async () => {
-    await expect(new PlainTextDecoder().decode(Buffer.from([0x41, 0x00, 0x42]))).rejects.toSatisfy((e: unknown) => isKmError(e, 'unsupported_content'));
+    await expect(new PlainTextDecoder().decode(Buffer.from([0x41, 0x00, 0x42]))).rejects.toSatisfy((e: unknown) =>
+      isKmError(e, 'unsupported_content'),
+    );
     expect((await new JsonDecoder().decode(Buffer.from('{"a":'))).sections[0]!.text).toBe('{"a":');
   });
 

@@ -29,7 +29,9 @@ describe('detectFileType', () => {
   it('believes a known extension first, whatever was declared (as Kernel Memory does)', () => {
     expect(detectFileType({ fileName: 'x.html', declaredType: 'text/plain', head: HTML })).toBe('text/html');
     expect(detectFileType({ fileName: 'report.PDF', declaredType: 'text/plain', head: PDF })).toBe('application/pdf');
-    expect(detectFileType({ fileName: 'a.docx', declaredType: 'application/octet-stream', head: zipHead('[Content_Types].xml') })).toBe(DOCX);
+    expect(detectFileType({ fileName: 'a.docx', declaredType: 'application/octet-stream', head: zipHead('[Content_Types].xml') })).toBe(
+      DOCX,
+    );
     expect(detectFileType({ fileName: 'notes.md', declaredType: 'text/html', head: text('# Title') })).toBe('text/markdown');
   });
 
@@ -51,9 +53,13 @@ describe('detectFileType', () => {
 
   it('with declaredFirst (web responses), a specific declared type that agrees with the bytes comes before the extension', () => {
     expect(detectFileType({ fileName: 'README.md', declaredType: 'text/html', head: HTML, declaredFirst: true })).toBe('text/html');
-    expect(detectFileType({ fileName: 'File:X.pdf', declaredType: 'text/html; charset=utf-8', head: HTML, declaredFirst: true })).toBe('text/html');
+    expect(detectFileType({ fileName: 'File:X.pdf', declaredType: 'text/html; charset=utf-8', head: HTML, declaredFirst: true })).toBe(
+      'text/html',
+    );
     // Unspecific or contradicted declarations still leave the extension, then the bytes, in charge.
-    expect(detectFileType({ fileName: 'README.md', declaredType: 'text/plain', head: text('# T'), declaredFirst: true })).toBe('text/markdown');
+    expect(detectFileType({ fileName: 'README.md', declaredType: 'text/plain', head: text('# T'), declaredFirst: true })).toBe(
+      'text/markdown',
+    );
     expect(detectFileType({ fileName: 'paper.pdf', declaredType: 'text/html', head: PDF, declaredFirst: true })).toBe('application/pdf');
     expect(detectFileType({ fileName: 'page', declaredType: 'application/pdf', head: HTML, declaredFirst: true })).toBe('text/html');
     // Without it, the extension wins (uploads, as Kernel Memory).
@@ -62,7 +68,9 @@ describe('detectFileType', () => {
 
   it('does not believe a declared type that the bytes contradict', () => {
     expect(detectFileType({ fileName: 'upload', declaredType: 'text/html', head: PDF })).toBe('application/pdf');
-    expect(detectFileType({ fileName: 'upload', declaredType: 'text/markdown', head: Buffer.from([1, 0, 2, 0]) })).toBe('application/octet-stream');
+    expect(detectFileType({ fileName: 'upload', declaredType: 'text/markdown', head: Buffer.from([1, 0, 2, 0]) })).toBe(
+      'application/octet-stream',
+    );
     expect(detectFileType({ fileName: 'upload', declaredType: 'application/pdf', head: text('not a pdf') })).toBe('text/plain');
     expect(detectFileType({ fileName: 'upload', declaredType: 'image/png', head: JPEG })).toBe('image/jpeg');
     expect(detectFileType({ fileName: 'upload', declaredType: DOCX, head: HTML })).toBe('text/html');

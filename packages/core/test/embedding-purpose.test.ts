@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { HashingEmbeddingGenerator, KernelMemoryBuilder, MemoryContentStorage, SimpleVectorDb, silentLogger, type EmbeddingRequestOptions } from '../src/index.js';
+import {
+  HashingEmbeddingGenerator,
+  KernelMemoryBuilder,
+  MemoryContentStorage,
+  SimpleVectorDb,
+  silentLogger,
+  type EmbeddingRequestOptions,
+} from '../src/index.js';
 
 /** Records the purpose of every call, with how many texts it carried. */
 class PurposeRecorder extends HashingEmbeddingGenerator {

@@ -16,7 +16,13 @@ import { allRecords } from './helpers.js';
 const glyphs: IContentDecoder = {
   name: 'glyphs',
   supportsMimeType: (m) => m === 'application/x-glyphs',
-  decode: async () => ({ mimeType: 'text/plain', sections: [{ number: 1, text: 'Page one: pen\u0000guins swim.' }, { number: 2, text: 'Page two: \ud800 seals\u0000 dive.' }] }),
+  decode: async () => ({
+    mimeType: 'text/plain',
+    sections: [
+      { number: 1, text: 'Page one: pen\u0000guins swim.' },
+      { number: 2, text: 'Page two: \ud800 seals\u0000 dive.' },
+    ],
+  }),
 };
 
 function setup() {
@@ -47,7 +53,10 @@ describe('extracted text is cleaned of what memory DBs cannot store', () => {
 
   it("a decoder's NUL characters and lone surrogates (unmapped glyphs) are removed or replaced, section by section", async () => {
     const { memory, db } = setup();
-    await memory.importDocument({ name: 'scan.glyphs', data: Buffer.from('x'), mimeType: 'application/x-glyphs' }, { documentId: 'glyphs' });
+    await memory.importDocument(
+      { name: 'scan.glyphs', data: Buffer.from('x'), mimeType: 'application/x-glyphs' },
+      { documentId: 'glyphs' },
+    );
     const texts = (await allRecords(db)).map((r) => String(r.payload[PayloadFields.text]));
     expect(texts.join('\n')).toContain('Page one: penguins swim.');
     expect(texts.join('\n')).toContain('Page two: \ufffd seals dive.');
@@ -59,10 +68,14 @@ describe('extracted text is cleaned of what memory DBs cannot store', () => {
 
   it('a chunk header argument with a NUL is refused at import, naming the argument', async () => {
     const { memory } = setup();
-    const error = await memory.importText('Some text.', { documentId: 'h', args: { custom_partitioning_chunk_header_str: 'Title\u0000' } }).catch((e: unknown) => e);
+    const error = await memory
+      .importText('Some text.', { documentId: 'h', args: { custom_partitioning_chunk_header_str: 'Title\u0000' } })
+      .catch((e: unknown) => e);
     expect(isKmError(error, 'invalid_argument')).toBe(true);
     expect((error as Error).message).toMatch(/"custom_partitioning_chunk_header_str".*NUL/);
-    const surrogate = await memory.importText('Some text.', { documentId: 'h', args: { chunkHeader: 'Title \udc00' } }).catch((e: unknown) => e);
+    const surrogate = await memory
+      .importText('Some text.', { documentId: 'h', args: { chunkHeader: 'Title \udc00' } })
+      .catch((e: unknown) => e);
     expect(isKmError(surrogate, 'invalid_argument')).toBe(true);
     expect(await memory.getDocumentStatus('h')).toBeNull();
   });

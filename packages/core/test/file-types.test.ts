@@ -25,12 +25,17 @@ afterAll(async () => {
 function setup(extra: (b: KernelMemoryBuilder) => KernelMemoryBuilder = (b) => b) {
   const db = new SimpleVectorDb();
   const memory = extra(
-    new KernelMemoryBuilder().withEmbeddingGenerator(new HashingEmbeddingGenerator()).withMemoryDb(db).withContentStorage(new MemoryContentStorage()).withLogger(silentLogger),
+    new KernelMemoryBuilder()
+      .withEmbeddingGenerator(new HashingEmbeddingGenerator())
+      .withMemoryDb(db)
+      .withContentStorage(new MemoryContentStorage())
+      .withLogger(silentLogger),
   ).build();
   return { memory, db };
 }
 
-const PAGE = '<!DOCTYPE html><html><head><title>Harbours</title><style>p{color:red}</style></head><body><p>Tugboats push container ships into the harbour.</p></body></html>';
+const PAGE =
+  '<!DOCTYPE html><html><head><title>Harbours</title><style>p{color:red}</style></head><body><p>Tugboats push container ships into the harbour.</p></body></html>';
 
 /** The text km indexed for a document, and the type it recorded. */
 async function indexed(db: SimpleVectorDb, documentId: string) {
@@ -41,7 +46,13 @@ async function indexed(db: SimpleVectorDb, documentId: string) {
 describe('file types of imported files (extension, then a specific declared type that agrees with the bytes, then the bytes)', () => {
   it('an .html stream declared text/plain (as a multipart part without Content-Type) is indexed as text, not markup', async () => {
     const { memory, db } = setup();
-    await memory.importDocument(new Document('stream').addStream('x.html', Readable.from([Buffer.from(PAGE.slice(0, 40)), Buffer.from(PAGE.slice(40))]), 'text/plain'));
+    await memory.importDocument(
+      new Document('stream').addStream(
+        'x.html',
+        Readable.from([Buffer.from(PAGE.slice(0, 40)), Buffer.from(PAGE.slice(40))]),
+        'text/plain',
+      ),
+    );
     const { text, types } = await indexed(db, 'stream');
     expect(types).toEqual(['text/html']);
     expect(text).toContain('Tugboats push container ships');

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { HashingEmbeddingGenerator, KernelMemoryBuilder, MemoryContentStorage, SimpleVectorDb, isKmError, silentLogger } from '../src/index.js';
+import {
+  HashingEmbeddingGenerator,
+  KernelMemoryBuilder,
+  MemoryContentStorage,
+  SimpleVectorDb,
+  isKmError,
+  silentLogger,
+} from '../src/index.js';
 
 /** SimpleVectorDb with a declared limit, as a connector declares its own. */
 class LimitedDb extends SimpleVectorDb {
@@ -21,9 +28,13 @@ describe('an index name too long for a configured memory DB is refused at import
   it('in process and through the queues: invalid_index_name, nothing stored', async () => {
     const { storage, memory, service } = setup();
     const long = 'a'.repeat(21);
-    await expect(memory.importText('text', { index: long })).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_index_name') && /at most 20 bytes/.test((e as Error).message));
+    await expect(memory.importText('text', { index: long })).rejects.toSatisfy(
+      (e: unknown) => isKmError(e, 'invalid_index_name') && /at most 20 bytes/.test((e as Error).message),
+    );
     await expect(service.importText('text', { index: long })).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_index_name'));
-    await expect(memory.importWebPage('http://example.invalid/', { index: long })).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_index_name'));
+    await expect(memory.importWebPage('http://example.invalid/', { index: long })).rejects.toSatisfy((e: unknown) =>
+      isKmError(e, 'invalid_index_name'),
+    );
     expect(await storage.listIndexes()).toEqual([]);
     // Counted on the normalised name: 20 characters pass.
     await memory.importText('Short enough.', { index: ` ${'B'.repeat(20)} `, documentId: 'ok' });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { HashingEmbeddingGenerator, JsonDecoder, KernelMemoryBuilder, MemoryContentStorage, SimpleVectorDb, silentLogger } from '../src/index.js';
+import {
+  HashingEmbeddingGenerator,
+  JsonDecoder,
+  KernelMemoryBuilder,
+  MemoryContentStorage,
+  SimpleVectorDb,
+  silentLogger,
+} from '../src/index.js';
 
 const SETTINGS = `{
   // Where the harbour master keeps the tide tables

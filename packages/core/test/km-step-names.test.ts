@@ -10,7 +10,15 @@ describe("Kernel Memory's gen_embeddings_parallel and summarize_parallel run as 
       .withMemoryDb(new SimpleVectorDb())
       .withContentStorage(new MemoryContentStorage())
       .withLogger(silentLogger);
-  const steps = ['extract', 'partition', 'gen_embeddings_parallel', 'save_records', 'summarize_parallel', 'gen_embeddings_parallel', 'save_records'];
+  const steps = [
+    'extract',
+    'partition',
+    'gen_embeddings_parallel',
+    'save_records',
+    'summarize_parallel',
+    'gen_embeddings_parallel',
+    'save_records',
+  ];
 
   it('in process', async () => {
     const memory = builder().build();

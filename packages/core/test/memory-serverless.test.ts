@@ -49,7 +49,13 @@ class CountingEmbeddingGenerator extends HashingEmbeddingGenerator {
 function setup(extra: (b: KernelMemoryBuilder) => KernelMemoryBuilder = (b) => b) {
   const db = new SimpleVectorDb();
   const storage = new MemoryContentStorage();
-  const memory = extra(new KernelMemoryBuilder().withEmbeddingGenerator(new HashingEmbeddingGenerator()).withMemoryDb(db).withContentStorage(storage).withLogger(silentLogger)).build();
+  const memory = extra(
+    new KernelMemoryBuilder()
+      .withEmbeddingGenerator(new HashingEmbeddingGenerator())
+      .withMemoryDb(db)
+      .withContentStorage(storage)
+      .withLogger(silentLogger),
+  ).build();
   return { memory, db, storage };
 }
 
@@ -68,7 +74,10 @@ const JSON_DOC = JSON.stringify({ product: 'Teapot', material: 'porcelain', capa
 async function importCorpus(memory: ReturnType<typeof setup>['memory']) {
   await memory.importDocument({ name: 'moon.md', data: MOON }, { documentId: 'moon', tags: { topic: ['space'], user: ['alice'] } });
   await memory.importText(CARBON, { documentId: 'carbon', tags: { topic: ['chemistry'], user: ['bob'] } });
-  await memory.importDocument({ name: 'volcano.html', data: HTML }, { documentId: 'volcano', tags: { topic: ['geology'], user: ['alice'] } });
+  await memory.importDocument(
+    { name: 'volcano.html', data: HTML },
+    { documentId: 'volcano', tags: { topic: ['geology'], user: ['alice'] } },
+  );
   await memory.importDocument({ name: 'teapot.json', data: JSON_DOC }, { documentId: 'teapot', tags: { topic: ['shop'] } });
 }
 
@@ -189,7 +198,10 @@ describe('MemoryServerless end to end', () => {
   it('re-importing a document that now has fewer partitions leaves no stale record or file', async () => {
     const { memory, db, storage } = setup();
     const long = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} explains fact number ${i} about tides.`).join('\n\n');
-    await memory.importDocument({ name: 'notes.txt', data: long }, { documentId: 'notes', args: { maxTokensPerChunk: 60, overlapTokens: 0 } });
+    await memory.importDocument(
+      { name: 'notes.txt', data: long },
+      { documentId: 'notes', args: { maxTokensPerChunk: 60, overlapTokens: 0 } },
+    );
     const before = await allRecords(db);
     expect(before.length).toBeGreaterThan(5);
     await memory.importDocument({ name: 'notes-v2.txt', data: 'Only one short paragraph remains about tides.' }, { documentId: 'notes' });
@@ -231,7 +243,9 @@ describe('MemoryServerless end to end', () => {
       };
     };
     const { memory, db } = setup((b) => b.withHandler(flaky));
-    const doc = new Document('two-files').addBuffer('a.txt', 'Alpha file text about apples.').addBuffer('b.txt', 'Beta file text about bananas.');
+    const doc = new Document('two-files')
+      .addBuffer('a.txt', 'Alpha file text about apples.')
+      .addBuffer('b.txt', 'Beta file text about bananas.');
     await expect(memory.importDocument(doc)).rejects.toSatisfy((e: unknown) => isKmError(e, 'pipeline_failed'));
     const failed = await memory.getDocumentStatus('two-files');
     expect(failed).toMatchObject({ completed: false, failed: true, remaining_steps: ['save_records'] });
@@ -258,7 +272,10 @@ describe('MemoryServerless end to end', () => {
       },
     };
     const { memory, db } = setup((b) => b.withHandler(wordCount));
-    await memory.importText('one two three', { documentId: 'w', steps: ['word_count', 'extract', 'partition', 'gen_embeddings', 'save_records'] });
+    await memory.importText('one two three', {
+      documentId: 'w',
+      steps: ['word_count', 'extract', 'partition', 'gen_embeddings', 'save_records'],
+    });
     const status = await memory.getDocumentStatus('w');
     expect(status!.completed_steps).toEqual(['word_count', 'extract', 'partition', 'gen_embeddings', 'save_records']);
     expect(await allRecords(db)).toHaveLength(1);
@@ -293,9 +310,17 @@ describe('MemoryServerless end to end', () => {
 
   it('keeps files, vectors and status on disk across a restart', async () => {
     const dir = await tempDir();
-    const first = new KernelMemoryBuilder().withEmbeddingGenerator(new HashingEmbeddingGenerator()).withDataDirectory(dir).withLogger(silentLogger).build();
+    const first = new KernelMemoryBuilder()
+      .withEmbeddingGenerator(new HashingEmbeddingGenerator())
+      .withDataDirectory(dir)
+      .withLogger(silentLogger)
+      .build();
     await first.importText(CARBON, { documentId: 'persisted', tags: { k: ['v'] } });
-    const second = new KernelMemoryBuilder().withEmbeddingGenerator(new HashingEmbeddingGenerator()).withDataDirectory(dir).withLogger(silentLogger).build();
+    const second = new KernelMemoryBuilder()
+      .withEmbeddingGenerator(new HashingEmbeddingGenerator())
+      .withDataDirectory(dir)
+      .withLogger(silentLogger)
+      .build();
     expect(await second.isDocumentReady('persisted')).toBe(true);
     const found = await second.search('graphite', { filter: MemoryFilters.byTag('k', 'v') });
     expect(found.results[0]!.documentId).toBe('persisted');
@@ -383,14 +408,20 @@ describe('MemoryServerless bad input', () => {
     const pipeline = await memory.orchestrator.statusStore.read('default', 'half');
     expect(pipeline!.files[0]!.error).toMatch(/looks binary/);
     expect((await allRecords(db)).map((r) => r.payload.file)).toEqual(['good.txt']);
-    await expect(memory.importDocument({ name: 'bin.txt', data: Buffer.from([0, 1, 2, 0]) }, { documentId: 'bin' })).rejects.toThrow(/binary/);
+    await expect(memory.importDocument({ name: 'bin.txt', data: Buffer.from([0, 1, 2, 0]) }, { documentId: 'bin' })).rejects.toThrow(
+      /binary/,
+    );
     expect(await memory.getDocumentStatus('bin')).toMatchObject({ failed: true });
   });
 
   it('a filter on a reserved tag written wrong gives invalid_filter', async () => {
     const { memory } = setup();
-    await expect(memory.search('x', { filters: [{ __document: ['d'] } as never] })).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_filter'));
-    await expect(memory.ask('x', { filters: [{ __documentid: ['d'] } as never] })).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_filter'));
+    await expect(memory.search('x', { filters: [{ __document: ['d'] } as never] })).rejects.toSatisfy((e: unknown) =>
+      isKmError(e, 'invalid_filter'),
+    );
+    await expect(memory.ask('x', { filters: [{ __documentid: ['d'] } as never] })).rejects.toSatisfy((e: unknown) =>
+      isKmError(e, 'invalid_filter'),
+    );
   });
 
   it('reserved tags cannot be set by callers', async () => {
@@ -435,4 +466,3 @@ describe('MemoryServerless bad input', () => {
     expect(await memory.getDocumentStatus('cut')).toBeNull();
   });
 });
-

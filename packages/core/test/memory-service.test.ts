@@ -27,7 +27,10 @@ const tempDir = async () => {
 class FlakyStep implements IPipelineStepHandler {
   readonly stepName = 'flaky';
   readonly calls = new Map<string, number>();
-  constructor(private readonly failures: number, private readonly result: 'transient' | 'fatal' = 'transient') {}
+  constructor(
+    private readonly failures: number,
+    private readonly result: 'transient' | 'fatal' = 'transient',
+  ) {}
   async invoke(pipeline: DataPipeline): Promise<StepOutcome> {
     const n = (this.calls.get(pipeline.document_id) ?? 0) + 1;
     this.calls.set(pipeline.document_id, n);
@@ -50,7 +53,10 @@ function service(dir: string, configure: (b: KernelMemoryBuilder) => KernelMemor
 }
 
 const ready = (memory: MemoryService, id: string, index?: string) =>
-  vi.waitFor(async () => expect(await memory.getDocumentStatus(id, index)).toMatchObject({ completed: true }), { timeout: 10_000, interval: 20 });
+  vi.waitFor(async () => expect(await memory.getDocumentStatus(id, index)).toMatchObject({ completed: true }), {
+    timeout: 10_000,
+    interval: 20,
+  });
 
 describe('MemoryService (distributed orchestrator over a FileQueue)', () => {
   it('returns from an import once the work is queued, then completes it in the background', async () => {
@@ -88,7 +94,10 @@ describe('MemoryService (distributed orchestrator over a FileQueue)', () => {
     const flaky = new FlakyStep(2);
     const { memory } = service(await tempDir(), (b) => b.withHandler(flaky).withOrchestratorOptions({ maxAttempts: 3 }));
     await memory.start();
-    await memory.importText('Retry me.', { documentId: 'retry', steps: ['extract', 'flaky', 'partition', 'gen_embeddings', 'save_records'] });
+    await memory.importText('Retry me.', {
+      documentId: 'retry',
+      steps: ['extract', 'flaky', 'partition', 'gen_embeddings', 'save_records'],
+    });
     await ready(memory, 'retry');
     expect(flaky.calls.get('retry')).toBe(3);
   });

@@ -57,7 +57,13 @@ describe('name limits', () => {
     const upload = nameOf(155);
     const longest = `${upload}.partition.1234567.txt.${'m'.repeat(62)}.text_embedding`;
     expect(utf8Length(longest)).toBe(255);
-    for (const derived of [`${upload}.extract.json`, `${upload}.extract.txt`, `${upload}.summary.txt`, `${upload}.partition.12.txt`, longest]) {
+    for (const derived of [
+      `${upload}.extract.json`,
+      `${upload}.extract.txt`,
+      `${upload}.summary.txt`,
+      `${upload}.partition.12.txt`,
+      longest,
+    ]) {
       expect(validateFileName(derived)).toBe(derived);
     }
     expect(code(() => validateFileName(`${nameOf(156)}.extract.txt`))).toBe('invalid_file_name');
@@ -78,7 +84,11 @@ describe('name limits', () => {
       const names: string[] = [];
       for (const suffix of ['a', 'b']) {
         const generator = Object.assign(new HashingEmbeddingGenerator(), { modelName: `${'deployment-'.repeat(30)}${suffix}` });
-        const memory = new KernelMemoryBuilder().withEmbeddingGenerator(generator).withDataDirectory(join(dir, suffix)).withLogger(silentLogger).build();
+        const memory = new KernelMemoryBuilder()
+          .withEmbeddingGenerator(generator)
+          .withDataDirectory(join(dir, suffix))
+          .withLogger(silentLogger)
+          .build();
         await memory.importDocument(new Document('doc').addBuffer(nameOf(MAX_FILE_NAME_BYTES), 'Comets have tails.'));
         const files = await readdir(join(dir, suffix, ...(await folderOf(join(dir, suffix), 'doc'))));
         const embedding = files.find((f) => f.endsWith('.text_embedding'))!;
@@ -98,7 +108,9 @@ describe('name limits', () => {
       const memory = new KernelMemoryBuilder().withEmbeddingGenerator(generator).withDataDirectory(dir).withLogger(silentLogger).build();
       const id = 'd'.repeat(MAX_DOCUMENT_ID_BYTES);
       const name = nameOf(MAX_FILE_NAME_BYTES);
-      await memory.importDocument(new Document(id).addBuffer(name, 'The Moon orbits the Earth. '.repeat(40)), { steps: ['extract', 'partition', 'gen_embeddings', 'save_records'] });
+      await memory.importDocument(new Document(id).addBuffer(name, 'The Moon orbits the Earth. '.repeat(40)), {
+        steps: ['extract', 'partition', 'gen_embeddings', 'save_records'],
+      });
       const status = await memory.getDocumentStatus(id);
       expect(status).toMatchObject({ completed: true, failed: false });
       const files = await readdir(join(dir, ...(await folderOf(dir, id))));

@@ -19,7 +19,12 @@ function build(configure: (b: KernelMemoryBuilder) => KernelMemoryBuilder = (b) 
   const db = new SimpleVectorDb();
   const storage = new MemoryContentStorage();
   const memory = configure(
-    new KernelMemoryBuilder().withEmbeddingGenerator(new HashingEmbeddingGenerator()).withMemoryDb(db).withContentStorage(storage).withLogger(silentLogger).withOrchestratorOptions({ retryDelayMs: 1 }),
+    new KernelMemoryBuilder()
+      .withEmbeddingGenerator(new HashingEmbeddingGenerator())
+      .withMemoryDb(db)
+      .withContentStorage(storage)
+      .withLogger(silentLogger)
+      .withOrchestratorOptions({ retryDelayMs: 1 }),
   ).build();
   return { memory, db, storage };
 }
@@ -67,7 +72,9 @@ describe('pipeline', () => {
       },
     };
     const { memory } = build((b) => b.withHandler(busy).withOrchestratorOptions({ maxAttempts: 4, retryDelayMs: 1 }));
-    await expect(memory.importText('hello', { documentId: 'd', steps: ['busy'] })).rejects.toSatisfy((e: unknown) => isKmError(e, 'pipeline_failed'));
+    await expect(memory.importText('hello', { documentId: 'd', steps: ['busy'] })).rejects.toSatisfy((e: unknown) =>
+      isKmError(e, 'pipeline_failed'),
+    );
     expect(calls).toBe(4);
     expect((await memory.getDocumentStatus('d'))!.error).toContain('rate limited');
   });
@@ -109,7 +116,10 @@ describe('pipeline', () => {
 
   it('imports a stream', async () => {
     const { memory, db } = build();
-    await memory.importDocument({ name: 'streamed.txt', stream: Readable.from([Buffer.from('Streams '), Buffer.from('arrive in pieces.')]) }, { documentId: 's' });
+    await memory.importDocument(
+      { name: 'streamed.txt', stream: Readable.from([Buffer.from('Streams '), Buffer.from('arrive in pieces.')]) },
+      { documentId: 's' },
+    );
     expect((await allRecords(db))[0]!.payload.text).toBe('Streams arrive in pieces.');
   });
 
@@ -124,7 +134,11 @@ describe('pipeline', () => {
     };
     const { memory } = build((b) => b.withDecoder(paged));
     await memory.importDocument(
-      { name: 'book.paged', data: 'Page one talks about apples.\fPage two talks about submarines.\fPage three talks about violins.', mimeType: 'application/x-paged' },
+      {
+        name: 'book.paged',
+        data: 'Page one talks about apples.\fPage two talks about submarines.\fPage three talks about violins.',
+        mimeType: 'application/x-paged',
+      },
       { documentId: 'book' },
     );
     const result = await memory.search('submarines');

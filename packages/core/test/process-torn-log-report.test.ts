@@ -2,7 +2,15 @@ import { mkdtemp, rm, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SimpleTextDb, SimpleVectorDb, documentIdsOf, type IMemoryDb, type Logger, type RecordLoss, type RecordLossSource } from '../src/index.js';
+import {
+  SimpleTextDb,
+  SimpleVectorDb,
+  documentIdsOf,
+  type IMemoryDb,
+  type Logger,
+  type RecordLoss,
+  type RecordLossSource,
+} from '../src/index.js';
 import { allRecords } from './helpers.js';
 
 const dirs: string[] = [];
@@ -32,7 +40,10 @@ describe.each(Object.keys(stores))('%s: a torn log tail', (kind) => {
     dirs.push(dir);
     const first = stores[kind]!(dir, capture());
     await first.upsertBatch!('docs', [record('kept', '1', 'kept text'), record('gone', '1', 'gone text')]);
-    await first.upsertBatch!('docs', [record('cut', '1', 'a record whose write is torn'), record('cut', '2', 'another one in the same write')]);
+    await first.upsertBatch!('docs', [
+      record('cut', '1', 'a record whose write is torn'),
+      record('cut', '2', 'another one in the same write'),
+    ]);
     await first.close();
     const log = join(dir, 'docs', 'records.log');
     await truncate(log, (await stat(log)).size - 7);
@@ -42,8 +53,12 @@ describe.each(Object.keys(stores))('%s: a torn log tail', (kind) => {
     const losses: RecordLoss[] = [];
     second.onRecordsLost((loss) => losses.push(loss));
     expect((await allRecords(second, 'docs')).map((r) => r.id).sort()).toEqual(['d=cut//p=1', 'd=gone//p=1', 'd=kept//p=1']);
-    expect(losses).toEqual([{ connector: expect.any(String), index: 'docs', recordIds: ['d=cut//p=2'], documentIds: ['cut'], bytes: expect.any(Number) }]);
-    expect(logger.warnings).toEqual([expect.stringMatching(/index "docs": cut a torn log tail of \d+ bytes.*records dropped: d=cut\/\/p=2$/)]);
+    expect(losses).toEqual([
+      { connector: expect.any(String), index: 'docs', recordIds: ['d=cut//p=2'], documentIds: ['cut'], bytes: expect.any(Number) },
+    ]);
+    expect(logger.warnings).toEqual([
+      expect.stringMatching(/index "docs": cut a torn log tail of \d+ bytes.*records dropped: d=cut\/\/p=2$/),
+    ]);
 
     // A deletion cut short is reported too: the record it removed is back.
     await second.delete('docs', { id: 'd=gone//p=1' });

@@ -34,7 +34,10 @@ function service(dir: string, dbLogger: Logger) {
 }
 
 const completed = (memory: MemoryService, id: string) =>
-  vi.waitFor(async () => expect(await memory.getDocumentStatus(id)).toMatchObject({ completed: true, failed: false }), { timeout: 10_000, interval: 20 });
+  vi.waitFor(async () => expect(await memory.getDocumentStatus(id)).toMatchObject({ completed: true, failed: false }), {
+    timeout: 10_000,
+    interval: 20,
+  });
 
 describe('a torn tail of the vector log', () => {
   it('is logged with the record ids it dropped, and their document is saved again', async () => {
@@ -61,10 +64,13 @@ describe('a torn tail of the vector log', () => {
     expect(logger.warnings[0]).toMatch(/torn log tail of \d+ bytes.*records dropped: d=doc-b\/\/p=/);
 
     // save_records runs again for doc-b, from its stored embeddings: nothing stays missing.
-    await vi.waitFor(async () => expect((await allRecords(second.db)).map((r) => r.id.split('//')[0]).sort()).toEqual(['d=doc-a', 'd=doc-b']), {
-      timeout: 10_000,
-      interval: 20,
-    });
+    await vi.waitFor(
+      async () => expect((await allRecords(second.db)).map((r) => r.id.split('//')[0]).sort()).toEqual(['d=doc-a', 'd=doc-b']),
+      {
+        timeout: 10_000,
+        interval: 20,
+      },
+    );
     await completed(second.memory, 'doc-b');
     const found = await second.memory.search('volcanoes', { minRelevance: 0 });
     expect(found.results[0]?.documentId).toBe('doc-b');

@@ -30,7 +30,8 @@ function setup() {
   return { memory: builder.build(), service: builder.buildService() };
 }
 
-const mixed = (id: string) => new Document(id).addBuffer('good.txt', 'Otters hold hands while they sleep.').addBuffer('bad.bin', 'x', 'application/x-refused');
+const mixed = (id: string) =>
+  new Document(id).addBuffer('good.txt', 'Otters hold hands while they sleep.').addBuffer('bad.bin', 'x', 'application/x-refused');
 
 describe('a document whose files partly failed is not ready', () => {
   it('in process: the import rejects with pipeline_failed naming the file; the status is failed, not completed; isDocumentReady is false', async () => {
@@ -43,7 +44,9 @@ describe('a document whose files partly failed is not ready', () => {
     expect(status?.error).toMatch(/1 of 2 file\(s\) could not be processed: bad\.bin: the file is corrupt/);
     expect(status?.failed_files).toEqual([{ name: 'bad.bin', error: 'the file is corrupt' }]);
     expect(await memory.isDocumentReady('partly')).toBe(false);
-    await expect(memory.waitForDocument('partly')).rejects.toSatisfy((e: unknown) => isKmError(e, 'pipeline_failed') && /bad\.bin/.test((e as Error).message));
+    await expect(memory.waitForDocument('partly')).rejects.toSatisfy(
+      (e: unknown) => isKmError(e, 'pipeline_failed') && /bad\.bin/.test((e as Error).message),
+    );
     // The good file is still searchable.
     expect((await memory.search('otters sleep')).results.map((c) => c.sourceName)).toEqual(['good.txt']);
   });
@@ -72,8 +75,18 @@ describe('a document whose files partly failed is not ready', () => {
 
   it('statusFailure reads statuses of services that report completed with failed_files (older km)', () => {
     const old: DataPipelineStatus = {
-      completed: true, failed: false, empty: false, index: 'default', document_id: 'd', tags: {}, creation: '', last_update: '',
-      steps: ['extract'], remaining_steps: [], completed_steps: ['extract'], failed_files: [{ name: 'a.pdf', error: 'no decoder' }],
+      completed: true,
+      failed: false,
+      empty: false,
+      index: 'default',
+      document_id: 'd',
+      tags: {},
+      creation: '',
+      last_update: '',
+      steps: ['extract'],
+      remaining_steps: [],
+      completed_steps: ['extract'],
+      failed_files: [{ name: 'a.pdf', error: 'no decoder' }],
     };
     expect(statusFailure(old)).toMatch(/a\.pdf: no decoder/);
     expect(isStatusReady(old)).toBe(false);

@@ -12,7 +12,6 @@ import {
   silentLogger,
   type MemoryRecord,
   type MemoryServerless,
-  type MemoryService,
   type RecordLoss,
 } from '../src/index.js';
 import { RecordLossNotifier } from '../src/memory-storage/record-loss.js';
@@ -87,9 +86,15 @@ async function serverless(): Promise<{ db: LossyDb; memory: MemoryServerless }> 
 
 const LONG = Array.from({ length: 12 }, (_, i) => `Sentence ${i} tells about glaciers, fjords and moraines in valley ${i}.`).join(' ');
 const ids = async (db: LossyDb, documentId: string) =>
-  (await allRecords(db)).map((r) => r.id).filter((id) => id.startsWith(`d=${documentId}//`)).sort();
+  (await allRecords(db))
+    .map((r) => r.id)
+    .filter((id) => id.startsWith(`d=${documentId}//`))
+    .sort();
 const completed = (memory: MemoryServerless, id: string) =>
-  vi.waitFor(async () => expect(await memory.getDocumentStatus(id)).toMatchObject({ completed: true, failed: false }), { timeout: 10_000, interval: 10 });
+  vi.waitFor(async () => expect(await memory.getDocumentStatus(id)).toMatchObject({ completed: true, failed: false }), {
+    timeout: 10_000,
+    interval: 10,
+  });
 
 describe('records lost to a torn log tail', () => {
   it('are not re-saved once delete_generated_files ran: the document is failed, its other records stay', async () => {

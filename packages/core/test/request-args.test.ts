@@ -53,8 +53,12 @@ describe('request args (KM custom context)', () => {
     expect(refusal(() => checkRetrievalArgs({ custom_rag_temperature_float: 3 }))).toContain('"custom_rag_temperature_float"');
     expect(refusal(() => checkRetrievalArgs({ custom_rag_prompt_str: 42 }))).toMatch(/"custom_rag_prompt_str".*a string/);
     expect(refusal(() => checkRetrievalArgs({ custom_rag_include_duplicate_facts_bool: 'yes' }))).toContain('true or false');
-    expect(refusal(() => checkIngestionArgs({ custom_partitioning_overlapping_tokens_int: -1 }))).toContain('"custom_partitioning_overlapping_tokens_int"');
-    expect(refusal(() => checkIngestionArgs({ custom_embedding_generation_batch_size_int: '' }))).toContain('"custom_embedding_generation_batch_size_int"');
+    expect(refusal(() => checkIngestionArgs({ custom_partitioning_overlapping_tokens_int: -1 }))).toContain(
+      '"custom_partitioning_overlapping_tokens_int"',
+    );
+    expect(refusal(() => checkIngestionArgs({ custom_embedding_generation_batch_size_int: '' }))).toContain(
+      '"custom_embedding_generation_batch_size_int"',
+    );
     expect(refusal(() => checkRetrievalArgs(['x']))).toContain("'args' must be an object");
   });
 
@@ -66,12 +70,16 @@ describe('request args (KM custom context)', () => {
       chunkHeader: 'H',
     });
     // KM's names win over km's own.
-    expect(checkIngestionArgs({ maxTokensPerChunk: 200, custom_partitioning_max_tokens_per_paragraph_int: 300 })).toMatchObject({ maxTokensPerChunk: 300 });
+    expect(checkIngestionArgs({ maxTokensPerChunk: 200, custom_partitioning_max_tokens_per_paragraph_int: 300 })).toMatchObject({
+      maxTokensPerChunk: 300,
+    });
   });
 
   it('readIngestionArgs ignores names it does not know (pipelines saved earlier) but not bad values', () => {
     expect(readIngestionArgs({ chunkSize: 5, custom_embedding_generation_batch_size_int: 4 })).toEqual({ embeddingBatchSize: 4 });
-    expect(refusal(() => readIngestionArgs({ custom_partitioning_chunk_header_str: 7 }))).toContain('"custom_partitioning_chunk_header_str"');
+    expect(refusal(() => readIngestionArgs({ custom_partitioning_chunk_header_str: 7 }))).toContain(
+      '"custom_partitioning_chunk_header_str"',
+    );
   });
 
   it('declares a type and a phase for every argument', () => {

@@ -30,7 +30,9 @@ describe('SimpleTextDb keyword search', () => {
       ['b', 0.5],
     ]);
     expect(await collect(db.getSimilarList('docs', 'moon earth', { minRelevance: 0.75 }))).toHaveLength(1);
-    expect((await collect(db.getSimilarList('docs', 'earth', { filters: [MemoryFilters.notTag('k', '1')] }))).map(([r]) => r.id)).toEqual(['b']);
+    expect((await collect(db.getSimilarList('docs', 'earth', { filters: [MemoryFilters.notTag('k', '1')] }))).map(([r]) => r.id)).toEqual([
+      'b',
+    ]);
   });
 
   it('refuses a vector query with a typed error', async () => {

@@ -85,7 +85,10 @@ describe('SimpleVectorDb persistence', () => {
     const dir = await tempDir();
     const db = new SimpleVectorDb({ directory: dir, durable: false });
     for (let round = 0; round < 30; round++) {
-      await db.upsertBatch('docs', Array.from({ length: 50 }, (_, i) => record(`r${i}`, [i, round, 1], `round-${round}`)));
+      await db.upsertBatch(
+        'docs',
+        Array.from({ length: 50 }, (_, i) => record(`r${i}`, [i, round, 1], `round-${round}`)),
+      );
     }
     await db.close();
     const log = join(dir, 'docs', 'records.log');
@@ -99,7 +102,6 @@ describe('SimpleVectorDb persistence', () => {
 
   it('search spans several segments and stays exact after deletes (swap-remove)', async () => {
     const db = new SimpleVectorDb();
-    const dims = 4;
     const n = 70_000; // more than one 65,536-row segment
     const batch: MemoryRecord[] = [];
     for (let i = 0; i < n; i++) {
@@ -118,7 +120,12 @@ describe('SimpleVectorDb persistence', () => {
 });
 
 describe('SimpleVectorDb shared by several processes (one writer, readers follow the log)', () => {
-  const record = (id: string, x: number, tag = 'a'): MemoryRecord => ({ id, vector: [x, 1 - x, 0.5], tags: { t: [tag] }, payload: { text: id } });
+  const record = (id: string, x: number, tag = 'a'): MemoryRecord => ({
+    id,
+    vector: [x, 1 - x, 0.5],
+    tags: { t: [tag] },
+    payload: { text: id },
+  });
 
   it('a reader sees indexes, upserts and deletes that another instance writes after it opened', async () => {
     const dir = await tempDir();

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { Document, MemoryFilter, MemoryFilters, isKmError, normalizeIndexName, parseTag, validateDocumentId, validateTags } from '../src/index.js';
+import {
+  Document,
+  MemoryFilter,
+  MemoryFilters,
+  isKmError,
+  normalizeIndexName,
+  parseTag,
+  validateDocumentId,
+  validateTags,
+} from '../src/index.js';
 
 const code = (fn: () => unknown): string | undefined => {
   try {

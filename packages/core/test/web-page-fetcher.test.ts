@@ -18,18 +18,36 @@ async function serve(handler: RequestListener): Promise<string> {
 const allowed = (options = {}) => new WebPageFetcher({ allowPrivateNetworks: true, retryDelayMs: 5, ...options });
 
 describe('isBlockedAddress', () => {
-  it.each(['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:7f00:1', '64:ff9b::a9fe:a9fe', '224.0.0.1'])(
-    'refuses %s',
-    (address) => expect(isBlockedAddress(address)).toBe(true),
+  it.each([
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.20.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd00:ec2::254',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '64:ff9b::a9fe:a9fe',
+    '224.0.0.1',
+  ])('refuses %s', (address) => expect(isBlockedAddress(address)).toBe(true));
+  it.each(['8.8.8.8', '93.184.216.34', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('lets %s through', (address) =>
+    expect(isBlockedAddress(address)).toBe(false),
   );
-  it.each(['8.8.8.8', '93.184.216.34', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('lets %s through', (address) => expect(isBlockedAddress(address)).toBe(false));
 });
 
 describe('WebPageFetcher address policy', () => {
   it('refuses loopback and the metadata address by default, naming the reason', async () => {
     const url = await serve((_q, r) => r.end('secret'));
     const fetcher = new WebPageFetcher();
-    await expect(fetcher.fetch(`${url}/`)).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/127\.0\.0\.1.*allowPrivateNetworks/) });
+    await expect(fetcher.fetch(`${url}/`)).rejects.toMatchObject({
+      code: 'invalid_argument',
+      message: expect.stringMatching(/127\.0\.0\.1.*allowPrivateNetworks/),
+    });
     await expect(fetcher.fetch('http://169.254.169.254/latest/meta-data/')).rejects.toMatchObject({ code: 'invalid_argument' });
     await expect(fetcher.fetch('http://[::ffff:127.0.0.1]:80/')).rejects.toMatchObject({ code: 'invalid_argument' });
   });
@@ -37,7 +55,9 @@ describe('WebPageFetcher address policy', () => {
   it('checks names after DNS resolution: localhost is refused', async () => {
     const url = await serve((_q, r) => r.end('secret'));
     const port = new URL(url).port;
-    await expect(new WebPageFetcher({ retries: 0 }).fetch(`http://localhost:${port}/`)).rejects.toMatchObject({ message: expect.stringMatching(/allowPrivateNetworks/) });
+    await expect(new WebPageFetcher({ retries: 0 }).fetch(`http://localhost:${port}/`)).rejects.toMatchObject({
+      message: expect.stringMatching(/allowPrivateNetworks/),
+    });
   });
 
   it('checks every redirect target', async () => {
@@ -80,7 +100,9 @@ describe('WebPageFetcher limits', () => {
     });
     const page = await allowed().fetch(`${base}/0`);
     expect(page.url).toBe(`${base}/3`);
-    await expect(allowed({ maxRedirects: 2 }).fetch(`${base}/0`)).rejects.toMatchObject({ message: expect.stringMatching(/more than 2 redirects \(maxRedirects\)/) });
+    await expect(allowed({ maxRedirects: 2 }).fetch(`${base}/0`)).rejects.toMatchObject({
+      message: expect.stringMatching(/more than 2 redirects \(maxRedirects\)/),
+    });
   });
 
   it('refuses a body over maxBytes, declared or streamed, and a gzip bomb', async () => {
@@ -97,7 +119,10 @@ describe('WebPageFetcher limits', () => {
       res.end(big.subarray(1_000_000));
     });
     const fetcher = allowed({ maxBytes: 1_000_000 });
-    await expect(fetcher.fetch(`${url}/declared`)).rejects.toMatchObject({ code: 'content_too_large', message: expect.stringMatching(/maxBytes/) });
+    await expect(fetcher.fetch(`${url}/declared`)).rejects.toMatchObject({
+      code: 'content_too_large',
+      message: expect.stringMatching(/maxBytes/),
+    });
     await expect(fetcher.fetch(`${url}/streamed`)).rejects.toMatchObject({ code: 'content_too_large' });
     await expect(fetcher.fetch(`${url}/bomb`)).rejects.toMatchObject({ code: 'content_too_large' });
   });
@@ -125,7 +150,10 @@ describe('WebPageFetcher limits', () => {
 
   it('times out a server that never answers', async () => {
     const url = await serve(() => undefined);
-    await expect(allowed({ timeoutMs: 300 }).fetch(`${url}/`)).rejects.toMatchObject({ transient: true, message: expect.stringMatching(/300 ms \(timeoutMs\)/) });
+    await expect(allowed({ timeoutMs: 300 }).fetch(`${url}/`)).rejects.toMatchObject({
+      transient: true,
+      message: expect.stringMatching(/300 ms \(timeoutMs\)/),
+    });
   });
 
   it('sniffs the type of a body sent as octet-stream', async () => {

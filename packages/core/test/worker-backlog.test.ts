@@ -49,7 +49,9 @@ function service(dir: string, slow: boolean) {
     .withMemoryDb(db)
     .withEmbeddingGenerator(new HashingEmbeddingGenerator())
     .withLogger(silentLogger)
-    .withQueueFactory(slow ? slowToConnect(queues, 'extract') : () => new FileQueue({ directory: queues, pollIntervalMs: 20, durable: false }))
+    .withQueueFactory(
+      slow ? slowToConnect(queues, 'extract') : () => new FileQueue({ directory: queues, pollIntervalMs: 20, durable: false }),
+    )
     .buildService();
   services.push(memory);
   return { memory, db };

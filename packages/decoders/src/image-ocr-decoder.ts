@@ -91,7 +91,9 @@ export class ImageOcrDecoder implements IContentDecoder {
       const { createWorker } = (await this.importTesseract()) as {
         createWorker(lang: string, oem: number, options: Record<string, unknown>): Promise<OcrWorker>;
       };
-      const langPath = this.options.langPath ?? join(dirname(createRequire(import.meta.url).resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
+      const langPath =
+        this.options.langPath ??
+        join(dirname(createRequire(import.meta.url).resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
       const worker = await withTimeout(
         createWorker('eng', 1, { langPath, gzip: true, cacheMethod: 'none', logger: () => undefined, errorHandler: () => undefined }),
         60_000,
@@ -100,9 +102,13 @@ export class ImageOcrDecoder implements IContentDecoder {
       await worker.setParameters({ tessedit_pageseg_mode: String(this.options.pageSegMode ?? 6) });
       return worker;
     } catch (e) {
-      throw new KmError('not_configured', `no OCR engine available to read images: ${e instanceof Error ? e.message : String(e)} (install tesseract.js and @tesseract.js-data/eng)`, {
-        cause: e,
-      });
+      throw new KmError(
+        'not_configured',
+        `no OCR engine available to read images: ${e instanceof Error ? e.message : String(e)} (install tesseract.js and @tesseract.js-data/eng)`,
+        {
+          cause: e,
+        },
+      );
     }
   }
 

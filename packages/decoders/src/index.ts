@@ -35,7 +35,13 @@ export interface DecodersOptions {
  */
 export function createDecoders(options: DecodersOptions = {}): IContentDecoder[] {
   const limits = options.limits ?? {};
-  const decoders: IContentDecoder[] = [new PdfDecoder(limits), new DocxDecoder(limits), new PptxDecoder(limits), new XlsxDecoder(limits), new CsvDecoder(limits)];
+  const decoders: IContentDecoder[] = [
+    new PdfDecoder(limits),
+    new DocxDecoder(limits),
+    new PptxDecoder(limits),
+    new XlsxDecoder(limits),
+    new CsvDecoder(limits),
+  ];
   if (options.ocr !== false) decoders.push(new ImageOcrDecoder({ ...options.ocr, limits: { ...limits, ...options.ocr?.limits } }));
   return decoders;
 }

@@ -87,6 +87,7 @@ export class TextBudget {
   /** Counts `chars` more characters; throws when the total passes the limit. */
   take(chars: number): void {
     this.used += chars;
-    if (this.used > this.max) throw overLimit(`the text of the ${this.format} file (over ${this.used} characters)`, 'maxTextChars', this.max);
+    if (this.used > this.max)
+      throw overLimit(`the text of the ${this.format} file (over ${this.used} characters)`, 'maxTextChars', this.max);
   }
 }

@@ -32,7 +32,8 @@ export class PdfDecoder implements IContentDecoder {
     checkFileSize(data, this.limits, 'PDF');
     if (data.subarray(0, 1024).indexOf('%PDF-') < 0) throw unreadable('PDF', 'it has no PDF header');
     // pdf.js recovers what it can from a cut file; a partial document must not pass as whole.
-    if (data.subarray(Math.max(0, data.length - 4096)).indexOf('%%EOF') < 0) throw unreadable('PDF', 'it is truncated (no end-of-file marker)');
+    if (data.subarray(Math.max(0, data.length - 4096)).indexOf('%%EOF') < 0)
+      throw unreadable('PDF', 'it is truncated (no end-of-file marker)');
     const { getDocument } = await loadPdfJs();
     const task = getDocument({
       data: new Uint8Array(data),
@@ -84,7 +85,9 @@ function pageText(items: TextItem[]): string {
 function describePdfError(e: unknown): KmError {
   const name = (e as { name?: string })?.name ?? '';
   const message = e instanceof Error ? e.message : String(e);
-  if (name === 'PasswordException') return new KmError('unsupported_content', 'the PDF is encrypted (password protected); km cannot read it', { cause: e });
-  if (name === 'InvalidPDFException' || name === 'FormatError' || name === 'UnknownErrorException') return unreadable('PDF', `it is corrupt or truncated (${message})`, e);
+  if (name === 'PasswordException')
+    return new KmError('unsupported_content', 'the PDF is encrypted (password protected); km cannot read it', { cause: e });
+  if (name === 'InvalidPDFException' || name === 'FormatError' || name === 'UnknownErrorException')
+    return unreadable('PDF', `it is corrupt or truncated (${message})`, e);
   return unreadable('PDF', message, e);
 }

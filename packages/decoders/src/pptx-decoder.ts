@@ -27,7 +27,11 @@ export class PptxDecoder implements IContentDecoder {
     checkFileSize(data, this.limits, 'PowerPoint');
     const parts = readZipParts(
       data,
-      (name) => name.startsWith('ppt/') && (name.endsWith('.xml') || name.endsWith('.rels')) && !name.startsWith('ppt/slideLayouts/') && !name.startsWith('ppt/slideMasters/'),
+      (name) =>
+        name.startsWith('ppt/') &&
+        (name.endsWith('.xml') || name.endsWith('.rels')) &&
+        !name.startsWith('ppt/slideLayouts/') &&
+        !name.startsWith('ppt/slideMasters/'),
       this.limits,
       'PowerPoint',
       options.signal,
@@ -41,7 +45,8 @@ export class PptxDecoder implements IContentDecoder {
         if (name === 'sldId' && a['r:id']) slideIds.push(a['r:id']);
       },
     });
-    if (slideIds.length > this.limits.maxPages) throw overLimit(`the presentation (${slideIds.length} slides)`, 'maxPages', this.limits.maxPages);
+    if (slideIds.length > this.limits.maxPages)
+      throw overLimit(`the presentation (${slideIds.length} slides)`, 'maxPages', this.limits.maxPages);
     const budget = new TextBudget(this.limits.maxTextChars, 'PowerPoint');
     const sections: ContentSection[] = [];
     slideIds.forEach((id, i) => {

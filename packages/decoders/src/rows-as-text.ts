@@ -47,7 +47,10 @@ export class RowsTextWriter {
   text(): string {
     if (!this.headers) return '';
     if (this.blocks.length > 0) return this.blocks.join('\n\n');
-    const names = [...this.headers.entries()].sort((a, b) => a[0] - b[0]).map(([, h]) => h).filter((h) => h.trim());
+    const names = [...this.headers.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([, h]) => h)
+      .filter((h) => h.trim());
     this.budget.take(names.reduce((n, h) => n + h.length + 2, 0));
     return names.join(', ');
   }
@@ -66,7 +69,11 @@ export function sparseRow(row: string[]): SparseRow {
  * Rows of a table as text (see {@link RowsTextWriter}); more than `maxTextChars` characters fail
  * with `content_too_large`.
  */
-export function rowsAsText(rows: string[][], maxTextChars = DEFAULT_LIMITS.maxTextChars, budget = new TextBudget(maxTextChars, 'table')): string {
+export function rowsAsText(
+  rows: string[][],
+  maxTextChars = DEFAULT_LIMITS.maxTextChars,
+  budget = new TextBudget(maxTextChars, 'table'),
+): string {
   const writer = new RowsTextWriter(budget);
   for (const row of rows) writer.add(sparseRow(row));
   return writer.text();

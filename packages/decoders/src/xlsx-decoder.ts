@@ -29,7 +29,13 @@ export class XlsxDecoder implements IContentDecoder {
 
   async decode(data: Buffer, options: { signal?: AbortSignal } = {}): Promise<ExtractedContent> {
     checkFileSize(data, this.limits, 'Excel');
-    const parts = readZipParts(data, (name) => name.startsWith('xl/') && (name.endsWith('.xml') || name.endsWith('.rels')), this.limits, 'Excel', options.signal);
+    const parts = readZipParts(
+      data,
+      (name) => name.startsWith('xl/') && (name.endsWith('.xml') || name.endsWith('.rels')),
+      this.limits,
+      'Excel',
+      options.signal,
+    );
     const workbook = parts.get(WORKBOOK);
     if (!workbook) throw unreadable('Excel', `${WORKBOOK} is missing`);
     const rels = readRelationships(parts.get(relsPathOf(WORKBOOK)), WORKBOOK);
@@ -39,7 +45,8 @@ export class XlsxDecoder implements IContentDecoder {
         if (name === 'sheet' && a['r:id']) sheets.push({ name: a.name ?? `Sheet${sheets.length + 1}`, id: a['r:id'] });
       },
     });
-    if (sheets.length > this.limits.maxSheets) throw overLimit(`the workbook (${sheets.length} sheets)`, 'maxSheets', this.limits.maxSheets);
+    if (sheets.length > this.limits.maxSheets)
+      throw overLimit(`the workbook (${sheets.length} sheets)`, 'maxSheets', this.limits.maxSheets);
     const shared = sharedStrings(parts.get('xl/sharedStrings.xml'));
     const budget = new TextBudget(this.limits.maxTextChars, 'Excel');
     const cells = { count: 0 };
@@ -123,7 +130,8 @@ function readSheet(xml: XmlSource, shared: string[], limits: SheetLimits, onRow:
         row = new Map();
         nextColumn = 0;
       } else if (name === 'c' && row) {
-        if (++limits.cells.count > limits.maxCells) throw overLimit(`the workbook (at sheet "${limits.sheet}")`, 'maxCells', limits.maxCells);
+        if (++limits.cells.count > limits.maxCells)
+          throw overLimit(`the workbook (at sheet "${limits.sheet}")`, 'maxCells', limits.maxCells);
         type = a.t ?? 'n';
         column = a.r ? columnIndex(a.r.toUpperCase()) : nextColumn;
         nextColumn = column + 1;

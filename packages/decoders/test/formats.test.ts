@@ -63,7 +63,11 @@ describe('PptxDecoder', () => {
     ]);
     const { sections } = await new PptxDecoder().decode(pptx);
     expect(sections).toEqual([
-      { number: 1, text: '## Slide 1: Roadmap\nShip the service\nAdd connectors\n\nSpeaker notes: Mention the beta date.', sentencesAreComplete: true },
+      {
+        number: 1,
+        text: '## Slide 1: Roadmap\nShip the service\nAdd connectors\n\nSpeaker notes: Mention the beta date.',
+        sentencesAreComplete: true,
+      },
       { number: 2, text: '## Slide 2: Risks\nHiring', sentencesAreComplete: true },
     ]);
   });
@@ -72,12 +76,27 @@ describe('PptxDecoder', () => {
 describe('XlsxDecoder and CsvDecoder', () => {
   it('gives one section per sheet, rows as column: value lines', async () => {
     const xlsx = makeXlsx([
-      { name: 'Cities', rows: [['City', 'Country', 'Population'], ['Rome', 'Italy', 2873000], ['Tokyo', '', 13960000]] },
-      { name: 'Flags', rows: [['Name', 'Active'], ['alpha', true]] },
+      {
+        name: 'Cities',
+        rows: [
+          ['City', 'Country', 'Population'],
+          ['Rome', 'Italy', 2873000],
+          ['Tokyo', '', 13960000],
+        ],
+      },
+      {
+        name: 'Flags',
+        rows: [
+          ['Name', 'Active'],
+          ['alpha', true],
+        ],
+      },
     ]);
     const { sections } = await new XlsxDecoder().decode(xlsx);
     expect(sections.map((s) => s.number)).toEqual([1, 2]);
-    expect(sections[0]!.text).toBe('## Sheet: Cities\n\nCity: Rome\nCountry: Italy\nPopulation: 2873000\n\nCity: Tokyo\nPopulation: 13960000');
+    expect(sections[0]!.text).toBe(
+      '## Sheet: Cities\n\nCity: Rome\nCountry: Italy\nPopulation: 2873000\n\nCity: Tokyo\nPopulation: 13960000',
+    );
     expect(sections[1]!.text).toBe('## Sheet: Flags\n\nName: alpha\nActive: TRUE');
   });
 

@@ -22,7 +22,10 @@ describe('ImageOcrDecoder (tesseract.js, offline language data)', () => {
 
   it('refuses an image with too many pixels before OCR', async () => {
     const small = new ImageOcrDecoder({ limits: { maxImagePixels: 1000 } });
-    await expect(small.decode(renderTextPng(['Big']))).rejects.toMatchObject({ code: 'content_too_large', message: expect.stringMatching(/maxImagePixels/) });
+    await expect(small.decode(renderTextPng(['Big']))).rejects.toMatchObject({
+      code: 'content_too_large',
+      message: expect.stringMatching(/maxImagePixels/),
+    });
   });
 
   it('without an OCR engine, images fail with not_configured saying what to install', async () => {

@@ -12,7 +12,11 @@ function memory(extra: (b: KernelMemoryBuilder) => KernelMemoryBuilder = (b) => 
   return extra(builder).build();
 }
 
-const PAGES = ['Lighthouses guide ships along rocky coasts.', 'Glaciers carve deep valleys over millennia.', 'Volcanoes release ash and lava when they erupt.'];
+const PAGES = [
+  'Lighthouses guide ships along rocky coasts.',
+  'Glaciers carve deep valleys over millennia.',
+  'Volcanoes release ash and lava when they erupt.',
+];
 
 describe('decoders in the pipeline', () => {
   it('page numbers of a PDF reach the citations', async () => {
@@ -32,11 +36,31 @@ describe('decoders in the pipeline', () => {
     const document = new Document('mixed')
       .addBuffer('good.pdf', pdf)
       .addBuffer('slides.pptx', makePptx([{ title: 'Cable repair ships', body: ['Grapnels lift the cable'], notes: 'Repair takes days.' }]))
-      .addBuffer('table.xlsx', makeXlsx([{ name: 'Ships', rows: [['Ship', 'Port'], ['Atlantic Guardian', 'Brest']] }]))
+      .addBuffer(
+        'table.xlsx',
+        makeXlsx([
+          {
+            name: 'Ships',
+            rows: [
+              ['Ship', 'Port'],
+              ['Atlantic Guardian', 'Brest'],
+            ],
+          },
+        ]),
+      )
       .addBuffer('bomb.docx', makeZipBomb(20 * 1024 * 1024))
       .addBuffer('locked.pdf', makeEncryptedPdf())
       .addBuffer('cut.pdf', pdf.subarray(0, pdf.length >> 1))
-      .addBuffer('notes.docx', makeDocx([{ text: 'Cable notes', heading: 1 }, [['Cable', 'Length'], ['MAREA', '6600 km']]]));
+      .addBuffer(
+        'notes.docx',
+        makeDocx([
+          { text: 'Cable notes', heading: 1 },
+          [
+            ['Cable', 'Length'],
+            ['MAREA', '6600 km'],
+          ],
+        ]),
+      );
     // A failed file makes the document failed (core's readiness rule); the good files are still indexed.
     const error = await km.importDocument(document).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'pipeline_failed', message: expect.stringMatching(/3 of 7 file\(s\)/) });
@@ -57,10 +81,19 @@ describe('decoders in the pipeline', () => {
   });
 
   it('a decoder over the time limit fails its file only', async () => {
-    const hanging: IContentDecoder = { name: 'hangs', supportsMimeType: (m) => m === 'application/x-hang', decode: () => new Promise(() => undefined) };
+    const hanging: IContentDecoder = {
+      name: 'hangs',
+      supportsMimeType: (m) => m === 'application/x-hang',
+      decode: () => new Promise(() => undefined),
+    };
     const km = memory((b) => b.withDecoder(hanging).withExtractionOptions({ decoderTimeoutMs: 200 }));
-    const document = new Document('slow').addBuffer('stuck.bin', Buffer.from('x'), 'application/x-hang').addBuffer('fine.txt', Buffer.from('Fine text.'));
-    await expect(km.importDocument(document)).rejects.toMatchObject({ code: 'pipeline_failed', message: expect.stringMatching(/stuck\.bin/) });
+    const document = new Document('slow')
+      .addBuffer('stuck.bin', Buffer.from('x'), 'application/x-hang')
+      .addBuffer('fine.txt', Buffer.from('Fine text.'));
+    await expect(km.importDocument(document)).rejects.toMatchObject({
+      code: 'pipeline_failed',
+      message: expect.stringMatching(/stuck\.bin/),
+    });
     const status = await km.getDocumentStatus('slow');
     expect(status).toMatchObject({ completed: false, failed: true });
     expect(status?.failed_files).toEqual([{ name: 'stuck.bin', error: expect.stringMatching(/longer than 200 ms \(decoderTimeoutMs\)/) }]);
@@ -86,7 +119,9 @@ describe('decoders in the pipeline', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      await expect(memory().importWebPage(`${base}/guide.pdf`)).rejects.toMatchObject({ message: expect.stringMatching(/allowPrivateNetworks/) });
+      await expect(memory().importWebPage(`${base}/guide.pdf`)).rejects.toMatchObject({
+        message: expect.stringMatching(/allowPrivateNetworks/),
+      });
       const km = memory((b) => b.withWebPageFetcher(new WebPageFetcher({ allowPrivateNetworks: true })));
       await km.importWebPage(`${base}/guide.pdf`, { documentId: 'guide' });
       await km.importWebPage(`${base}/penguins.html`, { documentId: 'page' });

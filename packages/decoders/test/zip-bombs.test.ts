@@ -6,14 +6,22 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DocxDecoder, PptxDecoder, XlsxDecoder } from '../src/index.js';
 import { makeDocx } from './fixtures/ooxml-fixtures.js';
-import { BOMB_PART, makeManyPartBomb, makeOfficeBomb, makeOfficeFile, makeOverlappingBomb, type OfficeFormat } from './fixtures/zip-bombs.js';
+import {
+  BOMB_PART,
+  makeManyPartBomb,
+  makeOfficeBomb,
+  makeOfficeFile,
+  makeOverlappingBomb,
+  type OfficeFormat,
+} from './fixtures/zip-bombs.js';
 
 const MIB = 1024 * 1024;
 const FORMATS: OfficeFormat[] = ['docx', 'pptx', 'xlsx'];
 const decoderOf = (format: OfficeFormat, limits = {}) =>
   format === 'docx' ? new DocxDecoder(limits) : format === 'pptx' ? new PptxDecoder(limits) : new XlsxDecoder(limits);
 const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
-const paragraphs = (n: number) => `<w:document ${W}><w:body>${Array.from({ length: n }, (_, i) => `<w:p><w:r><w:t>Paragraph ${i}</w:t></w:r></w:p>`).join('')}</w:body></w:document>`;
+const paragraphs = (n: number) =>
+  `<w:document ${W}><w:body>${Array.from({ length: n }, (_, i) => `<w:p><w:r><w:t>Paragraph ${i}</w:t></w:r></w:p>`).join('')}</w:body></w:document>`;
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
@@ -45,29 +53,40 @@ describe('zip bombs are refused as they inflate', () => {
   it.each(FORMATS)('a %s of 300 MiB of zeros fails with content_too_large naming the entry and the limit', async (format) => {
     const bomb = makeOfficeBomb(format, 300 * MIB);
     expect(bomb.length).toBeLessThan(MIB);
-    const error = await decoderOf(format).decode(bomb).catch((e: unknown) => e);
+    const error = await decoderOf(format)
+      .decode(bomb)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'content_too_large' });
     expect((error as Error).message).toContain(BOMB_PART[format]);
     expect((error as Error).message).toMatch(/maxCompressionRatio limit \(100\)/);
   });
 
   it('with the ratio check out of the way, the total limit stops the same bomb, naming the entry', async () => {
-    const error = await new DocxDecoder({ maxCompressionRatio: 10_000, maxUncompressedBytes: 8 * MIB }).decode(makeOfficeBomb('docx', 300 * MIB)).catch((e: unknown) => e);
+    const error = await new DocxDecoder({ maxCompressionRatio: 10_000, maxUncompressedBytes: 8 * MIB })
+      .decode(makeOfficeBomb('docx', 300 * MIB))
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'content_too_large' });
     expect((error as Error).message).toMatch(/word\/document\.xml.*maxUncompressedBytes limit \(8388608\)/);
   });
 
-  it.each(FORMATS)('a %s of many 1 MiB entries of zeros (each under the per-entry grace) fails on the ratio of the whole archive', async (format) => {
-    const bomb = makeManyPartBomb(format, 48, MIB);
-    expect(bomb.length).toBeLessThan(MIB);
-    const error = await decoderOf(format).decode(bomb).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'content_too_large' });
-    expect((error as Error).message).toMatch(/archive's entries read so far.*maxCompressionRatio limit \(100\)/);
-  });
+  it.each(FORMATS)(
+    'a %s of many 1 MiB entries of zeros (each under the per-entry grace) fails on the ratio of the whole archive',
+    async (format) => {
+      const bomb = makeManyPartBomb(format, 48, MIB);
+      expect(bomb.length).toBeLessThan(MIB);
+      const error = await decoderOf(format)
+        .decode(bomb)
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'content_too_large' });
+      expect((error as Error).message).toMatch(/archive's entries read so far.*maxCompressionRatio limit \(100\)/);
+    },
+  );
 
   it.each(FORMATS)('a %s whose directory entries overlap (a non-recursive bomb) is refused before inflating', async (format) => {
     const bomb = makeOverlappingBomb(format, 200, MIB);
-    const error = await decoderOf(format).decode(bomb).catch((e: unknown) => e);
+    const error = await decoderOf(format)
+      .decode(bomb)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'unsupported_content' });
     expect((error as Error).message).toMatch(/overlap in the archive/);
   });
@@ -97,7 +116,9 @@ describe('zip bombs are refused as they inflate', () => {
       }
       result.peakKb = process.resourceUsage().maxRSS;
       process.stdout.write(JSON.stringify(result));`;
-    const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 })) as { normalKb: number; peakKb: number; codes: string[] };
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 }),
+    ) as { normalKb: number; peakKb: number; codes: string[] };
     expect(out.codes).toEqual(['content_too_large', 'content_too_large', 'content_too_large']);
     // Whole-entry inflation would add 300 MiB or more; bounded inflation adds a few MiB.
     expect((out.peakKb - out.normalKb) / 1024).toBeLessThan(48);
@@ -108,7 +129,9 @@ describe('zip headers are not trusted', () => {
   it.each(FORMATS)('a %s part that inflates past the size its headers declare is refused', async (format) => {
     const xml = paragraphs(2000);
     expect(xml.length).toBeGreaterThan(50_000);
-    const error = await decoderOf(format).decode(makeOfficeFile(format, xml, 100)).catch((e: unknown) => e);
+    const error = await decoderOf(format)
+      .decode(makeOfficeFile(format, xml, 100))
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'unsupported_content' });
     expect((error as Error).message).toMatch(new RegExp(`${BOMB_PART[format]} inflates past the 100 bytes its zip headers declare`));
   });

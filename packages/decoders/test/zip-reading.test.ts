@@ -18,7 +18,10 @@ function streamedDocx(xml: string, stored: boolean): Buffer {
     if (error) throw error;
     out.push(chunk);
   });
-  for (const [name, content] of [['_rels/.rels', '<Relationships/>'], ['word/document.xml', xml]] as const) {
+  for (const [name, content] of [
+    ['_rels/.rels', '<Relationships/>'],
+    ['word/document.xml', xml],
+  ] as const) {
     const file = stored ? new ZipPassThrough(name) : new ZipDeflate(name, { level: 6 });
     zip.add(file);
     file.push(strToU8(content), true);
@@ -62,7 +65,12 @@ describe('inflated parts are parsed as their chunks, never joined', () => {
   });
 
   it('a large part comes back from the archive as several chunks, and decodes the same as one', async () => {
-    const xml = documentXml(Array.from({ length: 40_000 }, (_, i) => `<w:p><w:r><w:t>Row ${i} of a long document with some varied words ${i * 7919}.</w:t></w:r></w:p>`).join(''));
+    const xml = documentXml(
+      Array.from(
+        { length: 40_000 },
+        (_, i) => `<w:p><w:r><w:t>Row ${i} of a long document with some varied words ${i * 7919}.</w:t></w:r></w:p>`,
+      ).join(''),
+    );
     const docx = makeDocx([], xml);
     const parts = readZipParts(docx, (name) => name === 'word/document.xml', DEFAULT_LIMITS, 'Word');
     const chunks = parts.get('word/document.xml')!;
@@ -78,7 +86,9 @@ describe('inflated parts are parsed as their chunks, never joined', () => {
 });
 
 describe('zip layouts decode the same', () => {
-  const xml = documentXml(Array.from({ length: 300 }, (_, i) => `<w:p><w:r><w:t>Line ${i} of the streamed document.</w:t></w:r></w:p>`).join(''));
+  const xml = documentXml(
+    Array.from({ length: 300 }, (_, i) => `<w:p><w:r><w:t>Line ${i} of the streamed document.</w:t></w:r></w:p>`).join(''),
+  );
   it('entries with data descriptors (sizes after the data) and stored entries', async () => {
     const expected = await new DocxDecoder().decode(makeDocx([], xml));
     expect(expected.sections[0]!.text).toContain('Line 299 of the streamed document.');
@@ -90,7 +100,10 @@ describe('zip layouts decode the same', () => {
 describe('XML parsing is bounded', () => {
   it('a part nesting elements thousands deep fails with content_too_large', async () => {
     const deep = `${'<w:p>'.repeat(5000)}${'</w:p>'.repeat(5000)}`;
-    await expect(new DocxDecoder().decode(makeDocx([], documentXml(deep)))).rejects.toMatchObject({ code: 'content_too_large', message: expect.stringMatching(/deeper than 1000 levels/) });
+    await expect(new DocxDecoder().decode(makeDocx([], documentXml(deep)))).rejects.toMatchObject({
+      code: 'content_too_large',
+      message: expect.stringMatching(/deeper than 1000 levels/),
+    });
   });
 
   it('a part parsed in slices keeps text, entities and multi-byte characters that straddle a slice boundary', async () => {

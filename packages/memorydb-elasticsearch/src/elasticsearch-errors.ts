@@ -44,10 +44,15 @@ export function translateElasticsearchError(error: unknown, index: string): unkn
   if (isMissingIndex(error)) return new IndexNotFoundError(index, { connector: CONNECTOR, cause: error });
   const dims = /different number of dimensions \[(\d+)\] than defined in the mapping \[(\d+)\]/.exec(reason);
   if (dims) {
-    return new KmError('vector_size_mismatch', `index "${index}" has vector size ${dims[2]}, got ${dims[1]}`, { connector: CONNECTOR, cause: error });
+    return new KmError('vector_size_mismatch', `index "${index}" has vector size ${dims[2]}, got ${dims[1]}`, {
+      connector: CONNECTOR,
+      cause: error,
+    });
   }
-  if (status === 401 || status === 403) return new KmError('unauthorized', `Elasticsearch refused the credentials: ${reason}`, { connector: CONNECTOR, cause: error });
-  if (status === 429) return new KmError('rate_limited', `Elasticsearch: ${reason}`, { connector: CONNECTOR, cause: error, transient: true });
+  if (status === 401 || status === 403)
+    return new KmError('unauthorized', `Elasticsearch refused the credentials: ${reason}`, { connector: CONNECTOR, cause: error });
+  if (status === 429)
+    return new KmError('rate_limited', `Elasticsearch: ${reason}`, { connector: CONNECTOR, cause: error, transient: true });
   if (
     (status !== undefined && status >= 500) ||
     name === 'ConnectionError' ||

@@ -70,7 +70,9 @@ export class ElasticsearchMemoryDb implements IMemoryDb {
 
   constructor(options: ElasticsearchMemoryDbOptions) {
     if (!options.client && !options.node && !options.cloudId) {
-      throw new InvalidInputError('invalid_argument', 'give ElasticsearchMemoryDb a client, a node URL or a cloudId', { connector: CONNECTOR });
+      throw new InvalidInputError('invalid_argument', 'give ElasticsearchMemoryDb a client, a node URL or a cloudId', {
+        connector: CONNECTOR,
+      });
     }
     this.options = options;
     this.prefix = checkIndexPrefix(options.indexPrefix ?? 'km-');
@@ -82,7 +84,9 @@ export class ElasticsearchMemoryDb implements IMemoryDb {
   async createIndex(index: string, vectorSize: number): Promise<void> {
     const name = normalizeIndexName(index);
     if (!Number.isInteger(vectorSize) || vectorSize <= 0 || vectorSize > MAX_DIMS) {
-      throw new InvalidInputError('invalid_argument', `vector size must be an integer in 1..${MAX_DIMS}, got ${vectorSize}`, { connector: CONNECTOR });
+      throw new InvalidInputError('invalid_argument', `vector size must be an integer in 1..${MAX_DIMS}, got ${vectorSize}`, {
+        connector: CONNECTOR,
+      });
     }
     const target = this.indexName(name);
     let size = await this.vectorSize(name);
@@ -123,7 +127,12 @@ export class ElasticsearchMemoryDb implements IMemoryDb {
     const name = normalizeIndexName(index);
     this.dims.delete(name);
     try {
-      await this.client.indices.delete({ index: this.indexName(name), ignore_unavailable: true, allow_no_indices: true, expand_wildcards: 'none' });
+      await this.client.indices.delete({
+        index: this.indexName(name),
+        ignore_unavailable: true,
+        allow_no_indices: true,
+        expand_wildcards: 'none',
+      });
     } catch (error) {
       if (!isMissingIndex(error)) throw translateElasticsearchError(error, name);
     }
@@ -144,7 +153,9 @@ export class ElasticsearchMemoryDb implements IMemoryDb {
     const unique = checkBatchForIndex(checked, size, name, CONNECTOR);
     for (const r of unique) {
       if (l2norm(r.vector) === 0) {
-        throw new InvalidInputError('invalid_argument', `record "${r.id}" has a zero vector, which has no cosine similarity`, { connector: CONNECTOR });
+        throw new InvalidInputError('invalid_argument', `record "${r.id}" has a zero vector, which has no cosine similarity`, {
+          connector: CONNECTOR,
+        });
       }
     }
     const batchSize = Math.max(1, this.options.batchSize ?? 500);
@@ -316,7 +327,9 @@ export class ElasticsearchMemoryDb implements IMemoryDb {
       const mapping = await this.client.indices.getMapping({ index: target });
       const embedding = mapping[target]?.mappings.properties?.embedding as { dims?: number } | undefined;
       if (typeof embedding?.dims !== 'number') {
-        throw new KmError('invalid_argument', `Elasticsearch index "${target}" has no km mapping (no embedding dense_vector)`, { connector: CONNECTOR });
+        throw new KmError('invalid_argument', `Elasticsearch index "${target}" has no km mapping (no embedding dense_vector)`, {
+          connector: CONNECTOR,
+        });
       }
       this.dims.set(name, embedding.dims);
       return embedding.dims;

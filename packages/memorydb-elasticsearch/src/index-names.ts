@@ -28,10 +28,20 @@ export function checkIndexPrefix(prefix: string): string {
  */
 export function elasticsearchIndexName(prefix: string, index: string): string {
   const name = `${prefix}${index}`;
-  if (FORBIDDEN.test(name) || /^[-_+.]/.test(name) || name === '.' || name === '..' || Buffer.byteLength(name) > MAX_ELASTICSEARCH_INDEX_BYTES) {
-    throw new InvalidInputError('invalid_index_name', `index "${index}" gives "${name}", which Elasticsearch does not accept as an index name`, {
-      connector: 'elasticsearch',
-    });
+  if (
+    FORBIDDEN.test(name) ||
+    /^[-_+.]/.test(name) ||
+    name === '.' ||
+    name === '..' ||
+    Buffer.byteLength(name) > MAX_ELASTICSEARCH_INDEX_BYTES
+  ) {
+    throw new InvalidInputError(
+      'invalid_index_name',
+      `index "${index}" gives "${name}", which Elasticsearch does not accept as an index name`,
+      {
+        connector: 'elasticsearch',
+      },
+    );
   }
   return name;
 }

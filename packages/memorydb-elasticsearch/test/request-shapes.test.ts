@@ -14,7 +14,8 @@ let listPages: Array<Array<{ id: string }>> = [];
 
 function answer(method: string, path: string, body: string): { status: number; json: unknown } {
   if (method === 'GET' && path.endsWith('/_mapping')) {
-    if (dims === undefined) return { status: 404, json: { error: { type: 'index_not_found_exception', reason: 'no such index' }, status: 404 } };
+    if (dims === undefined)
+      return { status: 404, json: { error: { type: 'index_not_found_exception', reason: 'no such index' }, status: 404 } };
     return { status: 200, json: { 'km-notes': { mappings: { properties: { embedding: { type: 'dense_vector', dims } } } } } };
   }
   if (path.startsWith('/_cat/indices')) return { status: 200, json: [{ index: 'km-notes' }, { index: 'km-a.b' }, { index: 'other' }] };
@@ -26,7 +27,10 @@ function answer(method: string, path: string, body: string): { status: number; j
       return { status: 200, json: { hits: { hits: [{ _id: 'd=a//p=1', _score: scoreFromRelevance(0.6), _source: source }] } } };
     }
     const page = listPages.shift() ?? [];
-    return { status: 200, json: { hits: { hits: page.map(({ id }) => ({ _id: id, _source: { id, tags: [], payload: {} }, sort: [id] })) } } };
+    return {
+      status: 200,
+      json: { hits: { hits: page.map(({ id }) => ({ _id: id, _source: { id, tags: [], payload: {} }, sort: [id] })) } },
+    };
   }
   return { status: 200, json: { acknowledged: true } };
 }
@@ -45,7 +49,8 @@ beforeEach(() => {
   listPages = [];
 });
 
-const db = (extra: Partial<ConstructorParameters<typeof ElasticsearchMemoryDb>[0]> = {}) => new ElasticsearchMemoryDb({ node, maxRetries: 0, ...extra });
+const db = (extra: Partial<ConstructorParameters<typeof ElasticsearchMemoryDb>[0]> = {}) =>
+  new ElasticsearchMemoryDb({ node, maxRetries: 0, ...extra });
 
 describe('Elasticsearch requests', () => {
   it('createIndex: id keyword, tags keyword, payload not indexed, content text, cosine dense_vector with HNSW', async () => {
@@ -59,7 +64,13 @@ describe('Elasticsearch requests', () => {
           tags: { type: 'keyword' },
           payload: { type: 'object', enabled: false },
           content: { type: 'text' },
-          embedding: { type: 'dense_vector', dims: 3, index: true, similarity: 'cosine', index_options: { type: 'hnsw', m: 16, ef_construction: 100 } },
+          embedding: {
+            type: 'dense_vector',
+            dims: 3,
+            index: true,
+            similarity: 'cosine',
+            index_options: { type: 'hnsw', m: 16, ef_construction: 100 },
+          },
         },
       },
       settings: { number_of_shards: 1 },
@@ -68,11 +79,20 @@ describe('Elasticsearch requests', () => {
 
   it('upsertBatch: one bulk request per batch, index actions with the km id as _id, refresh=wait_for', async () => {
     dims = 2;
-    const ids = await db({ batchSize: 2 }).upsertBatch('notes', ['a', 'b', 'c'].map((id) => ({ id, vector: [1, 1], tags: { u: ['x'] }, payload: { text: id } })));
+    const ids = await db({ batchSize: 2 }).upsertBatch(
+      'notes',
+      ['a', 'b', 'c'].map((id) => ({ id, vector: [1, 1], tags: { u: ['x'] }, payload: { text: id } })),
+    );
     expect(ids).toEqual(['a', 'b', 'c']);
     const bulks = seen.filter((s) => s.path.startsWith('/_bulk'));
-    expect(bulks.map((b) => b.path)).toEqual(['/_bulk?refresh=wait_for&require_alias=false', '/_bulk?refresh=wait_for&require_alias=false']);
-    const lines = bulks[0]!.body.trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    expect(bulks.map((b) => b.path)).toEqual([
+      '/_bulk?refresh=wait_for&require_alias=false',
+      '/_bulk?refresh=wait_for&require_alias=false',
+    ]);
+    const lines = bulks[0]!.body
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
     expect(lines).toEqual([
       { index: { _index: 'km-notes', _id: 'a' } },
       { id: 'a', tags: ['u:x'], payload: { text: 'a' }, content: 'a', embedding: [1, 1] },

@@ -101,9 +101,18 @@ describe('document ids', () => {
 
 describe('documents', () => {
   it('a record becomes id, key:value tags, payload, content (the text) and the embedding, and comes back exactly', () => {
-    const record = checkVectorRecord({ id: 'd=a//p=1', vector: [0.5, -0.25, 2], tags: { u: ['a', 'b'], f: [null] }, payload: { text: 'hello', n: 1 } }, 'es');
+    const record = checkVectorRecord(
+      { id: 'd=a//p=1', vector: [0.5, -0.25, 2], tags: { u: ['a', 'b'], f: [null] }, payload: { text: 'hello', n: 1 } },
+      'es',
+    );
     const doc = toDocument(record);
-    expect(doc).toEqual({ id: 'd=a//p=1', tags: ['u:a', 'u:b', 'f'], payload: { text: 'hello', n: 1 }, content: 'hello', embedding: [0.5, -0.25, 2] });
+    expect(doc).toEqual({
+      id: 'd=a//p=1',
+      tags: ['u:a', 'u:b', 'f'],
+      payload: { text: 'hello', n: 1 },
+      content: 'hello',
+      embedding: [0.5, -0.25, 2],
+    });
     const back = toRecord(doc);
     expect(back.tags).toEqual({ u: ['a', 'b'], f: [null] });
     expect(Array.from(back.vector)).toEqual([0.5, -0.25, 2]);
@@ -112,19 +121,35 @@ describe('documents', () => {
 });
 
 describe('translateElasticsearchError', () => {
-  const response = (statusCode: number, type: string, reason: string) => ({ name: 'ResponseError', meta: { statusCode, body: { error: { type, reason } } } });
+  const response = (statusCode: number, type: string, reason: string) => ({
+    name: 'ResponseError',
+    meta: { statusCode, body: { error: { type, reason } } },
+  });
 
   it('maps Elasticsearch answers to typed km errors', () => {
-    expect(isKmError(translateElasticsearchError(response(404, 'index_not_found_exception', 'no such index [km-x]'), 'x'), 'index_not_found')).toBe(true);
+    expect(
+      isKmError(translateElasticsearchError(response(404, 'index_not_found_exception', 'no such index [km-x]'), 'x'), 'index_not_found'),
+    ).toBe(true);
     const dims = translateElasticsearchError(
-      response(400, 'document_parsing_exception', "The [dense_vector] field [embedding] in doc [document with id 'a'] has a different number of dimensions [2] than defined in the mapping [3]"),
+      response(
+        400,
+        'document_parsing_exception',
+        "The [dense_vector] field [embedding] in doc [document with id 'a'] has a different number of dimensions [2] than defined in the mapping [3]",
+      ),
       'x',
     );
     expect(isKmError(dims, 'vector_size_mismatch')).toBe(true);
-    expect(isKmError(translateElasticsearchError(response(401, 'security_exception', 'missing authentication credentials'), 'x'), 'unauthorized')).toBe(true);
+    expect(
+      isKmError(
+        translateElasticsearchError(response(401, 'security_exception', 'missing authentication credentials'), 'x'),
+        'unauthorized',
+      ),
+    ).toBe(true);
     const busy = translateElasticsearchError(response(429, 'es_rejected_execution_exception', 'rejected'), 'x');
     expect(isKmError(busy, 'rate_limited') && busy.transient).toBe(true);
-    expect(isKmError(translateElasticsearchError({ name: 'ConnectionError', message: 'connect ECONNREFUSED' }, 'x'), 'transient')).toBe(true);
+    expect(isKmError(translateElasticsearchError({ name: 'ConnectionError', message: 'connect ECONNREFUSED' }, 'x'), 'transient')).toBe(
+      true,
+    );
     const bad = translateElasticsearchError(response(400, 'parsing_exception', 'unknown query'), 'x');
     expect(isKmError(bad, 'upstream_error') && !bad.transient).toBe(true);
   });

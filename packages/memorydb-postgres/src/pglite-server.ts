@@ -55,7 +55,9 @@ export async function startPgliteServer(db: ServablePGlite, options: { host?: st
         const [batch] = queue.splice(at, 1);
         for (const message of batch!.messages) {
           await db.runExclusive(() =>
-            db.execProtocolRawStream(new Uint8Array(message), { onRawData: (data) => batch!.socket.writable && batch!.socket.write(Buffer.from(data)) }),
+            db.execProtocolRawStream(new Uint8Array(message), {
+              onRawData: (data) => batch!.socket.writable && batch!.socket.write(Buffer.from(data)),
+            }),
           );
         }
         owner = db.isInTransaction() && !batch!.socket.destroyed ? batch!.socket : undefined;
@@ -109,7 +111,10 @@ export async function startPgliteServer(db: ServablePGlite, options: { host?: st
       for (let i = queue.length - 1; i >= 0; i--) if (queue[i]!.socket === socket) queue.splice(i, 1);
       if (owner === socket) {
         owner = undefined;
-        void db.exec('ROLLBACK').catch(() => undefined).then(pump);
+        void db
+          .exec('ROLLBACK')
+          .catch(() => undefined)
+          .then(pump);
       }
     };
     socket.on('close', gone);

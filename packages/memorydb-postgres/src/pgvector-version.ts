@@ -36,9 +36,13 @@ export function compareVersions(a: number[], b: number[]): number {
  */
 export function pgvectorFeatures(version: string | undefined): PgvectorFeatures {
   if (version === undefined) {
-    throw new KmError('not_configured', `the pgvector extension ("vector") is not installed in this database; km needs pgvector >= ${MIN_PGVECTOR_VERSION}`, {
-      connector: 'postgres',
-    });
+    throw new KmError(
+      'not_configured',
+      `the pgvector extension ("vector") is not installed in this database; km needs pgvector >= ${MIN_PGVECTOR_VERSION}`,
+      {
+        connector: 'postgres',
+      },
+    );
   }
   const parsed = parseVersion(version);
   if (!parsed || compareVersions(parsed, parseVersion(MIN_PGVECTOR_VERSION)!) < 0) {

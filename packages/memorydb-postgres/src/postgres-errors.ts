@@ -21,7 +21,16 @@ const PERMANENT_STATES = new Set(['08P01', '57P04']);
 /** A PostgreSQL SQLSTATE: five digits or upper-case letters, at least one a digit (Node's codes, like `EPIPE`, have none). */
 const SQLSTATE = /^(?=.*\d)[0-9A-Z]{5}$/;
 /** Node socket errors of a database that is down, restarting or unreachable. */
-const TRANSIENT_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const TRANSIENT_SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 /**
  * What `pg` and `pg-pool` say, in errors without a SQLSTATE, when a connection died, could not
  * be made in time, or a query got no answer within `query_timeout` (a half-open connection).
@@ -30,7 +39,8 @@ const TRANSIENT_MESSAGE =
   /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection terminated|connection timeout|timeout exceeded when trying to connect|encountered a connection error and is not queryable|Query read timeout|terminating connection|the database system is (starting up|shutting down|in recovery mode)/i;
 
 /** True when `pg` gave up waiting for a query's answer (`query_timeout`): the connection may be half-open. */
-export const isQueryTimeout = (error: unknown): boolean => error instanceof Error && sqlState(error) === undefined && error.message === 'Query read timeout';
+export const isQueryTimeout = (error: unknown): boolean =>
+  error instanceof Error && sqlState(error) === undefined && error.message === 'Query read timeout';
 
 /**
  * True when retrying later may succeed: the database is down, restarting, failing over, or
@@ -62,10 +72,14 @@ export function isSetupRace(error: unknown): boolean {
 export function translateError(error: unknown, index: string): unknown {
   if (error instanceof KmError) return error;
   if (isUndefinedTable(error)) return new IndexNotFoundError(index, { connector: CONNECTOR, cause: error });
-  const message = error instanceof Error ? error.message || (error instanceof AggregateError ? error.errors.map(String).join('; ') : '') : String(error);
+  const message =
+    error instanceof Error ? error.message || (error instanceof AggregateError ? error.errors.map(String).join('; ') : '') : String(error);
   const dims = /expected (\d+) dimensions, not (\d+)/.exec(message);
   if (dims) {
-    return new KmError('vector_size_mismatch', `index "${index}" has vector size ${dims[1]}, got ${dims[2]}`, { connector: CONNECTOR, cause: error });
+    return new KmError('vector_size_mismatch', `index "${index}" has vector size ${dims[1]}, got ${dims[2]}`, {
+      connector: CONNECTOR,
+      cause: error,
+    });
   }
   if (isTransientError(error)) {
     return new KmError('transient', `PostgreSQL unavailable, retry later: ${message || sqlState(error) || 'connection error'}`, {

@@ -75,7 +75,9 @@ export class PostgresMemoryDb implements IMemoryDb {
 
   constructor(options: PostgresMemoryDbOptions) {
     if (!options.pool && !options.connectionString && !options.pglite) {
-      throw new InvalidInputError('invalid_argument', 'give PostgresMemoryDb a pool, a connectionString or a pglite instance', { connector: CONNECTOR });
+      throw new InvalidInputError('invalid_argument', 'give PostgresMemoryDb a pool, a connectionString or a pglite instance', {
+        connector: CONNECTOR,
+      });
     }
     this.options = options;
     this.schema = options.schema ?? 'public';
@@ -85,48 +87,64 @@ export class PostgresMemoryDb implements IMemoryDb {
     for (const column of Object.values(this.columns)) quoteIdent(column);
     this.maxIndexNameLength = MAX_IDENTIFIER_BYTES - Buffer.byteLength(this.prefix, 'utf8');
     if (this.maxIndexNameLength < 1) {
-      throw new InvalidInputError('invalid_argument', `tablePrefix "${this.prefix}" leaves no room for index names in PostgreSQL's ${MAX_IDENTIFIER_BYTES}-byte identifiers`, {
-        connector: CONNECTOR,
-      });
+      throw new InvalidInputError(
+        'invalid_argument',
+        `tablePrefix "${this.prefix}" leaves no room for index names in PostgreSQL's ${MAX_IDENTIFIER_BYTES}-byte identifiers`,
+        {
+          connector: CONNECTOR,
+        },
+      );
     }
   }
 
   async createIndex(index: string, vectorSize: number): Promise<void> {
     const name = normalizeIndexName(index);
     if (!Number.isInteger(vectorSize) || vectorSize <= 0 || vectorSize > 16000) {
-      throw new InvalidInputError('invalid_argument', `vector size must be an integer in 1..16000, got ${vectorSize}`, { connector: CONNECTOR });
+      throw new InvalidInputError('invalid_argument', `vector size must be an integer in 1..16000, got ${vectorSize}`, {
+        connector: CONNECTOR,
+      });
     }
     const table = this.table(name);
     const c = this.columns;
     const client = await this.client();
     // Serialises concurrent creators of the same table (CREATE TABLE IF NOT EXISTS alone races);
     // a race lost anyway (23505, 42P07, 42710) is retried, and then finds the table.
-    await this.guard(name, () => withSetupLock(client, async (tx) => {
-      const existing = await this.vectorSize(tx, table);
-      if (existing !== undefined) {
-        if (existing !== vectorSize) {
-          throw new KmError('vector_size_mismatch', `index "${name}" has vector size ${existing}, got ${vectorSize}`, { connector: CONNECTOR });
-        }
-        return;
-      }
-      await tx.query(
-        `CREATE TABLE IF NOT EXISTS ${table} (
+    await this.guard(name, () =>
+      withSetupLock(
+        client,
+        async (tx) => {
+          const existing = await this.vectorSize(tx, table);
+          if (existing !== undefined) {
+            if (existing !== vectorSize) {
+              throw new KmError('vector_size_mismatch', `index "${name}" has vector size ${existing}, got ${vectorSize}`, {
+                connector: CONNECTOR,
+              });
+            }
+            return;
+          }
+          await tx.query(
+            `CREATE TABLE IF NOT EXISTS ${table} (
           ${quoteIdent(c.id)} TEXT PRIMARY KEY,
           ${quoteIdent(c.embedding)} vector(${vectorSize}) NOT NULL,
           ${quoteIdent(c.tags)} TEXT[] NOT NULL DEFAULT '{}',
           ${quoteIdent(c.payload)} JSONB NOT NULL DEFAULT '{}',
           ${quoteIdent(c.content)} TEXT NOT NULL DEFAULT '')`,
-      );
-      await tx.query(`CREATE INDEX IF NOT EXISTS ${quoteIdent(secondaryIndexName(table, 'tags'))} ON ${table} USING GIN (${quoteIdent(c.tags)})`);
-      if ((this.options.createVectorIndex ?? true) && vectorSize <= HNSW_MAX_DIMENSIONS) {
-        const m = Math.floor(this.options.hnsw?.m ?? 16);
-        const ef = Math.floor(this.options.hnsw?.efConstruction ?? 64);
-        await tx.query(
-          `CREATE INDEX IF NOT EXISTS ${quoteIdent(secondaryIndexName(table, 'embedding'))} ON ${table}
+          );
+          await tx.query(
+            `CREATE INDEX IF NOT EXISTS ${quoteIdent(secondaryIndexName(table, 'tags'))} ON ${table} USING GIN (${quoteIdent(c.tags)})`,
+          );
+          if ((this.options.createVectorIndex ?? true) && vectorSize <= HNSW_MAX_DIMENSIONS) {
+            const m = Math.floor(this.options.hnsw?.m ?? 16);
+            const ef = Math.floor(this.options.hnsw?.efConstruction ?? 64);
+            await tx.query(
+              `CREATE INDEX IF NOT EXISTS ${quoteIdent(secondaryIndexName(table, 'embedding'))} ON ${table}
            USING hnsw (${quoteIdent(c.embedding)} vector_cosine_ops) WITH (m = ${m}, ef_construction = ${ef})`,
-        );
-      }
-    }, tableLockKey(table)));
+            );
+          }
+        },
+        tableLockKey(table),
+      ),
+    );
     this.knownTables.add(table);
   }
 
@@ -286,7 +304,9 @@ export class PostgresMemoryDb implements IMemoryDb {
   private async exists(table: string, index: string): Promise<boolean> {
     if (this.knownTables.has(table)) return true;
     const client = await this.client();
-    const { rows } = await this.guard(index, () => client.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [table]));
+    const { rows } = await this.guard(index, () =>
+      client.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [table]),
+    );
     if (rows[0]?.found) this.knownTables.add(table);
     return Boolean(rows[0]?.found);
   }

@@ -18,7 +18,11 @@ export const SETUP_ATTEMPTS = 5;
  * commits, the object exists and `IF NOT EXISTS` finds it). A race still lost after
  * {@link SETUP_ATTEMPTS} attempts is a transient `KmError`: a later call (a pipeline retry) succeeds.
  */
-export async function withSetupLock<T>(client: SqlClient, fn: (tx: SqlQueryable) => Promise<T>, lockKey = SCHEMA_SETUP_LOCK_KEY): Promise<T> {
+export async function withSetupLock<T>(
+  client: SqlClient,
+  fn: (tx: SqlQueryable) => Promise<T>,
+  lockKey = SCHEMA_SETUP_LOCK_KEY,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await client.transaction(async (tx) => {
@@ -28,11 +32,15 @@ export async function withSetupLock<T>(client: SqlClient, fn: (tx: SqlQueryable)
     } catch (error) {
       if (!isSetupRace(error)) throw error;
       if (attempt >= SETUP_ATTEMPTS) {
-        throw new KmError('transient', `schema setup lost a creation race ${SETUP_ATTEMPTS} times (SQLSTATE ${sqlState(error)}); retry later`, {
-          transient: true,
-          cause: error,
-          connector: 'postgres',
-        });
+        throw new KmError(
+          'transient',
+          `schema setup lost a creation race ${SETUP_ATTEMPTS} times (SQLSTATE ${sqlState(error)}); retry later`,
+          {
+            transient: true,
+            cause: error,
+            connector: 'postgres',
+          },
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
     }
@@ -62,11 +70,18 @@ export async function setUpPgvector(client: SqlClient, create: boolean): Promise
       const state = sqlState(error);
       // 0A000 / 58P01: not installed on the server; 42501: not allowed to create it.
       if (state === '0A000' || state === '58P01' || state === '42501') {
-        const why = state === '42501' ? 'this role may not create it (ask an administrator to run CREATE EXTENSION vector)' : 'it is not installed on the server';
-        throw new KmError('not_configured', `PostgreSQL has no pgvector extension ("vector"): ${why}; km needs pgvector >= ${MIN_PGVECTOR_VERSION}`, {
-          connector: 'postgres',
-          cause: error,
-        });
+        const why =
+          state === '42501'
+            ? 'this role may not create it (ask an administrator to run CREATE EXTENSION vector)'
+            : 'it is not installed on the server';
+        throw new KmError(
+          'not_configured',
+          `PostgreSQL has no pgvector extension ("vector"): ${why}; km needs pgvector >= ${MIN_PGVECTOR_VERSION}`,
+          {
+            connector: 'postgres',
+            cause: error,
+          },
+        );
       }
       throw error;
     }

@@ -64,7 +64,9 @@ export function clientFromPool(pool: PgPoolLike, owned: boolean): SqlClient {
       };
       try {
         await connection.query('BEGIN');
-        const tx: SqlQueryable = { query: async <R>(text: string, params?: unknown[]) => (await connection.query(text, params)) as SqlResult<R> };
+        const tx: SqlQueryable = {
+          query: async <R>(text: string, params?: unknown[]) => (await connection.query(text, params)) as SqlResult<R>,
+        };
         const result = await fn(tx);
         await connection.query('COMMIT');
         release(broken);

@@ -34,7 +34,12 @@ describe('PostgresMemoryDb when the database drops its connections', () => {
     const warnings: string[] = [];
     const logger: Logger = { debug() {}, info() {}, error() {}, warn: (message) => warnings.push(message) };
     // One connection only: a slot lost to a broken client would make every later call time out.
-    const db = new PostgresMemoryDb({ connectionString: `postgres://postgres@127.0.0.1:${proxy.port}/postgres`, maxConnections: 1, connectionTimeoutMs: 5000, logger });
+    const db = new PostgresMemoryDb({
+      connectionString: `postgres://postgres@127.0.0.1:${proxy.port}/postgres`,
+      maxConnections: 1,
+      connectionTimeoutMs: 5000,
+      logger,
+    });
     try {
       await db.createIndex('outage', 3);
       await db.upsert('outage', { id: 'a', vector: [1, 0, 0], tags: { k: ['v'] }, payload: { text: 'before' } });
@@ -128,18 +133,21 @@ async function startSilenceableProxy(target: number) {
         upstream?.destroy();
       }
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const [client, upstream] of pairs) {
-        client.destroy();
-        upstream?.destroy();
-      }
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const [client, upstream] of pairs) {
+          client.destroy();
+          upstream?.destroy();
+        }
+        server.close(() => resolve());
+      }),
   };
 }
 
 describe('PostgresMemoryDb on a half-open connection (the server stops answering, no RST)', () => {
-  it('a query that gets no answer within queryTimeoutMs fails as transient instead of hanging, and the pool slot is not lost', { timeout: 30_000 }, async () => {
+  it('a query that gets no answer within queryTimeoutMs fails as transient instead of hanging, and the pool slot is not lost', {
+    timeout: 30_000,
+  }, async () => {
     const silent = await startSilenceableProxy(Number(new URL(server.url).port));
     const logger: Logger = { debug() {}, info() {}, error() {}, warn() {} };
     const db = new PostgresMemoryDb({

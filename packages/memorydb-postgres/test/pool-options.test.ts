@@ -19,7 +19,12 @@ const logger = { debug() {}, info() {}, error() {}, warn() {} };
 /** Connects to a closed port (the connection is refused), so only the pool's configuration matters. */
 async function poolConfigOf(options: { queryTimeoutMs?: number }) {
   poolConfigs.length = 0;
-  const db = new PostgresMemoryDb({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMs: 2000, logger, ...options });
+  const db = new PostgresMemoryDb({
+    connectionString: 'postgres://postgres@127.0.0.1:1/none',
+    connectionTimeoutMs: 2000,
+    logger,
+    ...options,
+  });
   await expect(db.getIndexes()).rejects.toSatisfy((e: unknown) => isKmError(e, 'transient'));
   await db.close();
   expect(poolConfigs).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { KmError, isKmError } from '@km/core';
+import { type KmError, isKmError } from '@km/core';
 import { describe, expect, it } from 'vitest';
 import { isSetupRace, isTransientError, translateError } from '../src/postgres-errors.js';
 import { SETUP_ATTEMPTS, withSetupLock } from '../src/schema-setup.js';
@@ -31,7 +31,12 @@ describe('which PostgreSQL errors are worth a retry', () => {
   });
 
   it('bad SQL, constraint and permission errors are not', () => {
-    for (const error of [withCode('42601', 'syntax error'), withCode('23505', 'duplicate key'), withCode('42501', 'permission denied'), new Error('nope')]) {
+    for (const error of [
+      withCode('42601', 'syntax error'),
+      withCode('23505', 'duplicate key'),
+      withCode('42501', 'permission denied'),
+      new Error('nope'),
+    ]) {
       expect(isTransientError(error), error.message).toBe(false);
       expect(translateError(error, 'docs')).toBe(error);
     }
@@ -50,7 +55,10 @@ describe('which PostgreSQL errors are worth a retry', () => {
   });
 
   it('a protocol violation (08P01) and a dropped database (57P04) are permanent', () => {
-    for (const error of [withCode('08P01', 'invalid frontend message type'), withCode('57P04', 'terminating connection because the database was dropped')]) {
+    for (const error of [
+      withCode('08P01', 'invalid frontend message type'),
+      withCode('57P04', 'terminating connection because the database was dropped'),
+    ]) {
       expect(isTransientError(error), error.message).toBe(false);
     }
   });
@@ -83,7 +91,10 @@ describe('withSetupLock', () => {
   };
 
   it('takes the advisory lock first and retries a lost creation race', async () => {
-    const { client, statements } = fakeClient([withCode('23505', 'duplicate key value violates unique constraint "pg_extension_name_index"'), withCode('42710')]);
+    const { client, statements } = fakeClient([
+      withCode('23505', 'duplicate key value violates unique constraint "pg_extension_name_index"'),
+      withCode('42710'),
+    ]);
     await withSetupLock(client, (tx) => tx.query('CREATE EXTENSION IF NOT EXISTS vector'));
     expect(statements.filter((s) => s.includes('pg_advisory_xact_lock'))).toHaveLength(3);
     expect(statements.filter((s) => s.startsWith('CREATE'))).toHaveLength(3);

@@ -96,7 +96,9 @@ describe.skipIf(unreachable)(`a real PostgreSQL server (${REAL_URL})`, () => {
   it.skipIf(real !== 'no-vector')('without pgvector available, the connector fails with not_configured naming pgvector', async () => {
     const db = new PostgresMemoryDb({ connectionString: REAL_URL, maxConnections: 1, logger });
     try {
-      await expect(db.getIndexes()).rejects.toSatisfy((e: unknown) => isKmError(e, 'not_configured') && /pgvector/.test((e as Error).message));
+      await expect(db.getIndexes()).rejects.toSatisfy(
+        (e: unknown) => isKmError(e, 'not_configured') && /pgvector/.test((e as Error).message),
+      );
     } finally {
       await db.close();
     }

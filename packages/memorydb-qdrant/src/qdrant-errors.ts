@@ -31,9 +31,13 @@ export function translateQdrantError(error: unknown, index: string): unknown {
   if (isMissingCollection(error)) return new IndexNotFoundError(index, { connector: CONNECTOR, cause: error });
   const dims = /expected dim: (\d+), got (\d+)/i.exec(message);
   if (dims) {
-    return new KmError('vector_size_mismatch', `index "${index}" has vector size ${dims[1]}, got ${dims[2]}`, { connector: CONNECTOR, cause: error });
+    return new KmError('vector_size_mismatch', `index "${index}" has vector size ${dims[1]}, got ${dims[2]}`, {
+      connector: CONNECTOR,
+      cause: error,
+    });
   }
-  if (status === 401 || status === 403) return new KmError('unauthorized', `Qdrant refused the API key: ${message}`, { connector: CONNECTOR, cause: error });
+  if (status === 401 || status === 403)
+    return new KmError('unauthorized', `Qdrant refused the API key: ${message}`, { connector: CONNECTOR, cause: error });
   const name = (error as { name?: unknown } | null)?.name;
   if (status === 429 || name === 'QdrantClientResourceExhaustedError') {
     return new KmError('rate_limited', `Qdrant: ${message}`, { connector: CONNECTOR, cause: error, transient: true });

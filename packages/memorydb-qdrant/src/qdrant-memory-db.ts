@@ -90,7 +90,9 @@ export class QdrantMemoryDb implements IMemoryDb {
   async createIndex(index: string, vectorSize: number): Promise<void> {
     const name = normalizeIndexName(index);
     if (!Number.isInteger(vectorSize) || vectorSize <= 0 || vectorSize > MAX_VECTOR_SIZE) {
-      throw new InvalidInputError('invalid_argument', `vector size must be an integer in 1..${MAX_VECTOR_SIZE}, got ${vectorSize}`, { connector: CONNECTOR });
+      throw new InvalidInputError('invalid_argument', `vector size must be an integer in 1..${MAX_VECTOR_SIZE}, got ${vectorSize}`, {
+        connector: CONNECTOR,
+      });
     }
     const collection = this.collection(name);
     let size = await this.vectorSize(name);
@@ -181,14 +183,19 @@ export class QdrantMemoryDb implements IMemoryDb {
         score_threshold: minRelevance,
         with_payload: true,
         with_vector: options.withEmbeddings ?? false,
-        params: { exact: this.options.exactSearch ?? false, ...(this.options.hnswEf ? { hnsw_ef: Math.max(limit, this.options.hnswEf) } : {}) },
+        params: {
+          exact: this.options.exactSearch ?? false,
+          ...(this.options.hnswEf ? { hnsw_ef: Math.max(limit, this.options.hnswEf) } : {}),
+        },
       }));
     } catch (error) {
       if (isMissingCollection(error)) return;
       throw translateQdrantError(error, name);
     }
     const results = rankResults(
-      points.map((p): [MemoryRecord, number] => [toRecord(p, options.withEmbeddings ?? false), p.score ?? 0]).filter(([, score]) => score >= minRelevance),
+      points
+        .map((p): [MemoryRecord, number] => [toRecord(p, options.withEmbeddings ?? false), p.score ?? 0])
+        .filter(([, score]) => score >= minRelevance),
     );
     for (const result of results) yield result;
   }
@@ -210,7 +217,11 @@ export class QdrantMemoryDb implements IMemoryDb {
           .sort(compareRecordIds)
           .slice(0, limit);
         if (ids.length === 0) return;
-        const points = await this.client.retrieve(this.collection(name), { ids: ids.map(pointIdOf), with_payload: true, with_vector: withVector });
+        const points = await this.client.retrieve(this.collection(name), {
+          ids: ids.map(pointIdOf),
+          with_payload: true,
+          with_vector: withVector,
+        });
         records = points.map((p) => toRecord(p, withVector)).sort((a, b) => compareRecordIds(a.id, b.id));
       }
     } catch (error) {
@@ -237,7 +248,12 @@ export class QdrantMemoryDb implements IMemoryDb {
     return `${this.prefix}${index}`;
   }
 
-  private async scroll(name: string, filter: QdrantFilter | undefined, withPayload: boolean | string[], withVector: boolean): Promise<QdrantPoint[]> {
+  private async scroll(
+    name: string,
+    filter: QdrantFilter | undefined,
+    withPayload: boolean | string[],
+    withVector: boolean,
+  ): Promise<QdrantPoint[]> {
     const points: QdrantPoint[] = [];
     let offset: string | number | undefined;
     do {
@@ -263,9 +279,13 @@ export class QdrantMemoryDb implements IMemoryDb {
       const info = await this.client.getCollection(this.collection(name));
       const vectors = info.config.params.vectors as { size?: number } | undefined;
       if (typeof vectors?.size !== 'number') {
-        throw new KmError('invalid_argument', `collection "${this.collection(name)}" has named vectors; km needs one unnamed cosine vector`, {
-          connector: CONNECTOR,
-        });
+        throw new KmError(
+          'invalid_argument',
+          `collection "${this.collection(name)}" has named vectors; km needs one unnamed cosine vector`,
+          {
+            connector: CONNECTOR,
+          },
+        );
       }
       this.vectorSizes.set(name, vectors.size);
       return vectors.size;

@@ -4,7 +4,12 @@ import { PayloadFields, pointIdOf, toPoint, toRecord, translateQdrantError } fro
 
 describe('point mapping', () => {
   const record = checkVectorRecord(
-    { id: 'd=doc//p=1', vector: [3, 4, 0], tags: { user: ['a', 'b'], flag: [null], __document_id: ['doc'] }, payload: { text: 'hi', n: 1 } },
+    {
+      id: 'd=doc//p=1',
+      vector: [3, 4, 0],
+      tags: { user: ['a', 'b'], flag: [null], __document_id: ['doc'] },
+      payload: { text: 'hi', n: 1 },
+    },
     'qdrant',
   );
 
@@ -38,7 +43,10 @@ describe('translateQdrantError', () => {
   it('maps Qdrant answers to typed km errors', () => {
     expect(isKmError(translateQdrantError(apiError(404, "Not found: Collection `x` doesn't exist!"), 'x'), 'index_not_found')).toBe(true);
     expect(
-      isKmError(translateQdrantError(apiError(400, 'Wrong input: Vector dimension error: expected dim: 3, got 2'), 'x'), 'vector_size_mismatch'),
+      isKmError(
+        translateQdrantError(apiError(400, 'Wrong input: Vector dimension error: expected dim: 3, got 2'), 'x'),
+        'vector_size_mismatch',
+      ),
     ).toBe(true);
     expect(isKmError(translateQdrantError(apiError(403, 'Invalid api-key'), 'x'), 'unauthorized')).toBe(true);
     const busy = translateQdrantError(apiError(503, 'Service unavailable'), 'x');

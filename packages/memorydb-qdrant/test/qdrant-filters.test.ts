@@ -31,7 +31,9 @@ describe('toQdrantFilter', () => {
       must: [{ key: 'tags', match: { value: 'type:news' } }],
       must_not: [{ key: 'tags', match: { any: ['user:alice', 'user:bob'] } }],
     });
-    expect(toQdrantFilter([MemoryFilters.notTag('user', 'alice')])).toEqual({ must_not: [{ key: 'tags', match: { any: ['user:alice'] } }] });
+    expect(toQdrantFilter([MemoryFilters.notTag('user', 'alice')])).toEqual({
+      must_not: [{ key: 'tags', match: { any: ['user:alice'] } }],
+    });
   });
 
   it('OR across filters is a should of nested filters', () => {

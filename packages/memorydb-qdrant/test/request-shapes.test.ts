@@ -14,7 +14,9 @@ let collectionSize: number | undefined;
 function answer(method: string, path: string): { status: number; result: unknown } {
   const ok = (result: unknown) => ({ status: 200, result });
   if (method === 'GET' && /^\/collections\/[^/]+$/.test(path)) {
-    return collectionSize === undefined ? { status: 404, result: null } : ok({ config: { params: { vectors: { size: collectionSize, distance: 'Cosine' } } } });
+    return collectionSize === undefined
+      ? { status: 404, result: null }
+      : ok({ config: { params: { vectors: { size: collectionSize, distance: 'Cosine' } } } });
   }
   if (path.endsWith('/points/query')) {
     const payload = { id: 'd=a//p=1', tags: ['user:a'], payload: { text: 'x' }, norm: 2 };
@@ -30,7 +32,10 @@ function answer(method: string, path: string): { status: number; result: unknown
 beforeAll(async () => {
   recorder = await startRequestRecorder(({ method, path }) => {
     const { status, result } = answer(method, new URL(path, 'http://x').pathname);
-    return { status, json: status === 404 ? { status: { error: 'Not found: Collection `x` doesn\'t exist!' } } : { result, status: 'ok', time: 0 } };
+    return {
+      status,
+      json: status === 404 ? { status: { error: "Not found: Collection `x` doesn't exist!" } } : { result, status: 'ok', time: 0 },
+    };
   });
   ({ url, requests: seen } = recorder);
 });
@@ -49,13 +54,20 @@ describe('Qdrant requests', () => {
     expect(seen.find((s) => s.method === 'PUT' && s.path === '/collections/km-notes')?.json).toEqual({
       vectors: { size: 3, distance: 'Cosine' },
     });
-    expect(last('/index')).toMatchObject({ method: 'PUT', path: '/collections/km-notes/index?wait=true', json: { field_name: 'tags', field_schema: 'keyword' } });
+    expect(last('/index')).toMatchObject({
+      method: 'PUT',
+      path: '/collections/km-notes/index?wait=true',
+      json: { field_name: 'tags', field_schema: 'keyword' },
+    });
   });
 
   it('upsertBatch: points with derived UUIDs in one request per batch, wait=true', async () => {
     collectionSize = 2;
     const db = new QdrantMemoryDb({ url, batchSize: 2 });
-    const ids = await db.upsertBatch('i', ['a', 'b', 'c'].map((id) => ({ id, vector: [1, 1], tags: {}, payload: { text: id } })));
+    const ids = await db.upsertBatch(
+      'i',
+      ['a', 'b', 'c'].map((id) => ({ id, vector: [1, 1], tags: {}, payload: { text: id } })),
+    );
     expect(ids).toEqual(['a', 'b', 'c']);
     const upserts = seen.filter((s) => s.method === 'PUT' && s.path.startsWith('/collections/i/points'));
     expect(upserts.map((s) => s.path)).toEqual(['/collections/i/points?wait=true', '/collections/i/points?wait=true']);
@@ -64,21 +76,30 @@ describe('Qdrant requests', () => {
 
   it('createIndex on an existing collection of another size throws vector_size_mismatch and creates nothing', async () => {
     collectionSize = 4;
-    await expect(new QdrantMemoryDb({ url }).createIndex('notes', 3)).rejects.toSatisfy((e: unknown) => isKmError(e, 'vector_size_mismatch'));
+    await expect(new QdrantMemoryDb({ url }).createIndex('notes', 3)).rejects.toSatisfy((e: unknown) =>
+      isKmError(e, 'vector_size_mismatch'),
+    );
     expect(seen.some((s) => s.method === 'PUT')).toBe(false);
   });
 
   it('upsertBatch refuses a wrong vector size before sending anything', async () => {
     collectionSize = 3;
     const db = new QdrantMemoryDb({ url });
-    await expect(db.upsert('i', { id: 'a', vector: [1, 1], tags: {}, payload: {} })).rejects.toSatisfy((e: unknown) => isKmError(e, 'vector_size_mismatch'));
+    await expect(db.upsert('i', { id: 'a', vector: [1, 1], tags: {}, payload: {} })).rejects.toSatisfy((e: unknown) =>
+      isKmError(e, 'vector_size_mismatch'),
+    );
     expect(seen.some((s) => s.method === 'PUT')).toBe(false);
   });
 
   it('getSimilarList: one query request with the filter, limit and score_threshold; the vector comes back at its length', async () => {
     const db = new QdrantMemoryDb({ url, hnswEf: 64 });
     const results = [];
-    for await (const r of db.getSimilarList('i', [1, 0, 0], { filters: [MemoryFilters.byTag('user', 'a')], minRelevance: 0.3, limit: 5, withEmbeddings: true })) {
+    for await (const r of db.getSimilarList('i', [1, 0, 0], {
+      filters: [MemoryFilters.byTag('user', 'a')],
+      minRelevance: 0.3,
+      limit: 5,
+      withEmbeddings: true,
+    })) {
       results.push(r);
     }
     expect(last('/points/query')?.json).toEqual({
@@ -105,7 +126,9 @@ describe('Qdrant requests', () => {
   it('a missing collection: searching yields nothing, upserting throws index_not_found', async () => {
     collectionSize = undefined;
     const db = new QdrantMemoryDb({ url });
-    await expect(db.upsert('gone', { id: 'a', vector: [1], tags: {}, payload: {} })).rejects.toSatisfy((e: unknown) => isKmError(e, 'index_not_found'));
+    await expect(db.upsert('gone', { id: 'a', vector: [1], tags: {}, payload: {} })).rejects.toSatisfy((e: unknown) =>
+      isKmError(e, 'index_not_found'),
+    );
   });
 
   it('the API key travels in the api-key header', async () => {

@@ -14,9 +14,13 @@ export function translateAzureError(error: unknown, queue: string): KmError {
   const message = typeof shape.message === 'string' ? shape.message.split('\n')[0]! : String(error);
   const what = `Azure queue "${queue}"`;
   if (status === 401 || status === 403 || /AuthenticationFailed|AuthorizationFailure/.test(code)) {
-    return new KmError('unauthorized', `${what}: the storage account refused the credentials (${code || status})`, { connector: CONNECTOR, cause: error });
+    return new KmError('unauthorized', `${what}: the storage account refused the credentials (${code || status})`, {
+      connector: CONNECTOR,
+      cause: error,
+    });
   }
-  if (status === 429 || status === 503) return new KmError('rate_limited', `${what}: ${message}`, { connector: CONNECTOR, cause: error, transient: true });
+  if (status === 429 || status === 503)
+    return new KmError('rate_limited', `${what}: ${message}`, { connector: CONNECTOR, cause: error, transient: true });
   if ((status !== undefined && status >= 500) || status === undefined || /REQUEST_SEND_ERROR|ECONN|ETIMEDOUT/.test(`${code} ${message}`)) {
     return new KmError('transient', `${what}: ${message}`, { connector: CONNECTOR, cause: error, transient: true });
   }

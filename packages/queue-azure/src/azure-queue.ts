@@ -1,6 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DequeuedMessageItem, QueueClient, QueueServiceClient } from '@azure/storage-queue';
-import { InvalidInputError, KmError, checkQueueConnect, silentLogger, type IQueue, type Logger, type QueueConnectOptions, type QueueHandlerResult } from '@km/core';
+import {
+  InvalidInputError,
+  KmError,
+  checkQueueConnect,
+  silentLogger,
+  type IQueue,
+  type Logger,
+  type QueueConnectOptions,
+  type QueueHandlerResult,
+} from '@km/core';
 import { translateAzureError } from './azure-errors.js';
 import type { AzureQueueOptions } from './azure-queue-config.js';
 import { decodeMessage, encodeMessage } from './message-encoding.js';
@@ -63,7 +72,9 @@ export class AzureQueue implements IQueue {
 
   constructor(options: AzureQueueOptions) {
     if (!options.serviceClient && !options.connectionString && !options.accountUrl) {
-      throw new InvalidInputError('invalid_argument', 'give AzureQueue a connectionString, an accountUrl or a serviceClient', { connector: CONNECTOR });
+      throw new InvalidInputError('invalid_argument', 'give AzureQueue a connectionString, an accountUrl or a serviceClient', {
+        connector: CONNECTOR,
+      });
     }
     this.options = options;
     this.prefix = options.queuePrefix ?? '';
@@ -87,7 +98,10 @@ export class AzureQueue implements IQueue {
 
   /** Creates the queue and its poison queue if missing, and starts polling when asked. */
   async connect(name: string, options: QueueConnectOptions): Promise<void> {
-    checkQueueConnect({ closed: this.closed, connectedTo: this.name, hasHandler: Boolean(this.handler) }, options, { connector: CONNECTOR, className: 'AzureQueue' });
+    checkQueueConnect({ closed: this.closed, connectedTo: this.name, hasHandler: Boolean(this.handler) }, options, {
+      connector: CONNECTOR,
+      className: 'AzureQueue',
+    });
     const queueName = azureQueueName(this.prefix, name);
     let queue: QueueClient;
     let poison: QueueClient;
@@ -107,7 +121,8 @@ export class AzureQueue implements IQueue {
   }
 
   async enqueue(message: string): Promise<void> {
-    if (typeof message !== 'string') throw new InvalidInputError('invalid_argument', 'a queue message must be a string', { connector: CONNECTOR });
+    if (typeof message !== 'string')
+      throw new InvalidInputError('invalid_argument', 'a queue message must be a string', { connector: CONNECTOR });
     const queue = this.connected();
     const text = encodeMessage(message);
     try {
@@ -190,7 +205,10 @@ export class AzureQueue implements IQueue {
         }));
         this.received = true;
       } catch (error) {
-        this.logger.warn('Azure queue receive failed; retrying', { queue: this.name, error: translateAzureError(error, this.name!).message });
+        this.logger.warn('Azure queue receive failed; retrying', {
+          queue: this.name,
+          error: translateAzureError(error, this.name!).message,
+        });
       }
       for (const message of messages) {
         if (this.closed) {
@@ -250,7 +268,10 @@ export class AzureQueue implements IQueue {
     } catch (error) {
       // The receipt expired (another consumer has it) or the service is unreachable: the
       // message becomes visible again when its timeout ends.
-      this.logger.warn('Azure queue could not settle a message', { queue: this.name, error: translateAzureError(error, this.name!).message });
+      this.logger.warn('Azure queue could not settle a message', {
+        queue: this.name,
+        error: translateAzureError(error, this.name!).message,
+      });
     }
   }
 
@@ -262,7 +283,10 @@ export class AzureQueue implements IQueue {
         if (popReceipt) claim.popReceipt = popReceipt;
       })
       .catch((error: unknown) => {
-        this.logger.warn('Azure queue could not extend a message lease', { queue: this.name, error: translateAzureError(error, this.name!).message });
+        this.logger.warn('Azure queue could not extend a message lease', {
+          queue: this.name,
+          error: translateAzureError(error, this.name!).message,
+        });
       })
       .finally(() => {
         claim.renewing = undefined;

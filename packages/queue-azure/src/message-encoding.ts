@@ -10,9 +10,13 @@ export const MAX_AZURE_MESSAGE_BYTES = 64 * 1024;
 export function encodeMessage(message: string): string {
   const text = Buffer.from(message, 'utf8').toString('base64');
   if (text.length > MAX_AZURE_MESSAGE_BYTES) {
-    throw new InvalidInputError('invalid_argument', `a queue message is ${text.length} bytes in Base64; Azure takes at most ${MAX_AZURE_MESSAGE_BYTES}`, {
-      connector: 'azure-queue',
-    });
+    throw new InvalidInputError(
+      'invalid_argument',
+      `a queue message is ${text.length} bytes in Base64; Azure takes at most ${MAX_AZURE_MESSAGE_BYTES}`,
+      {
+        connector: 'azure-queue',
+      },
+    );
   }
   return text;
 }

@@ -20,9 +20,13 @@ export function azureQueueName(prefix: string, name: string): string {
     .replace(/-{2,}/g, '-')
     .replace(/^-+|-+$/g, '');
   if (mapped.length < 3 || mapped.length > MAX_BASE_LENGTH) {
-    throw new InvalidInputError('invalid_argument', `"${prefix}${name}" gives the Azure queue name "${mapped}", which must have 3 to ${MAX_BASE_LENGTH} characters`, {
-      connector: 'azure-queue',
-    });
+    throw new InvalidInputError(
+      'invalid_argument',
+      `"${prefix}${name}" gives the Azure queue name "${mapped}", which must have 3 to ${MAX_BASE_LENGTH} characters`,
+      {
+        connector: 'azure-queue',
+      },
+    );
   }
   return mapped;
 }

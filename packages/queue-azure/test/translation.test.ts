@@ -1,6 +1,13 @@
 import { isKmError } from '@km/core';
 import { describe, expect, it } from 'vitest';
-import { MAX_AZURE_MESSAGE_BYTES, azurePoisonQueueName, azureQueueName, decodeMessage, encodeMessage, translateAzureError } from '../src/index.js';
+import {
+  MAX_AZURE_MESSAGE_BYTES,
+  azurePoisonQueueName,
+  azureQueueName,
+  decodeMessage,
+  encodeMessage,
+  translateAzureError,
+} from '../src/index.js';
 
 describe('Azure queue names', () => {
   it('maps km step names to Azure names: lower case, single hyphens, no leading or trailing hyphen', () => {
@@ -25,14 +32,18 @@ describe('message encoding', () => {
   });
 
   it('refuses a message over Azure’s 64 KiB once encoded', () => {
-    expect(() => encodeMessage('x'.repeat((MAX_AZURE_MESSAGE_BYTES / 4) * 3 + 1))).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+    expect(() => encodeMessage('x'.repeat((MAX_AZURE_MESSAGE_BYTES / 4) * 3 + 1))).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
     expect(encodeMessage('x'.repeat((MAX_AZURE_MESSAGE_BYTES / 4) * 3))).toHaveLength(MAX_AZURE_MESSAGE_BYTES);
   });
 });
 
 describe('translateAzureError', () => {
   it('maps REST errors to typed km errors', () => {
-    expect(isKmError(translateAzureError({ statusCode: 403, code: 'AuthenticationFailed', message: 'no' }, 'q'), 'unauthorized')).toBe(true);
+    expect(isKmError(translateAzureError({ statusCode: 403, code: 'AuthenticationFailed', message: 'no' }, 'q'), 'unauthorized')).toBe(
+      true,
+    );
     const busy = translateAzureError({ statusCode: 503, code: 'ServerBusy', message: 'busy' }, 'q');
     expect(isKmError(busy, 'rate_limited') && busy.transient).toBe(true);
     expect(isKmError(translateAzureError({ code: 'REQUEST_SEND_ERROR', message: 'connect ECONNREFUSED' }, 'q'), 'transient')).toBe(true);

@@ -23,7 +23,10 @@ export function translateAmqpError(error: unknown, queue: string): KmError {
     return new KmError('unauthorized', `${what} refused the credentials: ${message}`, { connector: CONNECTOR, cause: error });
   }
   if (code === 406 || /PRECONDITION_FAILED/.test(message)) {
-    return new KmError('upstream_error', `${what}: ${message} (a queue of this name exists with other arguments?)`, { connector: CONNECTOR, cause: error });
+    return new KmError('upstream_error', `${what}: ${message} (a queue of this name exists with other arguments?)`, {
+      connector: CONNECTOR,
+      cause: error,
+    });
   }
   if (code === 404 || /NOT_FOUND/.test(message)) {
     return new KmError('upstream_error', `${what}: ${message}`, { connector: CONNECTOR, cause: error });

@@ -97,7 +97,10 @@ export class RabbitMqQueue implements IQueue {
 
   /** Opens the connection, declares the queue, its poison queue, and starts consuming when asked. Throws a typed error if the broker cannot be reached. */
   async connect(name: string, options: QueueConnectOptions): Promise<void> {
-    checkQueueConnect({ closed: this.closed, connectedTo: this.name, hasHandler: Boolean(this.handler) }, options, { connector: CONNECTOR, className: 'RabbitMqQueue' });
+    checkQueueConnect({ closed: this.closed, connectedTo: this.name, hasHandler: Boolean(this.handler) }, options, {
+      connector: CONNECTOR,
+      className: 'RabbitMqQueue',
+    });
     this.name = checkQueueName(`${this.prefix}${name}`);
     this.consuming = options.dequeue;
     try {
@@ -109,7 +112,8 @@ export class RabbitMqQueue implements IQueue {
   }
 
   async enqueue(message: string): Promise<void> {
-    if (typeof message !== 'string') throw new InvalidInputError('invalid_argument', 'a queue message must be a string', { connector: CONNECTOR });
+    if (typeof message !== 'string')
+      throw new InvalidInputError('invalid_argument', 'a queue message must be a string', { connector: CONNECTOR });
     await this.publish(this.queue(), message, 0);
   }
 
@@ -151,7 +155,9 @@ export class RabbitMqQueue implements IQueue {
     try {
       const channel = await connection.createConfirmChannel();
       // A refused declaration (406) closes the channel with an 'error' event: listen before declaring.
-      channel.on('error', (error: Error) => this.logger.warn('RabbitMQ channel error', { queue, error: translateAmqpError(error, queue).message }));
+      channel.on('error', (error: Error) =>
+        this.logger.warn('RabbitMQ channel error', { queue, error: translateAmqpError(error, queue).message }),
+      );
       const args = queueArguments(this.type);
       await channel.assertQueue(QueueNames.poison(queue), args.queue(QueueNames.poison(queue)));
       await channel.assertQueue(queue, args.queue(queue));
@@ -168,7 +174,8 @@ export class RabbitMqQueue implements IQueue {
         await connection.close().catch(() => undefined);
         throw new KmError('invalid_argument', 'the queue was closed while connecting', { connector: CONNECTOR });
       }
-      if (session.dead) throw new KmError('transient', 'RabbitMQ: the connection closed while opening', { connector: CONNECTOR, transient: true });
+      if (session.dead)
+        throw new KmError('transient', 'RabbitMQ: the connection closed while opening', { connector: CONNECTOR, transient: true });
       this.session = session;
       return session;
     } catch (error) {
@@ -296,7 +303,10 @@ export class RabbitMqQueue implements IQueue {
       await this.publish(QueueNames.delay(this.queue(), delay), message.content.toString('utf8'), attempt, delay);
       if (!stale()) session.channel.ack(message);
     } catch (error) {
-      this.logger.warn('could not schedule a retry; the message goes back to the queue', { queue: this.name, error: (error as Error).message });
+      this.logger.warn('could not schedule a retry; the message goes back to the queue', {
+        queue: this.name,
+        error: (error as Error).message,
+      });
       if (!stale()) session.channel.nack(message, false, true);
     }
   }
@@ -305,9 +315,13 @@ export class RabbitMqQueue implements IQueue {
 /** AMQP queue names: 1 to 255 bytes, `amq.` is reserved; km adds suffixes, so at most 200. */
 function checkQueueName(name: string): string {
   if (name.length === 0 || Buffer.byteLength(name) > 200 || name.startsWith('amq.') || /[\u0000-\u001f]/.test(name)) {
-    throw new InvalidInputError('invalid_argument', `"${name}" cannot be a RabbitMQ queue name (1 to 200 bytes, not starting with "amq.")`, {
-      connector: CONNECTOR,
-    });
+    throw new InvalidInputError(
+      'invalid_argument',
+      `"${name}" cannot be a RabbitMQ queue name (1 to 200 bytes, not starting with "amq.")`,
+      {
+        connector: CONNECTOR,
+      },
+    );
   }
   return name;
 }

@@ -57,10 +57,19 @@ describe.skipIf(unavailable)('RabbitMqQueue on a real broker', () => {
     // A passive check succeeds only when the queue exists; a declaration with other arguments is refused (406).
     expect((await channel.checkQueue(queue)).queue).toBe(queue);
     expect((await channel.checkQueue(`${queue}-poison`)).queue).toBe(`${queue}-poison`);
-    const args = (await channel.checkQueue(queue)) && { 'x-queue-type': 'quorum', 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': `${queue}-poison` };
+    const args = (await channel.checkQueue(queue)) && {
+      'x-queue-type': 'quorum',
+      'x-dead-letter-exchange': '',
+      'x-dead-letter-routing-key': `${queue}-poison`,
+    };
     // Redeclaring with the same arguments is accepted; with another type it is refused.
-    await channel.assertQueue(queue, { durable: true, arguments: { ...args, 'x-dead-letter-strategy': 'at-least-once', 'x-overflow': 'reject-publish' } });
-    await expect(channel.assertQueue(queue, { durable: true, arguments: { ...args, 'x-queue-type': 'classic' } })).rejects.toThrow(/PRECONDITION_FAILED/);
+    await channel.assertQueue(queue, {
+      durable: true,
+      arguments: { ...args, 'x-dead-letter-strategy': 'at-least-once', 'x-overflow': 'reject-publish' },
+    });
+    await expect(channel.assertQueue(queue, { durable: true, arguments: { ...args, 'x-queue-type': 'classic' } })).rejects.toThrow(
+      /PRECONDITION_FAILED/,
+    );
   });
 
   it('a transient failure waits in the delay queue of its tier, then comes back', async () => {
@@ -157,9 +166,11 @@ describe.skipIf(unavailable)('RabbitMqQueue on a real broker', () => {
   it('connect reports refused credentials and unreachable brokers as typed errors', async () => {
     const url = new URL(RABBITMQ_URL);
     url.password = 'wrong-password';
-    await expect(fresh({ url: url.toString() }).connect(name(), { dequeue: false })).rejects.toSatisfy((e: unknown) => isKmError(e, 'unauthorized'));
-    await expect(fresh({ url: 'amqp://guest:guest@127.0.0.1:1', connectTimeoutMs: 1000 }).connect(name(), { dequeue: false })).rejects.toSatisfy(
-      (e: unknown) => isKmError(e, 'transient'),
+    await expect(fresh({ url: url.toString() }).connect(name(), { dequeue: false })).rejects.toSatisfy((e: unknown) =>
+      isKmError(e, 'unauthorized'),
     );
+    await expect(
+      fresh({ url: 'amqp://guest:guest@127.0.0.1:1', connectTimeoutMs: 1000 }).connect(name(), { dequeue: false }),
+    ).rejects.toSatisfy((e: unknown) => isKmError(e, 'transient'));
   });
 });

@@ -67,10 +67,18 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
     if (!keys || request.routeOptions.config.public) return;
     const verdict = keys.check(request.headers[header]);
     if (verdict === 'missing') {
-      return reply.code(401).type('application/problem+json').send(problem(401, `the ${config.auth.header} header with an access key is required`, { code: 'unauthorized', requestId: request.id }));
+      return reply
+        .code(401)
+        .type('application/problem+json')
+        .send(
+          problem(401, `the ${config.auth.header} header with an access key is required`, { code: 'unauthorized', requestId: request.id }),
+        );
     }
     if (verdict === 'wrong') {
-      return reply.code(403).type('application/problem+json').send(problem(403, 'the access key is not valid', { code: 'forbidden', requestId: request.id }));
+      return reply
+        .code(403)
+        .type('application/problem+json')
+        .send(problem(403, 'the access key is not valid', { code: 'forbidden', requestId: request.id }));
     }
   });
 

@@ -169,13 +169,31 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   shutdownTimeoutMs: 10_000,
   logLevel: 'info',
   auth: { enabled: false, header: 'Authorization', keys: [] },
-  queue: { type: 'file', prefix: '', rabbitmqUrl: 'amqp://guest:guest@127.0.0.1:5672', maxAttempts: 5, maxStepAttempts: 3, retryDelayMs: 1000, visibilityTimeoutMs: 60_000, pollIntervalMs: 250, concurrency: 2 },
+  queue: {
+    type: 'file',
+    prefix: '',
+    rabbitmqUrl: 'amqp://guest:guest@127.0.0.1:5672',
+    maxAttempts: 5,
+    maxStepAttempts: 3,
+    retryDelayMs: 1000,
+    visibilityTimeoutMs: 60_000,
+    pollIntervalMs: 250,
+    concurrency: 2,
+  },
   memoryDb: { type: 'simple', postgresMaxConnections: 10 },
   embeddings: { provider: 'local' },
   openai: { embeddingModel: 'text-embedding-3-small', textModel: 'gpt-4o-mini' },
   azureOpenai: { auth: 'key', apiVersion: '2024-10-21' },
   docs: true,
-  http: { connectionTimeoutMs: 120_000, keepAliveTimeoutMs: 72_000, headersTimeoutMs: 15_000, requestTimeoutMs: 0, minUploadBytesPerSecond: 240, minUploadRateGraceMs: 5000, maxConnections: 0 },
+  http: {
+    connectionTimeoutMs: 120_000,
+    keepAliveTimeoutMs: 72_000,
+    headersTimeoutMs: 15_000,
+    requestTimeoutMs: 0,
+    minUploadBytesPerSecond: 240,
+    minUploadRateGraceMs: 5000,
+    maxConnections: 0,
+  },
 };
 
 /** Shortest access key accepted. */
@@ -204,13 +222,14 @@ const httpSettings = () => Object.entries(HTTP_ENV) as Array<[keyof typeof HTTP_
  * then environment variables, then `overrides` (command-line flags). Throws a typed error
  * naming the bad setting.
  */
-export function loadConfig(
-  options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: ServiceConfigInput } = {},
-): ServiceConfig {
+export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: ServiceConfigInput } = {}): ServiceConfig {
   const env = options.env ?? process.env;
   const file = options.file ?? env.KM_CONFIG;
   const fromFile = file ? readConfigFile(file) : {};
-  const merged = merge(merge(merge(DEFAULT_CONFIG, fromFile), fromEnv(env, { ...fromFile, ...options.overrides })), options.overrides ?? {});
+  const merged = merge(
+    merge(merge(DEFAULT_CONFIG, fromFile), fromEnv(env, { ...fromFile, ...options.overrides })),
+    options.overrides ?? {},
+  );
   return validate(merged);
 }
 
@@ -343,9 +362,10 @@ function merge(base: ServiceConfig, input: ServiceConfigInput): ServiceConfig {
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue;
     const current = out[key];
-    out[key] = current && typeof current === 'object' && !Array.isArray(current) && value && typeof value === 'object' && !Array.isArray(value)
-      ? { ...current, ...value }
-      : value;
+    out[key] =
+      current && typeof current === 'object' && !Array.isArray(current) && value && typeof value === 'object' && !Array.isArray(value)
+        ? { ...current, ...value }
+        : value;
   }
   return out as unknown as ServiceConfig;
 }
@@ -358,7 +378,8 @@ function validate(config: ServiceConfig): ServiceConfig {
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) fail(`port must be 0-65535, got ${config.port}`);
   if (typeof config.dataDirectory !== 'string' || !config.dataDirectory) fail('dataDirectory must be a non-empty string');
   if (!(config.maxUploadBytes > 0)) fail('maxUploadBytes must be positive');
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) fail(`logLevel ${JSON.stringify(config.logLevel)} is unknown`);
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel))
+    fail(`logLevel ${JSON.stringify(config.logLevel)} is unknown`);
   if (!['file', 'memory', 'rabbitmq', 'azure'].includes(config.queue.type)) {
     fail(`queue.type must be "file", "memory", "rabbitmq" or "azure", got ${JSON.stringify(config.queue.type)}`);
   }
@@ -381,9 +402,12 @@ function validate(config: ServiceConfig): ServiceConfig {
     fail('memoryDb.type is elasticsearch but memoryDb.elasticsearchUrl (KM_ELASTICSEARCH_URL) is not an http:// or https:// URL');
   }
   if ((config.memoryDb.elasticsearchUsername === undefined) !== (config.memoryDb.elasticsearchPassword === undefined)) {
-    fail('memoryDb.elasticsearchUsername and memoryDb.elasticsearchPassword go together (KM_ELASTICSEARCH_USERNAME, KM_ELASTICSEARCH_PASSWORD)');
+    fail(
+      'memoryDb.elasticsearchUsername and memoryDb.elasticsearchPassword go together (KM_ELASTICSEARCH_USERNAME, KM_ELASTICSEARCH_PASSWORD)',
+    );
   }
-  if (!Number.isInteger(config.memoryDb.postgresMaxConnections) || config.memoryDb.postgresMaxConnections < 1) fail('memoryDb.postgresMaxConnections must be a positive integer');
+  if (!Number.isInteger(config.memoryDb.postgresMaxConnections) || config.memoryDb.postgresMaxConnections < 1)
+    fail('memoryDb.postgresMaxConnections must be a positive integer');
   for (const key of ['maxAttempts', 'maxStepAttempts', 'concurrency'] as const) {
     if (!Number.isInteger(config.queue[key]) || config.queue[key] < 1) fail(`queue.${key} must be a positive integer`);
   }
@@ -391,10 +415,14 @@ function validate(config: ServiceConfig): ServiceConfig {
     fail('runHandlers is false but the queue is "memory": no other process could run the pipeline; use the "file" queue');
   }
   if (config.queue.maxAttempts <= config.queue.maxStepAttempts) {
-    fail('queue.maxAttempts must be greater than queue.maxStepAttempts, so that a document is marked failed before its message is poisoned');
+    fail(
+      'queue.maxAttempts must be greater than queue.maxStepAttempts, so that a document is marked failed before its message is poisoned',
+    );
   }
   if (!['local', 'hashing', 'openai', 'azure-openai'].includes(config.embeddings.provider)) {
-    fail(`embeddings.provider (KM_EMBEDDINGS) must be local, hashing, openai or azure-openai, got ${JSON.stringify(config.embeddings.provider)}`);
+    fail(
+      `embeddings.provider (KM_EMBEDDINGS) must be local, hashing, openai or azure-openai, got ${JSON.stringify(config.embeddings.provider)}`,
+    );
   }
   validateAzureOpenAI(config, fail);
   if (config.embeddings.provider === 'openai' && !config.openai.apiKey && !config.openai.baseUrl) {
@@ -425,17 +453,25 @@ function validateAzureOpenAI(config: ServiceConfig, fail: (message: string) => n
   const azure = config.azureOpenai;
   const used = Boolean(azure.chatDeployment || azure.embeddingDeployment || config.embeddings.provider === 'azure-openai');
   if (!used) {
-    if (azure.endpoint) fail('azureOpenai.endpoint (KM_AZURE_OPENAI_ENDPOINT) is set but no deployment: set KM_AZURE_OPENAI_CHAT_DEPLOYMENT and/or KM_AZURE_OPENAI_EMBEDDING_DEPLOYMENT');
+    if (azure.endpoint)
+      fail(
+        'azureOpenai.endpoint (KM_AZURE_OPENAI_ENDPOINT) is set but no deployment: set KM_AZURE_OPENAI_CHAT_DEPLOYMENT and/or KM_AZURE_OPENAI_EMBEDDING_DEPLOYMENT',
+      );
     return;
   }
-  if (!isHttpUrl(azure.endpoint)) fail('azureOpenai.endpoint (KM_AZURE_OPENAI_ENDPOINT) must be an http(s):// URL such as https://my-resource.openai.azure.com/');
+  if (!isHttpUrl(azure.endpoint))
+    fail('azureOpenai.endpoint (KM_AZURE_OPENAI_ENDPOINT) must be an http(s):// URL such as https://my-resource.openai.azure.com/');
   if (config.embeddings.provider === 'azure-openai' && !azure.embeddingDeployment) {
     fail('embeddings.provider is azure-openai but azureOpenai.embeddingDeployment (KM_AZURE_OPENAI_EMBEDDING_DEPLOYMENT) is not set');
   }
-  if (azure.auth !== 'key' && azure.auth !== 'entra') fail(`azureOpenai.auth (KM_AZURE_OPENAI_AUTH) must be "key" or "entra", got ${JSON.stringify(azure.auth)}`);
-  if (azure.auth === 'key' && !azure.apiKey) fail('azureOpenai.apiKey (KM_AZURE_OPENAI_API_KEY) is required with KM_AZURE_OPENAI_AUTH=key; or set KM_AZURE_OPENAI_AUTH=entra');
+  if (azure.auth !== 'key' && azure.auth !== 'entra')
+    fail(`azureOpenai.auth (KM_AZURE_OPENAI_AUTH) must be "key" or "entra", got ${JSON.stringify(azure.auth)}`);
+  if (azure.auth === 'key' && !azure.apiKey)
+    fail('azureOpenai.apiKey (KM_AZURE_OPENAI_API_KEY) is required with KM_AZURE_OPENAI_AUTH=key; or set KM_AZURE_OPENAI_AUTH=entra');
   if (!/^\d{4}-\d{2}-\d{2}(-preview)?$/.test(azure.apiVersion ?? '')) {
-    fail(`azureOpenai.apiVersion (KM_AZURE_OPENAI_API_VERSION) must look like 2024-10-21 or 2025-04-01-preview, got ${JSON.stringify(azure.apiVersion)}`);
+    fail(
+      `azureOpenai.apiVersion (KM_AZURE_OPENAI_API_VERSION) must look like 2024-10-21 or 2025-04-01-preview, got ${JSON.stringify(azure.apiVersion)}`,
+    );
   }
 }
 

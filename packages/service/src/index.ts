@@ -1,6 +1,15 @@
 export { startService, startWorker, type RunningService, type RunningWorker, type StartOptions } from './server.js';
 export { createApp, type AppOptions } from './app.js';
-export { loadConfig, DEFAULT_CONFIG, MIN_ACCESS_KEY_LENGTH, type ServiceConfig, type ServiceConfigInput, type EmbeddingProvider, type QueueType, type MemoryDbType } from './config.js';
+export {
+  loadConfig,
+  DEFAULT_CONFIG,
+  MIN_ACCESS_KEY_LENGTH,
+  type ServiceConfig,
+  type ServiceConfigInput,
+  type EmbeddingProvider,
+  type QueueType,
+  type MemoryDbType,
+} from './config.js';
 export { memoryDbFromConfig } from './memory-db-factory.js';
 export { createMemoryFromConfig, describeAi, type MemoryFactoryOptions } from './memory-factory.js';
 export { queueFactory } from './queue-factory.js';

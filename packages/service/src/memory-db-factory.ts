@@ -25,7 +25,9 @@ export async function memoryDbFromConfig(config: ServiceConfig['memoryDb']): Pro
       return new ElasticsearchMemoryDb({
         node: config.elasticsearchUrl!,
         ...(config.elasticsearchApiKey ? { apiKey: config.elasticsearchApiKey } : {}),
-        ...(config.elasticsearchUsername !== undefined ? { username: config.elasticsearchUsername, password: config.elasticsearchPassword! } : {}),
+        ...(config.elasticsearchUsername !== undefined
+          ? { username: config.elasticsearchUsername, password: config.elasticsearchPassword! }
+          : {}),
         ...(config.prefix !== undefined ? { indexPrefix: config.prefix } : {}),
       });
     }

@@ -30,7 +30,11 @@ export async function createMemoryFromConfig(config: ServiceConfig, options: Mem
     .withDataDirectory(dataDirectory)
     .withLogger(options.logger)
     .withQueueFactory(await queueFactory(config, dataDirectory, options.logger))
-    .withOrchestratorOptions({ maxAttempts: config.queue.maxStepAttempts, retryDelayMs: config.queue.retryDelayMs, ...(options.observer ? { observer: options.observer } : {}) })
+    .withOrchestratorOptions({
+      maxAttempts: config.queue.maxStepAttempts,
+      retryDelayMs: config.queue.retryDelayMs,
+      ...(options.observer ? { observer: options.observer } : {}),
+    })
     .withEmbeddingGenerator(await embeddingGenerator(config));
   const memoryDb = await memoryDbFromConfig(config.memoryDb);
   if (memoryDb) builder = builder.withMemoryDb(memoryDb);
@@ -38,10 +42,13 @@ export async function createMemoryFromConfig(config: ServiceConfig, options: Mem
   const azure = config.azureOpenai;
   if (azure.chatDeployment) {
     const connection = await azureConnection(config, azure.chatDeployment);
-    builder = builder.withTextGenerator(new OpenAITextGenerator({ connection, ...(azure.chatModel ? { model: azure.chatModel } : {}), logger: options.logger }));
+    builder = builder.withTextGenerator(
+      new OpenAITextGenerator({ connection, ...(azure.chatModel ? { model: azure.chatModel } : {}), logger: options.logger }),
+    );
   } else {
     const connection = openAIConnection(config);
-    if (connection) builder = builder.withTextGenerator(new OpenAITextGenerator({ connection, model: config.openai.textModel, logger: options.logger }));
+    if (connection)
+      builder = builder.withTextGenerator(new OpenAITextGenerator({ connection, model: config.openai.textModel, logger: options.logger }));
   }
   if (options.configure) builder = options.configure(builder);
   return builder.buildService();

@@ -20,7 +20,13 @@ export function openApiDocument(options: { version: string; authHeader: string |
     return Object.fromEntries(codes.map((c) => [String(c), problem(names[c] ?? 'Error')]));
   };
   const json = (ref: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } });
-  const query = (name: string, required: boolean, description: string) => ({ name, in: 'query', required, schema: { type: 'string' }, description });
+  const query = (name: string, required: boolean, description: string) => ({
+    name,
+    in: 'query',
+    required,
+    schema: { type: 'string' },
+    description,
+  });
   const nullableString = { type: 'string', nullable: true };
   const tagMap = { type: 'object', additionalProperties: { type: 'array', items: { type: 'string', nullable: true } } };
   const filters = {
@@ -39,8 +45,21 @@ export function openApiDocument(options: { version: string; authHeader: string |
       description: 'Kernel Memory v1 compatible HTTP API: ingest documents asynchronously, then search and ask over them with citations.',
     },
     paths: {
-      '/': { get: { summary: 'Service status and uptime.', operationId: 'ServiceStatus', responses: { 200: { description: 'OK', content: { 'application/json': { schema: { type: 'string' } } } }, ...errors(401, 403) } } },
-      '/health': { get: { summary: 'Liveness check (no access key needed).', operationId: 'ServiceHealth', security: [], responses: { 200: { description: 'OK', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+      '/': {
+        get: {
+          summary: 'Service status and uptime.',
+          operationId: 'ServiceStatus',
+          responses: { 200: { description: 'OK', content: { 'application/json': { schema: { type: 'string' } } } }, ...errors(401, 403) },
+        },
+      },
+      '/health': {
+        get: {
+          summary: 'Liveness check (no access key needed).',
+          operationId: 'ServiceHealth',
+          security: [],
+          responses: { 200: { description: 'OK', content: { 'text/plain': { schema: { type: 'string' } } } } },
+        },
+      },
       '/upload': {
         post: {
           summary: 'Upload a document (one or more files) and start its ingestion pipeline.',
@@ -52,10 +71,25 @@ export function openApiDocument(options: { version: string; authHeader: string |
                   type: 'object',
                   properties: {
                     index: { type: 'string', description: 'Index to store the memories in; empty means `default`.' },
-                    documentId: { type: 'string', description: 'Document id; a new one when missing. Re-uploading an id replaces the document.' },
-                    tags: { type: 'array', items: { type: 'string' }, example: ['group:abc123', 'user:xyz'], description: '`key:value` pairs; `key:` is a key without value. Keys starting with `__` are reserved.' },
-                    steps: { type: 'array', items: { type: 'string' }, example: ['extract', 'partition', 'gen_embeddings', 'save_records'] },
-                    args: { type: 'string', description: 'A JSON object of arguments for the handlers, e.g. `{"maxTokensPerChunk": 500}`.' },
+                    documentId: {
+                      type: 'string',
+                      description: 'Document id; a new one when missing. Re-uploading an id replaces the document.',
+                    },
+                    tags: {
+                      type: 'array',
+                      items: { type: 'string' },
+                      example: ['group:abc123', 'user:xyz'],
+                      description: '`key:value` pairs; `key:` is a key without value. Keys starting with `__` are reserved.',
+                    },
+                    steps: {
+                      type: 'array',
+                      items: { type: 'string' },
+                      example: ['extract', 'partition', 'gen_embeddings', 'save_records'],
+                    },
+                    args: {
+                      type: 'string',
+                      description: 'A JSON object of arguments for the handlers, e.g. `{"maxTokensPerChunk": 500}`.',
+                    },
                     files: { type: 'array', items: { type: 'string', format: 'binary' } },
                   },
                 },
@@ -63,7 +97,10 @@ export function openApiDocument(options: { version: string; authHeader: string |
               },
             },
           },
-          responses: { 202: { description: 'Accepted; `Location` points at the status.', content: json('UploadAccepted') }, ...errors(400, 401, 403, 413, 503) },
+          responses: {
+            202: { description: 'Accepted; `Location` points at the status.', content: json('UploadAccepted') },
+            ...errors(400, 401, 403, 413, 503),
+          },
         },
       },
       '/upload-status': {
@@ -76,13 +113,17 @@ export function openApiDocument(options: { version: string; authHeader: string |
       },
       '/ask': {
         post: {
-          summary: 'Answer a question from the memories, with citations. With `stream: true` the answer comes as server-sent events, `data: [DONE]` last.',
+          summary:
+            'Answer a question from the memories, with citations. With `stream: true` the answer comes as server-sent events, `data: [DONE]` last.',
           operationId: 'AnswerQuestion',
           requestBody: { required: true, content: json('MemoryQuery') },
           responses: {
             200: {
               description: 'OK',
-              content: { ...json('MemoryAnswer'), 'text/event-stream': { schema: { type: 'string', description: 'Lines `data: {MemoryAnswer}`, then `data: [DONE]`.' } } },
+              content: {
+                ...json('MemoryAnswer'),
+                'text/event-stream': { schema: { type: 'string', description: 'Lines `data: {MemoryAnswer}`, then `data: [DONE]`.' } },
+              },
             },
             ...errors(400, 401, 403, 503),
           },
@@ -97,7 +138,11 @@ export function openApiDocument(options: { version: string; authHeader: string |
         },
       },
       '/indexes': {
-        get: { summary: 'List the indexes.', operationId: 'ListIndexes', responses: { 200: { description: 'OK', content: json('IndexCollection') }, ...errors(401, 403) } },
+        get: {
+          summary: 'List the indexes.',
+          operationId: 'ListIndexes',
+          responses: { 200: { description: 'OK', content: json('IndexCollection') }, ...errors(401, 403) },
+        },
         delete: {
           summary: 'Delete an index, its memories and files (queued).',
           operationId: 'DeleteIndexByName',
@@ -117,17 +162,33 @@ export function openApiDocument(options: { version: string; authHeader: string |
         get: {
           summary: 'Download a file of a document.',
           operationId: 'DownloadFile',
-          parameters: [query('index', false, 'Index; empty means `default`.'), query('documentId', true, 'Document id.'), query('filename', true, 'File name.')],
-          responses: { 200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...errors(400, 401, 403, 404) },
+          parameters: [
+            query('index', false, 'Index; empty means `default`.'),
+            query('documentId', true, 'Document id.'),
+            query('filename', true, 'File name.'),
+          ],
+          responses: {
+            200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+            ...errors(400, 401, 403, 404),
+          },
         },
       },
-      '/metrics': { get: { summary: 'Prometheus metrics: HTTP requests and pipeline step durations.', operationId: 'Metrics', responses: { 200: { description: 'OK', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errors(401, 403) } } },
+      '/metrics': {
+        get: {
+          summary: 'Prometheus metrics: HTTP requests and pipeline step durations.',
+          operationId: 'Metrics',
+          responses: { 200: { description: 'OK', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errors(401, 403) },
+        },
+      },
     },
     components: {
       schemas: {
         UploadAccepted: { type: 'object', properties: { index: nullableString, documentId: nullableString, message: nullableString } },
         DeleteAccepted: { type: 'object', properties: { index: nullableString, documentId: nullableString, message: nullableString } },
-        IndexCollection: { type: 'object', properties: { results: { type: 'array', items: { $ref: '#/components/schemas/IndexDetails' } } } },
+        IndexCollection: {
+          type: 'object',
+          properties: { results: { type: 'array', items: { $ref: '#/components/schemas/IndexDetails' } } },
+        },
         IndexDetails: { type: 'object', properties: { name: nullableString } },
         DataPipelineStatus: {
           type: 'object',
@@ -169,7 +230,14 @@ export function openApiDocument(options: { version: string; authHeader: string |
             args: { type: 'object', nullable: true, additionalProperties: true },
           },
         },
-        SearchResult: { type: 'object', properties: { query: nullableString, noResult: { type: 'boolean' }, results: { type: 'array', items: { $ref: '#/components/schemas/Citation' } } } },
+        SearchResult: {
+          type: 'object',
+          properties: {
+            query: nullableString,
+            noResult: { type: 'boolean' },
+            results: { type: 'array', items: { $ref: '#/components/schemas/Citation' } },
+          },
+        },
         Citation: {
           type: 'object',
           properties: {
@@ -236,7 +304,16 @@ export function openApiDocument(options: { version: string; authHeader: string |
         },
       },
       ...(options.authHeader
-        ? { securitySchemes: { auth: { type: 'apiKey', name: options.authHeader, in: 'header', description: 'The access key (one of the two configured keys).' } } }
+        ? {
+            securitySchemes: {
+              auth: {
+                type: 'apiKey',
+                name: options.authHeader,
+                in: 'header',
+                description: 'The access key (one of the two configured keys).',
+              },
+            },
+          }
         : {}),
     },
     ...(options.authHeader ? { security: [{ auth: [] }] } : {}),

@@ -58,7 +58,18 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   const ai = describeAi(config);
-  logger.info({ url, dataDirectory: config.dataDirectory, queue: config.queue.type, memoryDb: config.memoryDb.type, runHandlers: config.runHandlers, auth: config.auth.enabled, ...ai }, 'km service listening');
+  logger.info(
+    {
+      url,
+      dataDirectory: config.dataDirectory,
+      queue: config.queue.type,
+      memoryDb: config.memoryDb.type,
+      runHandlers: config.runHandlers,
+      auth: config.auth.enabled,
+      ...ai,
+    },
+    'km service listening',
+  );
 
   const close = once(async () => {
     logger.info('km service stopping');
@@ -85,7 +96,10 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
   const { config, logger, memory, stopMemory } = await openMemory(options, new ServiceMetrics({ processMetrics: false }), () => true);
   // Queues need not hold the event loop open (in-memory ones do not): the worker runs until closed.
   const keepAlive = setInterval(() => undefined, 60_000);
-  logger.info({ dataDirectory: config.dataDirectory, queue: config.queue.type, memoryDb: config.memoryDb.type, ...describeAi(config) }, 'km worker started');
+  logger.info(
+    { dataDirectory: config.dataDirectory, queue: config.queue.type, memoryDb: config.memoryDb.type, ...describeAi(config) },
+    'km worker started',
+  );
   const close = once(async () => {
     clearInterval(keepAlive);
     await stopMemory();
@@ -100,7 +114,8 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
  * fails the start: a folder that cannot be removed is logged and left.
  */
 async function removeUploadLeftovers(config: ServiceConfig, logger: pino.Logger): Promise<void> {
-  const warn = (name: string, error: unknown) => logger.warn({ err: error, folder: name }, 'could not remove an upload spool folder left by a process that stopped');
+  const warn = (name: string, error: unknown) =>
+    logger.warn({ err: error, folder: name }, 'could not remove an upload spool folder left by a process that stopped');
   const stale = await removeStaleSpool(uploadSpoolDirectory(config.dataDirectory), { warn }).catch((error: unknown) => {
     warn(uploadSpoolDirectory(config.dataDirectory), error);
     return [];
@@ -115,10 +130,15 @@ async function openMemory(
   runHandlers: (config: ServiceConfig) => boolean,
   beforeStart?: (config: ServiceConfig, logger: pino.Logger) => Promise<void>,
 ) {
-  const config = options.config ?? loadConfig({ ...(options.configFile ? { file: options.configFile } : {}), overrides: options.overrides ?? {} });
+  const config =
+    options.config ?? loadConfig({ ...(options.configFile ? { file: options.configFile } : {}), overrides: options.overrides ?? {} });
   const logger = createServiceLogger(config.logLevel, options.logDestination);
   await beforeStart?.(config, logger);
-  const memory = await createMemoryFromConfig(config, { logger: toKmLogger(logger), observer: metrics.observer, ...(options.configure ? { configure: options.configure } : {}) });
+  const memory = await createMemoryFromConfig(config, {
+    logger: toKmLogger(logger),
+    observer: metrics.observer,
+    ...(options.configure ? { configure: options.configure } : {}),
+  });
   await memory.start({ runHandlers: runHandlers(config) });
   /** Drains the steps in progress (up to `shutdownTimeoutMs`), releases the embedding model and closes memory DB pools. */
   const stopMemory = async () => {

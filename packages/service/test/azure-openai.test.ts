@@ -24,7 +24,9 @@ describe('Azure OpenAI settings', () => {
       embeddingDeployment: 'embed-prod',
     });
     expect(config.embeddings.provider).toBe('azure-openai');
-    expect(loadConfig({ env: { ...AZURE_ENV, KM_AZURE_OPENAI_API_KEY: '', KM_AZURE_OPENAI_AUTH: 'Entra' } }).azureOpenai.auth).toBe('entra');
+    expect(loadConfig({ env: { ...AZURE_ENV, KM_AZURE_OPENAI_API_KEY: '', KM_AZURE_OPENAI_AUTH: 'Entra' } }).azureOpenai.auth).toBe(
+      'entra',
+    );
   });
 
   it.each([
@@ -39,7 +41,9 @@ describe('Azure OpenAI settings', () => {
   });
 
   it('accepts an http:// endpoint (a local stand-in) and says so when the endpoint is wrong', () => {
-    expect(loadConfig({ env: { ...AZURE_ENV, KM_AZURE_OPENAI_ENDPOINT: 'http://127.0.0.1:8080/' } }).azureOpenai.endpoint).toBe('http://127.0.0.1:8080/');
+    expect(loadConfig({ env: { ...AZURE_ENV, KM_AZURE_OPENAI_ENDPOINT: 'http://127.0.0.1:8080/' } }).azureOpenai.endpoint).toBe(
+      'http://127.0.0.1:8080/',
+    );
     expect(() => loadConfig({ env: { ...AZURE_ENV, KM_AZURE_OPENAI_ENDPOINT: 'ftp://x' } })).toThrow(/must be an http\(s\):\/\/ URL/);
   });
 
@@ -79,11 +83,19 @@ async function startAzureStandIn(): Promise<{ url: string; requests: Recorded[];
       if (req.url!.includes('/embeddings')) {
         const inputs = Array.isArray(body.input) ? body.input : [body.input];
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', model: 'text-embedding-3-small', data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: [1, 0.5, 0.25, index + 1] })), usage: { prompt_tokens: 1, total_tokens: 1 } }));
+        res.end(
+          JSON.stringify({
+            object: 'list',
+            model: 'text-embedding-3-small',
+            data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: [1, 0.5, 0.25, index + 1] })),
+            usage: { prompt_tokens: 1, total_tokens: 1 },
+          }),
+        );
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      const chunk = (delta: object, finish: string | null) =>
+        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       res.end(chunk({ role: 'assistant', content: 'The Moon orbits the Earth.' }, null) + chunk({}, 'stop') + 'data: [DONE]\n\n');
     });
   });
@@ -105,10 +117,19 @@ describe('a service configured for Azure OpenAI', () => {
   });
 
   it('embeds and answers through the deployments, with the api-version and the api-key header', async () => {
-    const res = await fetch(`${service.url}/upload`, { method: 'POST', body: uploadForm({ documentId: 'moon' }, [{ name: 'moon.txt', content: 'The Moon orbits the Earth.' }]) });
+    const res = await fetch(`${service.url}/upload`, {
+      method: 'POST',
+      body: uploadForm({ documentId: 'moon' }, [{ name: 'moon.txt', content: 'The Moon orbits the Earth.' }]),
+    });
     expect(res.status).toBe(202);
     await waitForCompletion(service.url, 'moon');
-    const answer = (await (await fetch(`${service.url}/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'What orbits the Earth?', minRelevance: 0 }) })).json()) as { text: string };
+    const answer = (await (
+      await fetch(`${service.url}/ask`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'What orbits the Earth?', minRelevance: 0 }),
+      })
+    ).json()) as { text: string };
     expect(answer.text).toContain('The Moon orbits the Earth.');
 
     const paths = azure.requests.map((r) => new URL(r.url, azure.url));

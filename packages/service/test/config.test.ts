@@ -7,32 +7,59 @@ import { DEFAULT_CONFIG, loadConfig } from '../src/index.js';
 describe('loadConfig', () => {
   it('uses the embedded defaults when nothing is set', () => {
     expect(loadConfig({ env: {} })).toEqual(DEFAULT_CONFIG);
-    expect(DEFAULT_CONFIG).toMatchObject({ host: '127.0.0.1', port: 9001, embeddings: { provider: 'local' }, queue: { type: 'file' }, auth: { enabled: false } });
+    expect(DEFAULT_CONFIG).toMatchObject({
+      host: '127.0.0.1',
+      port: 9001,
+      embeddings: { provider: 'local' },
+      queue: { type: 'file' },
+      auth: { enabled: false },
+    });
   });
 
   it('layers a JSON file, then environment variables, then overrides', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'km-cfg-')), 'km.json');
     writeFileSync(file, JSON.stringify({ port: 9100, dataDirectory: '/srv/km', queue: { concurrency: 4 } }));
     const config = loadConfig({ env: { KM_CONFIG: file, KM_PORT: '9200', KM_QUEUE_CONCURRENCY: '8' }, overrides: { host: '0.0.0.0' } });
-    expect(config).toMatchObject({ port: 9200, dataDirectory: '/srv/km', host: '0.0.0.0', queue: { concurrency: 8, type: 'file', maxAttempts: 5 } });
+    expect(config).toMatchObject({
+      port: 9200,
+      dataDirectory: '/srv/km',
+      host: '0.0.0.0',
+      queue: { concurrency: 8, type: 'file', maxAttempts: 5 },
+    });
   });
 
   it('switches embeddings to OpenAI when a key or a compatible endpoint is set, and turns auth on with a key', () => {
     const key = 'x'.repeat(32);
     expect(loadConfig({ env: { OPENAI_API_KEY: 'sk-test' } }).embeddings.provider).toBe('openai');
-    expect(loadConfig({ env: { KM_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', KM_EMBEDDINGS: 'local' } }).embeddings.provider).toBe('local');
+    expect(loadConfig({ env: { KM_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', KM_EMBEDDINGS: 'local' } }).embeddings.provider).toBe(
+      'local',
+    );
     expect(loadConfig({ env: { KM_ACCESS_KEY1: key } }).auth).toEqual({ enabled: true, header: 'Authorization', keys: [key] });
   });
 
   it('reads a shared Qdrant or Elasticsearch memory DB from the environment', () => {
-    expect(loadConfig({ env: { KM_MEMORY_DB: 'qdrant', KM_QDRANT_URL: 'http://qdrant:6333', KM_QDRANT_API_KEY: 'k', KM_MEMORY_DB_PREFIX: 'km_' } }).memoryDb).toMatchObject({
+    expect(
+      loadConfig({
+        env: { KM_MEMORY_DB: 'qdrant', KM_QDRANT_URL: 'http://qdrant:6333', KM_QDRANT_API_KEY: 'k', KM_MEMORY_DB_PREFIX: 'km_' },
+      }).memoryDb,
+    ).toMatchObject({
       type: 'qdrant',
       qdrantUrl: 'http://qdrant:6333',
       qdrantApiKey: 'k',
       prefix: 'km_',
     });
-    const es = { KM_MEMORY_DB: 'elasticsearch', KM_ELASTICSEARCH_URL: 'https://es:9200', KM_ELASTICSEARCH_USERNAME: 'elastic', KM_ELASTICSEARCH_PASSWORD: 'pw' };
-    expect(loadConfig({ env: es }).memoryDb).toMatchObject({ type: 'elasticsearch', elasticsearchUrl: 'https://es:9200', elasticsearchUsername: 'elastic', elasticsearchPassword: 'pw' });
+    const es = {
+      KM_MEMORY_DB: 'elasticsearch',
+      KM_ELASTICSEARCH_URL: 'https://es:9200',
+      KM_ELASTICSEARCH_USERNAME: 'elastic',
+      KM_ELASTICSEARCH_PASSWORD: 'pw',
+    };
+    expect(loadConfig({ env: es }).memoryDb).toMatchObject({
+      type: 'elasticsearch',
+      elasticsearchUrl: 'https://es:9200',
+      elasticsearchUsername: 'elastic',
+      elasticsearchPassword: 'pw',
+    });
   });
 
   it.each([

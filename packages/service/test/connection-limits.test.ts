@@ -37,7 +37,9 @@ describe('idle and slow clients are closed by the connection limits; /health kee
   const sockets: Socket[] = [];
   beforeAll(async () => {
     // connectionTimeoutMs 0: the silent-socket timer and the keep-alive timeout alone must close them
-    service = await startTestService({ http: { headersTimeoutMs: 400, connectionTimeoutMs: 0, keepAliveTimeoutMs: 300, requestTimeoutMs: 2000, maxConnections: 200 } });
+    service = await startTestService({
+      http: { headersTimeoutMs: 400, connectionTimeoutMs: 0, keepAliveTimeoutMs: 300, requestTimeoutMs: 2000, maxConnections: 200 },
+    });
   });
   afterAll(async () => {
     for (const s of sockets) s.destroy();
@@ -74,7 +76,6 @@ describe('idle and slow clients are closed by the connection limits; /health kee
     await c.closed;
     expect(response).toMatch(/^HTTP\/1\.1 200/);
   });
-
 });
 
 describe('at the connection cap, idle sockets make room for new clients', () => {
@@ -82,7 +83,9 @@ describe('at the connection cap, idle sockets make room for new clients', () => 
   const sockets: Socket[] = [];
   beforeAll(async () => {
     // long timeouts: only the cap can close the idle sockets during the test
-    service = await startTestService({ http: { headersTimeoutMs: 60_000, connectionTimeoutMs: 0, keepAliveTimeoutMs: 60_000, maxConnections: 20 } });
+    service = await startTestService({
+      http: { headersTimeoutMs: 60_000, connectionTimeoutMs: 0, keepAliveTimeoutMs: 60_000, maxConnections: 20 },
+    });
   });
   afterAll(async () => {
     for (const s of sockets) s.destroy();
@@ -119,7 +122,10 @@ describe('connection limit settings', () => {
   beforeAll(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'km-limits-'));
     unlimitedLimits = join(dir, 'limits');
-    await writeFile(unlimitedLimits, 'Limit                     Soft Limit           Hard Limit           Units\nMax open files            unlimited            unlimited            files\n');
+    await writeFile(
+      unlimitedLimits,
+      'Limit                     Soft Limit           Hard Limit           Units\nMax open files            unlimited            unlimited            files\n',
+    );
   });
 
   it('derive the connection cap from the descriptor limit when not set', () => {
@@ -133,13 +139,27 @@ describe('connection limit settings', () => {
   });
 
   it('are read from the environment and refused with the setting name when wrong', () => {
-    const config = loadConfig({ env: { KM_HTTP_HEADERS_TIMEOUT_MS: '5000', KM_HTTP_MAX_CONNECTIONS: '300', KM_HTTP_KEEP_ALIVE_TIMEOUT_MS: '2000' } });
-    expect(config.http).toMatchObject({ headersTimeoutMs: 5000, maxConnections: 300, keepAliveTimeoutMs: 2000, connectionTimeoutMs: 120_000, requestTimeoutMs: 0, minUploadBytesPerSecond: 240, minUploadRateGraceMs: 5000 });
+    const config = loadConfig({
+      env: { KM_HTTP_HEADERS_TIMEOUT_MS: '5000', KM_HTTP_MAX_CONNECTIONS: '300', KM_HTTP_KEEP_ALIVE_TIMEOUT_MS: '2000' },
+    });
+    expect(config.http).toMatchObject({
+      headersTimeoutMs: 5000,
+      maxConnections: 300,
+      keepAliveTimeoutMs: 2000,
+      connectionTimeoutMs: 120_000,
+      requestTimeoutMs: 0,
+      minUploadBytesPerSecond: 240,
+      minUploadRateGraceMs: 5000,
+    });
     expect(loadConfig({ env: {} }).http.keepAliveTimeoutMs).toBe(72_000);
-    expect(loadConfig({ env: { KM_HTTP_MIN_UPLOAD_BYTES_PER_SECOND: '1000', KM_HTTP_MIN_UPLOAD_RATE_GRACE_MS: '2000' } }).http).toMatchObject({ minUploadBytesPerSecond: 1000, minUploadRateGraceMs: 2000 });
+    expect(
+      loadConfig({ env: { KM_HTTP_MIN_UPLOAD_BYTES_PER_SECOND: '1000', KM_HTTP_MIN_UPLOAD_RATE_GRACE_MS: '2000' } }).http,
+    ).toMatchObject({ minUploadBytesPerSecond: 1000, minUploadRateGraceMs: 2000 });
     expect(() => loadConfig({ env: { KM_HTTP_MIN_UPLOAD_RATE_GRACE_MS: '0' } })).toThrow(/KM_HTTP_MIN_UPLOAD_RATE_GRACE_MS/);
     expect(() => loadConfig({ env: { KM_HTTP_MAX_CONNECTIONS: '-1' } })).toThrow(/KM_HTTP_MAX_CONNECTIONS/);
     expect(() => loadConfig({ env: { KM_HTTP_HEADERS_TIMEOUT_MS: 'soon' } })).toThrow(/KM_HTTP_HEADERS_TIMEOUT_MS/);
-    expect(() => loadConfig({ env: { KM_HTTP_HEADERS_TIMEOUT_MS: '900000', KM_HTTP_REQUEST_TIMEOUT_MS: '600000' } })).toThrow(/KM_HTTP_REQUEST_TIMEOUT_MS/);
+    expect(() => loadConfig({ env: { KM_HTTP_HEADERS_TIMEOUT_MS: '900000', KM_HTTP_REQUEST_TIMEOUT_MS: '600000' } })).toThrow(
+      /KM_HTTP_REQUEST_TIMEOUT_MS/,
+    );
   });
 });

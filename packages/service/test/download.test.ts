@@ -6,10 +6,14 @@ const CONTENT = Array.from({ length: 200 }, (_, i) => `line ${i}: the Moon orbit
 
 describe('GET /download', () => {
   let service: Awaited<ReturnType<typeof startTestService>>;
-  const url = (filename: string, extra = '') => `${service.url}/download?index=docs&documentId=doc1&filename=${encodeURIComponent(filename)}${extra}`;
+  const url = (filename: string, extra = '') =>
+    `${service.url}/download?index=docs&documentId=doc1&filename=${encodeURIComponent(filename)}${extra}`;
   beforeAll(async () => {
     service = await startTestService();
-    const res = await fetch(`${service.url}/upload`, { method: 'POST', body: uploadForm({ index: 'docs', documentId: 'doc1' }, [{ name: 'moon.txt', content: CONTENT }]) });
+    const res = await fetch(`${service.url}/upload`, {
+      method: 'POST',
+      body: uploadForm({ index: 'docs', documentId: 'doc1' }, [{ name: 'moon.txt', content: CONTENT }]),
+    });
     expect(res.status).toBe(202);
     await waitForCompletion(service.url, 'doc1', 'docs');
   });
@@ -63,23 +67,34 @@ describe('GET /download', () => {
     const body = await new Promise<string>((resolve, reject) => {
       request(url('moon.txt'), { headers: { range: 'bytes=7-13' } }, (res) => {
         let text = '';
-        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve(text));
-      }).on('error', reject).end();
+        res
+          .setEncoding('utf8')
+          .on('data', (c: string) => (text += c))
+          .on('end', () => resolve(text));
+      })
+        .on('error', reject)
+        .end();
     });
     expect(body).toBe(CONTENT.slice(7, 14));
   });
 
-  it.each(['__pipeline_status.json', 'moon.txt.extract.txt', 'moon.txt.partition.0.txt'])('does not serve the internal file %s (404)', async (name) => {
-    const res = await fetch(url(name));
-    expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ code: 'file_not_found', detail: expect.stringMatching(/artifacts=true/) });
-  });
+  it.each(['__pipeline_status.json', 'moon.txt.extract.txt', 'moon.txt.partition.0.txt'])(
+    'does not serve the internal file %s (404)',
+    async (name) => {
+      const res = await fetch(url(name));
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ code: 'file_not_found', detail: expect.stringMatching(/artifacts=true/) });
+    },
+  );
 
   it('serves internal files when asked with artifacts=true', async () => {
     const status = await fetch(url('__pipeline_status.json', '&artifacts=true'));
     expect(status.status).toBe(200);
     expect(await status.json()).toMatchObject({ document_id: 'doc1' });
-    const listed = Object.keys(((await (await fetch(url('__pipeline_status.json', '&artifacts=true'))).json()) as { files: Array<{ generated_files: object }> }).files[0]!.generated_files);
+    const listed = Object.keys(
+      ((await (await fetch(url('__pipeline_status.json', '&artifacts=true'))).json()) as { files: Array<{ generated_files: object }> })
+        .files[0]!.generated_files,
+    );
     expect(listed.length).toBeGreaterThan(0);
     for (const name of listed) expect((await fetch(url(name, '&artifacts=true'))).status).toBe(200);
   });

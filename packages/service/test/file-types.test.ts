@@ -7,14 +7,25 @@ type Service = Awaited<ReturnType<typeof startTestService>>;
  * A multipart body written the way Kernel Memory's .NET MemoryWebClient writes it: fields as
  * `form-data` parts, each file part with a Content-Disposition and NO Content-Type header.
  */
-function dotnetMultipart(fields: Record<string, string>, files: Array<{ field: string; name: string; content: Buffer }>): { body: Buffer; contentType: string } {
+function dotnetMultipart(
+  fields: Record<string, string>,
+  files: Array<{ field: string; name: string; content: Buffer }>,
+): { body: Buffer; contentType: string } {
   const boundary = `dotnet-boundary-${Math.random().toString(16).slice(2)}`;
   const parts: Buffer[] = [];
   for (const [name, value] of Object.entries(fields)) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Disposition: form-data; name=${name}\r\n\r\n${value}\r\n`));
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Disposition: form-data; name=${name}\r\n\r\n${value}\r\n`,
+      ),
+    );
   }
   for (const file of files) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\n\r\n`), file.content, Buffer.from('\r\n'));
+    parts.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\n\r\n`),
+      file.content,
+      Buffer.from('\r\n'),
+    );
   }
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary="${boundary}"` };
@@ -63,10 +74,18 @@ async function finalStatus(service: Service, documentId: string): Promise<Record
   return status;
 }
 
-async function search(service: Service, query: string): Promise<Array<{ sourceName: string; sourceContentType: string; partitions: Array<{ text: string }> }>> {
-  const res = await fetch(`${service.url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ index: 'types', query, limit: 5 }) });
+async function search(
+  service: Service,
+  query: string,
+): Promise<Array<{ sourceName: string; sourceContentType: string; partitions: Array<{ text: string }> }>> {
+  const res = await fetch(`${service.url}/search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ index: 'types', query, limit: 5 }),
+  });
   expect(res.status).toBe(200);
-  return ((await res.json()) as { results: Array<{ sourceName: string; sourceContentType: string; partitions: Array<{ text: string }> }> }).results;
+  return ((await res.json()) as { results: Array<{ sourceName: string; sourceContentType: string; partitions: Array<{ text: string }> }> })
+    .results;
 }
 
 describe('file parts without Content-Type, as the .NET MemoryWebClient sends them, are typed by extension and bytes', () => {
@@ -77,7 +96,8 @@ describe('file parts without Content-Type, as the .NET MemoryWebClient sends the
   afterAll(() => service.dispose());
 
   it('an .html file is indexed as text: search finds its words, not its tags', async () => {
-    const html = '<!DOCTYPE html><html><head><title>Glaciers</title><style>.x{color:blue}</style></head><body><h1>Glaciers</h1><p>Glaciers carve U-shaped valleys over thousands of years.</p></body></html>';
+    const html =
+      '<!DOCTYPE html><html><head><title>Glaciers</title><style>.x{color:blue}</style></head><body><h1>Glaciers</h1><p>Glaciers carve U-shaped valleys over thousands of years.</p></body></html>';
     await upload(service, 'page', 'x.html', Buffer.from(html));
     expect(await finalStatus(service, 'page')).toMatchObject({ completed: true, failed: false });
     const results = await search(service, 'glaciers carve valleys');

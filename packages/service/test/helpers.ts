@@ -45,7 +45,9 @@ export async function waitForCompletion(url: string, documentId: string, index =
   let status: Record<string, unknown> = {};
   await vi.waitFor(
     async () => {
-      const res = await fetch(`${url}/upload-status?index=${encodeURIComponent(index)}&documentId=${encodeURIComponent(documentId)}`, { headers });
+      const res = await fetch(`${url}/upload-status?index=${encodeURIComponent(index)}&documentId=${encodeURIComponent(documentId)}`, {
+        headers,
+      });
       expect(res.status).toBe(200);
       status = (await res.json()) as Record<string, unknown>;
       expect(status.completed).toBe(true);
@@ -66,9 +68,14 @@ export async function expectProblem(res: Response, status: number, detail?: RegE
 }
 
 /** A multipart upload as Kernel Memory's clients send it. */
-export function uploadForm(fields: Record<string, string | string[]>, files: Array<{ name: string; content: string | Uint8Array; type?: string; field?: string }>): FormData {
+export function uploadForm(
+  fields: Record<string, string | string[]>,
+  files: Array<{ name: string; content: string | Uint8Array; type?: string; field?: string }>,
+): FormData {
   const form = new FormData();
   for (const [key, value] of Object.entries(fields)) for (const v of Array.isArray(value) ? value : [value]) form.append(key, v);
-  files.forEach((f, i) => form.append(f.field ?? `file${i + 1}`, new Blob([f.content], { type: f.type ?? 'application/octet-stream' }), f.name));
+  files.forEach((f, i) =>
+    form.append(f.field ?? `file${i + 1}`, new Blob([f.content], { type: f.type ?? 'application/octet-stream' }), f.name),
+  );
   return form;
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectProblem, startTestService, uploadForm, waitForCompletion } from './helpers.js';
 
-const MOON = 'The Moon is Earth\'s only natural satellite. It orbits at an average distance of 384,400 km.';
+const MOON = "The Moon is Earth's only natural satellite. It orbits at an average distance of 384,400 km.";
 const MARS = 'Mars is the fourth planet from the Sun. Its red colour comes from iron oxide on its surface.';
 const TEA = 'Green tea is made from leaves that are not oxidised. It is popular in Japan and China.';
 
@@ -16,16 +16,31 @@ describe('HTTP API end to end (real server, file queue)', () => {
 
   it('uploads several files with tags, reports progress, then searches, asks, streams, downloads and deletes', async () => {
     const { url } = service;
-    const form = uploadForm({ index: 'astro', documentId: 'planets', tags: ['topic:space', 'user:alice', 'draft:'], steps: 'extract,partition gen_embeddings;save_records' }, [
-      { name: 'moon.txt', content: MOON, type: 'text/plain' },
-      { name: 'mars.md', content: `# Mars\n\n${MARS}` },
-    ]);
+    const form = uploadForm(
+      {
+        index: 'astro',
+        documentId: 'planets',
+        tags: ['topic:space', 'user:alice', 'draft:'],
+        steps: 'extract,partition gen_embeddings;save_records',
+      },
+      [
+        { name: 'moon.txt', content: MOON, type: 'text/plain' },
+        { name: 'mars.md', content: `# Mars\n\n${MARS}` },
+      ],
+    );
     const upload = await fetch(`${url}/upload`, { method: 'POST', body: form });
     expect(upload.status).toBe(202);
     expect(upload.headers.get('location')).toBe('/upload-status?index=astro&documentId=planets');
-    expect(await upload.json()).toEqual({ index: 'astro', documentId: 'planets', message: 'Document upload completed, ingestion pipeline started' });
+    expect(await upload.json()).toEqual({
+      index: 'astro',
+      documentId: 'planets',
+      message: 'Document upload completed, ingestion pipeline started',
+    });
 
-    const other = await fetch(`${url}/upload`, { method: 'POST', body: uploadForm({ index: 'astro', documentId: 'tea', tags: 'topic:food' }, [{ name: 'tea.txt', content: TEA }]) });
+    const other = await fetch(`${url}/upload`, {
+      method: 'POST',
+      body: uploadForm({ index: 'astro', documentId: 'tea', tags: 'topic:food' }, [{ name: 'tea.txt', content: TEA }]),
+    });
     expect(other.status).toBe(202);
 
     const status = await waitForCompletion(url, 'planets', 'astro');
@@ -42,9 +57,16 @@ describe('HTTP API end to end (real server, file queue)', () => {
 
     // Search with a filter (KM's wire form) and with km's NOT filter.
     const search = async (body: unknown) => {
-      const res = await fetch(`${url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${url}/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(200);
-      return (await res.json()) as { noResult: boolean; results: Array<{ documentId: string; sourceName: string; partitions: Array<{ relevance: number }> }> };
+      return (await res.json()) as {
+        noResult: boolean;
+        results: Array<{ documentId: string; sourceName: string; partitions: Array<{ relevance: number }> }>;
+      };
     };
     const bySpace = await search({ index: 'astro', query: 'red planet iron oxide', filters: [{ topic: ['space'] }], limit: 5 });
     expect(bySpace.noResult).toBe(false);
@@ -56,7 +78,11 @@ describe('HTTP API end to end (real server, file queue)', () => {
     expect(unknownIndex).toEqual({ query: 'moon', noResult: true, results: [] });
 
     // Ask: citations point at the right file.
-    const ask = await fetch(`${url}/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ index: 'astro', question: 'At what average distance does the Moon orbit?', filters: [{}] }) });
+    const ask = await fetch(`${url}/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ index: 'astro', question: 'At what average distance does the Moon orbit?', filters: [{}] }),
+    });
     expect(ask.status).toBe(200);
     const answer = (await ask.json()) as { noResult: boolean; text: string; relevantSources: Array<{ sourceName: string; link: string }> };
     expect(answer.noResult).toBe(false);
@@ -64,7 +90,11 @@ describe('HTTP API end to end (real server, file queue)', () => {
     expect(answer.relevantSources.map((s) => s.sourceName)).toContain('moon.txt');
 
     // Streaming ask: SSE lines, KM's stream states, [DONE] last.
-    const streamed = await fetch(`${url}/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ index: 'astro', question: 'At what average distance does the Moon orbit?', stream: true }) });
+    const streamed = await fetch(`${url}/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ index: 'astro', question: 'At what average distance does the Moon orbit?', stream: true }),
+    });
     expect(streamed.status).toBe(200);
     expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = (await streamed.text()).split('\n\n').filter(Boolean);
@@ -93,7 +123,9 @@ describe('HTTP API end to end (real server, file queue)', () => {
     const del = await fetch(`${url}/documents?index=astro&documentId=planets`, { method: 'DELETE' });
     expect(del.status).toBe(202);
     expect(await del.json()).toMatchObject({ index: 'astro', documentId: 'planets' });
-    await vi.waitFor(async () => expect((await fetch(`${url}/upload-status?index=astro&documentId=planets`)).status).toBe(404), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await fetch(`${url}/upload-status?index=astro&documentId=planets`)).status).toBe(404), {
+      timeout: 10_000,
+    });
     const afterDelete = await search({ index: 'astro', query: 'moon mars tea', limit: 10 });
     expect(afterDelete.results.map((r) => r.documentId)).toEqual(['tea']);
 
@@ -152,8 +184,10 @@ describe('bad input gets a 4xx ProblemDetails and loses nothing', () => {
   });
   afterAll(() => service.dispose());
 
-  const post = (path: string, body: RequestInit['body'], headers: Record<string, string> = {}) => fetch(`${service.url}${path}`, { method: 'POST', body, headers });
-  const json = (path: string, body: unknown) => post(path, typeof body === 'string' ? body : JSON.stringify(body), { 'content-type': 'application/json' });
+  const post = (path: string, body: RequestInit['body'], headers: Record<string, string> = {}) =>
+    fetch(`${service.url}${path}`, { method: 'POST', body, headers });
+  const json = (path: string, body: unknown) =>
+    post(path, typeof body === 'string' ? body : JSON.stringify(body), { 'content-type': 'application/json' });
   const file = [{ name: 'a.txt', content: 'hello' }];
 
   const cases: Array<[string, () => Promise<Response>, number, RegExp]> = [
@@ -164,23 +198,48 @@ describe('bad input gets a 4xx ProblemDetails and loses nothing', () => {
     ['invalid index name', () => post('/upload', uploadForm({ index: 'bad*index', documentId: 'idx' }, file)), 400, /index name/],
     ['two index values', () => post('/upload', uploadForm({ index: ['a', 'b'], documentId: 'two' }, file)), 400, /multiple values/],
     ['path traversal in the document id', () => post('/upload', uploadForm({ documentId: '../../etc' }, file)), 400, /document id/],
-    ['path traversal in a file name', () => post('/upload', uploadForm({ documentId: 'traversal' }, [{ name: '../../evil.txt', content: 'x' }])), 400, /file name/],
+    [
+      'path traversal in a file name',
+      () => post('/upload', uploadForm({ documentId: 'traversal' }, [{ name: '../../evil.txt', content: 'x' }])),
+      400,
+      /file name/,
+    ],
     ['the same file name twice', () => post('/upload', uploadForm({ documentId: 'dupes' }, [...file, ...file])), 400, /twice/],
     ['args that are not a JSON object', () => post('/upload', uploadForm({ documentId: 'args', args: '[1,2]' }, file)), 400, /args/],
-    ['an unknown pipeline step', () => post('/upload', uploadForm({ documentId: 'steps', steps: 'extract,teleport' }, file)), 400, /teleport/],
-    ['an upload over the limit', () => post('/upload', uploadForm({ documentId: 'huge' }, [{ name: 'big.txt', content: 'x'.repeat(200 * 1024) }])), 413, /limit/],
+    [
+      'an unknown pipeline step',
+      () => post('/upload', uploadForm({ documentId: 'steps', steps: 'extract,teleport' }, file)),
+      400,
+      /teleport/,
+    ],
+    [
+      'an upload over the limit',
+      () => post('/upload', uploadForm({ documentId: 'huge' }, [{ name: 'big.txt', content: 'x'.repeat(200 * 1024) }])),
+      413,
+      /limit/,
+    ],
     ['malformed JSON', () => json('/search', '{"query": '), 400, /JSON/],
     ['a JSON array body', () => json('/search', [1, 2]), 400, /object/],
     ['ask without a question', () => json('/ask', { index: 'default' }), 400, /question/],
     ['filters that are not a list', () => json('/search', { query: 'x', filters: { topic: ['a'] } }), 400, /filters/],
     ['a filter value that is not a string', () => json('/search', { query: 'x', filters: [{ topic: [42] }] }), 400, /filter/],
-    ['a reserved-looking filter key with bad characters', () => json('/ask', { question: 'x', filters: [{ '': ['a'] }] }), 400, /filter|key/],
+    [
+      'a reserved-looking filter key with bad characters',
+      () => json('/ask', { question: 'x', filters: [{ '': ['a'] }] }),
+      400,
+      /filter|key/,
+    ],
     ['a limit that is not an integer', () => json('/search', { query: 'x', limit: 'ten' }), 400, /limit/],
     ['status without a document id', () => fetch(`${service.url}/upload-status?index=default`), 400, /documentId/],
     ['status of an unknown document', () => fetch(`${service.url}/upload-status?documentId=nobody`), 404, /not found/],
     ['status in an unknown index', () => fetch(`${service.url}/upload-status?index=nowhere&documentId=nobody`), 404, /not found/],
     ['download of an unknown file', () => fetch(`${service.url}/download?documentId=nobody&filename=a.txt`), 404, /not found/],
-    ['download with a traversal file name', () => fetch(`${service.url}/download?documentId=nobody&filename=..%2F..%2Fsecret`), 400, /file name/],
+    [
+      'download with a traversal file name',
+      () => fetch(`${service.url}/download?documentId=nobody&filename=..%2F..%2Fsecret`),
+      400,
+      /file name/,
+    ],
     ['delete without a document id', () => fetch(`${service.url}/documents`, { method: 'DELETE' }), 400, /documentId/],
     ['an unknown route', () => fetch(`${service.url}/teleport`), 404, /no route/],
   ];
@@ -224,15 +283,25 @@ describe('access keys', () => {
     expect((await fetch(`${service.url}/health`)).status).toBe(200);
     expect((await fetch(`${service.url}/openapi.json`)).status).toBe(200);
     const doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as { components: { securitySchemes: unknown } };
-    expect(doc.components.securitySchemes).toEqual({ auth: expect.objectContaining({ type: 'apiKey', name: 'Authorization', in: 'header' }) });
+    expect(doc.components.securitySchemes).toEqual({
+      auth: expect.objectContaining({ type: 'apiKey', name: 'Authorization', in: 'header' }),
+    });
   });
 
   it('runs the whole flow with a key', async () => {
     const headers = { authorization: key2 };
-    const res = await fetch(`${service.url}/upload`, { method: 'POST', headers, body: uploadForm({ documentId: 'secret' }, [{ name: 's.txt', content: MOON }]) });
+    const res = await fetch(`${service.url}/upload`, {
+      method: 'POST',
+      headers,
+      body: uploadForm({ documentId: 'secret' }, [{ name: 's.txt', content: MOON }]),
+    });
     expect(res.status).toBe(202);
     await waitForCompletion(service.url, 'secret', '', headers);
-    const ask = await fetch(`${service.url}/ask`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ question: 'At what average distance does the Moon orbit?' }) });
+    const ask = await fetch(`${service.url}/ask`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'At what average distance does the Moon orbit?' }),
+    });
     expect(((await ask.json()) as { text: string }).text).toContain('384,400');
   });
 });

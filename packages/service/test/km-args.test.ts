@@ -11,7 +11,13 @@ import { expectProblem, uploadForm, waitForCompletion } from './helpers.js';
 export async function startConfiguredService(configure: (b: KernelMemoryBuilder) => KernelMemoryBuilder) {
   const dataDirectory = await mkdtemp(join(tmpdir(), 'km-args-'));
   const service = await startService({
-    overrides: { port: 0, dataDirectory, logLevel: 'warn', embeddings: { provider: 'hashing' }, queue: { pollIntervalMs: 20, retryDelayMs: 20 } },
+    overrides: {
+      port: 0,
+      dataDirectory,
+      logLevel: 'warn',
+      embeddings: { provider: 'hashing' },
+      queue: { pollIntervalMs: 20, retryDelayMs: 20 },
+    },
     configure,
     logDestination: new Writable({ write: (_c, _e, done) => done() }),
   });
@@ -47,8 +53,14 @@ describe('KM per-request arguments over HTTP', () => {
   let service: Awaited<ReturnType<typeof startConfiguredService>>;
   beforeAll(async () => {
     service = await startConfiguredService((b) => b.withTextGenerator(generator));
-    for (const [documentId, text] of [['moon', MOON], ['mars', MARS]] as const) {
-      const res = await fetch(`${service.url}/upload`, { method: 'POST', body: uploadForm({ index: 'sky', documentId }, [{ name: `${documentId}.txt`, content: text, type: 'text/plain' }]) });
+    for (const [documentId, text] of [
+      ['moon', MOON],
+      ['mars', MARS],
+    ] as const) {
+      const res = await fetch(`${service.url}/upload`, {
+        method: 'POST',
+        body: uploadForm({ index: 'sky', documentId }, [{ name: `${documentId}.txt`, content: text, type: 'text/plain' }]),
+      });
       expect(res.status).toBe(202);
       await waitForCompletion(service.url, documentId, 'sky');
     }
@@ -57,10 +69,22 @@ describe('KM per-request arguments over HTTP', () => {
   afterAll(() => service.dispose(), 30_000);
 
   it('answers 400 naming an unknown or ill-typed argument on /ask and /search', async () => {
-    const unknown = await expectProblem(await post(service.url, '/ask', { index: 'sky', question: 'Moon?', args: { custom_rag_max_matches: 1 } }), 400, /custom_rag_max_matches"/);
+    const unknown = await expectProblem(
+      await post(service.url, '/ask', { index: 'sky', question: 'Moon?', args: { custom_rag_max_matches: 1 } }),
+      400,
+      /custom_rag_max_matches"/,
+    );
     expect(unknown).toMatchObject({ status: 400 });
-    await expectProblem(await post(service.url, '/search', { index: 'sky', query: 'Moon', args: { custom_rag_max_matches_count_int: 1.5 } }), 400, /custom_rag_max_matches_count_int/);
-    await expectProblem(await post(service.url, '/ask', { index: 'sky', question: 'Moon?', stream: true, args: { custom_rag_prompt_str: 3 } }), 400, /custom_rag_prompt_str/);
+    await expectProblem(
+      await post(service.url, '/search', { index: 'sky', query: 'Moon', args: { custom_rag_max_matches_count_int: 1.5 } }),
+      400,
+      /custom_rag_max_matches_count_int/,
+    );
+    await expectProblem(
+      await post(service.url, '/ask', { index: 'sky', question: 'Moon?', stream: true, args: { custom_rag_prompt_str: 3 } }),
+      400,
+      /custom_rag_prompt_str/,
+    );
   });
 
   it('limits the facts with custom_rag_max_matches_count_int and sends the custom prompt to the text generator', async () => {
@@ -68,7 +92,11 @@ describe('KM per-request arguments over HTTP', () => {
     const res = await post(service.url, '/ask', {
       index: 'sky',
       question: 'At what average distance does the Moon orbit the Earth?',
-      args: { custom_rag_max_matches_count_int: 1, custom_rag_prompt_str: 'MY PROMPT {{$facts}} Q={{$input}}', custom_rag_max_tokens_int: 33 },
+      args: {
+        custom_rag_max_matches_count_int: 1,
+        custom_rag_prompt_str: 'MY PROMPT {{$facts}} Q={{$input}}',
+        custom_rag_max_tokens_int: 33,
+      },
     });
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { text: string; relevantSources: Array<{ documentId: string; partitions: unknown[] }> };
@@ -80,12 +108,20 @@ describe('KM per-request arguments over HTTP', () => {
     expect(call.prompt).not.toContain('Mars');
     expect(call.options.maxTokens).toBe(33);
 
-    const search = await post(service.url, '/search', { index: 'sky', query: 'planet Moon Sun', args: { custom_rag_max_matches_count_int: 1 } });
+    const search = await post(service.url, '/search', {
+      index: 'sky',
+      query: 'planet Moon Sun',
+      args: { custom_rag_max_matches_count_int: 1 },
+    });
     expect(((await search.json()) as { results: unknown[] }).results).toHaveLength(1);
   });
 
   it('returns the custom empty answer when nothing matches', async () => {
-    const res = await post(service.url, '/ask', { index: 'nothing-here', question: 'Anything?', args: { custom_rag_empty_answer_str: 'Nothing in memory, sorry.' } });
+    const res = await post(service.url, '/ask', {
+      index: 'nothing-here',
+      question: 'Anything?',
+      args: { custom_rag_empty_answer_str: 'Nothing in memory, sorry.' },
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ noResult: true, text: 'Nothing in memory, sorry.' });
   });
@@ -111,22 +147,33 @@ describe('KM ingestion arguments on POST /upload', () => {
   const upload = (documentId: string, args: unknown) =>
     fetch(`${service.url}/upload`, {
       method: 'POST',
-      body: uploadForm({ index: 'ingest', documentId, args: JSON.stringify(args) }, [{ name: 'notes.txt', content: `${MOON} ${MARS} ${MOON}`, type: 'text/plain' }]),
+      body: uploadForm({ index: 'ingest', documentId, args: JSON.stringify(args) }, [
+        { name: 'notes.txt', content: `${MOON} ${MARS} ${MOON}`, type: 'text/plain' },
+      ]),
     });
 
   it('refuses an unknown or ill-typed ingestion argument with 400 naming it, and stores nothing', async () => {
     await expectProblem(await upload('bad-name', { custom_partitioning_max_tokens: 20 }), 400, /custom_partitioning_max_tokens"/);
-    await expectProblem(await upload('bad-type', { custom_partitioning_overlapping_tokens_int: 'many' }), 400, /custom_partitioning_overlapping_tokens_int/);
+    await expectProblem(
+      await upload('bad-type', { custom_partitioning_overlapping_tokens_int: 'many' }),
+      400,
+      /custom_partitioning_overlapping_tokens_int/,
+    );
     for (const id of ['bad-name', 'bad-type']) {
       expect((await fetch(`${service.url}/upload-status?index=ingest&documentId=${id}`)).status).toBe(404);
     }
   });
 
   it('partitions with custom_partitioning_max_tokens_per_paragraph_int and custom_partitioning_chunk_header_str', async () => {
-    expect((await upload('custom', { custom_partitioning_max_tokens_per_paragraph_int: 20, custom_partitioning_chunk_header_str: 'HEADER-X' })).status).toBe(202);
+    expect(
+      (await upload('custom', { custom_partitioning_max_tokens_per_paragraph_int: 20, custom_partitioning_chunk_header_str: 'HEADER-X' }))
+        .status,
+    ).toBe(202);
     await waitForCompletion(service.url, 'custom', 'ingest');
     const res = await post(service.url, '/search', { index: 'ingest', query: 'Moon Mars planet orbit', limit: 50 });
-    const partitions = ((await res.json()) as { results: Array<{ partitions: Array<{ text: string }> }> }).results.flatMap((r) => r.partitions);
+    const partitions = ((await res.json()) as { results: Array<{ partitions: Array<{ text: string }> }> }).results.flatMap(
+      (r) => r.partitions,
+    );
     expect(partitions.length).toBeGreaterThan(2);
     for (const p of partitions) expect(p.text.startsWith('HEADER-X')).toBe(true);
   });

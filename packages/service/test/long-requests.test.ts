@@ -22,10 +22,19 @@ class SlowGenerator implements ITextGenerator {
 describe('a long answer is not cut by the idle timeout (connectionTimeoutMs)', () => {
   let service: Awaited<ReturnType<typeof startTestService>>;
   const ask = (stream: boolean) =>
-    fetch(`${service.url}/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ index: 'sky', question: 'Where is the Moon?', stream }) });
+    fetch(`${service.url}/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ index: 'sky', question: 'Where is the Moon?', stream }),
+    });
   beforeAll(async () => {
     service = await startTestService({ http: { connectionTimeoutMs: IDLE_MS } }, (b) => b.withTextGenerator(new SlowGenerator()));
-    const res = await fetch(`${service.url}/upload`, { method: 'POST', body: uploadForm({ index: 'sky', documentId: 'moon' }, [{ name: 'moon.txt', content: 'The Moon orbits the Earth.', type: 'text/plain' }]) });
+    const res = await fetch(`${service.url}/upload`, {
+      method: 'POST',
+      body: uploadForm({ index: 'sky', documentId: 'moon' }, [
+        { name: 'moon.txt', content: 'The Moon orbits the Earth.', type: 'text/plain' },
+      ]),
+    });
     expect(res.status).toBe(202);
     await waitForCompletion(service.url, 'moon', 'sky');
   });
@@ -49,7 +58,9 @@ describe('a long answer is not cut by the idle timeout (connectionTimeoutMs)', (
 describe('a slow upload body is refused (http.minUploadBytesPerSecond)', () => {
   let service: Awaited<ReturnType<typeof startTestService>>;
   beforeAll(async () => {
-    service = await startTestService({ http: { connectionTimeoutMs: 0, requestTimeoutMs: 0, minUploadBytesPerSecond: 1000, minUploadRateGraceMs: 300 } });
+    service = await startTestService({
+      http: { connectionTimeoutMs: 0, requestTimeoutMs: 0, minUploadBytesPerSecond: 1000, minUploadRateGraceMs: 300 },
+    });
   });
   afterAll(() => service.dispose());
 
@@ -77,7 +88,10 @@ describe('a slow upload body is refused (http.minUploadBytesPerSecond)', () => {
   });
 
   it('accepts an upload that comes at the minimum rate', async () => {
-    const res = await fetch(`${service.url}/upload`, { method: 'POST', body: uploadForm({ documentId: 'quick' }, [{ name: 'a.txt', content: 'hello', type: 'text/plain' }]) });
+    const res = await fetch(`${service.url}/upload`, {
+      method: 'POST',
+      body: uploadForm({ documentId: 'quick' }, [{ name: 'a.txt', content: 'hello', type: 'text/plain' }]),
+    });
     expect(res.status).toBe(202);
   });
 });

@@ -22,7 +22,9 @@ describe('memoryDbFromConfig', () => {
   });
 
   it('builds the Postgres connector from KM_POSTGRES_URL', async () => {
-    const db = await memoryDbFromConfig(loadConfig({ env: { KM_MEMORY_DB: 'postgres', KM_POSTGRES_URL: 'postgres://u:p@127.0.0.1:1/km' } }).memoryDb);
+    const db = await memoryDbFromConfig(
+      loadConfig({ env: { KM_MEMORY_DB: 'postgres', KM_POSTGRES_URL: 'postgres://u:p@127.0.0.1:1/km' } }).memoryDb,
+    );
     expect(db).toBeInstanceOf(PostgresMemoryDb);
     await (db as PostgresMemoryDb).close();
   });

@@ -6,8 +6,13 @@ const BOUNDARY = 'km-json-fields';
 
 /** An upload whose fields carry their own Content-Type (e.g. `args` sent as application/json). */
 function body(fields: Array<{ name: string; value: string; type?: string }>): string {
-  const parts = fields.map((f) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${f.name}"\r\n${f.type ? `Content-Type: ${f.type}\r\n` : ''}\r\n${f.value}\r\n`);
-  parts.push(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file1"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nThe Moon orbits the Earth.\r\n`);
+  const parts = fields.map(
+    (f) =>
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${f.name}"\r\n${f.type ? `Content-Type: ${f.type}\r\n` : ''}\r\n${f.value}\r\n`,
+  );
+  parts.push(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file1"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nThe Moon orbits the Earth.\r\n`,
+  );
   return `${parts.join('')}--${BOUNDARY}--\r\n`;
 }
 

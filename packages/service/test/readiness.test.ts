@@ -42,11 +42,19 @@ describe('readiness over HTTP', () => {
     const form = uploadForm({ documentId: 'kmsteps', steps }, [{ name: 'walrus.txt', content: 'Walruses haul out on sea ice to rest.' }]);
     expect((await fetch(`${service.url}/upload`, { method: 'POST', body: form })).status).toBe(202);
     expect(await finalStatus(service, 'kmsteps')).toMatchObject({ completed: true, failed: false, completed_steps: steps });
-    const search = await fetch(`${service.url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'walruses sea ice' }) });
+    const search = await fetch(`${service.url}/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'walruses sea ice' }),
+    });
     expect(((await search.json()) as { results: Array<{ documentId: string }> }).results[0]?.documentId).toBe('kmsteps');
     // summarize_parallel is summarize: this service has no text generator, so it fails with summarize's own reason.
-    const summary = uploadForm({ documentId: 'kmsummary', steps: ['extract', 'partition', 'summarize_parallel'] }, [{ name: 'seal.txt', content: 'Seals sleep in water.' }]);
+    const summary = uploadForm({ documentId: 'kmsummary', steps: ['extract', 'partition', 'summarize_parallel'] }, [
+      { name: 'seal.txt', content: 'Seals sleep in water.' },
+    ]);
     expect((await fetch(`${service.url}/upload`, { method: 'POST', body: summary })).status).toBe(202);
-    expect((await finalStatus(service, 'kmsummary')).error).toMatch(/step "summarize_parallel" failed: the summarize step needs a text generator/);
+    expect((await finalStatus(service, 'kmsummary')).error).toMatch(
+      /step "summarize_parallel" failed: the summarize step needs a text generator/,
+    );
   });
 });

@@ -24,7 +24,10 @@ describe('streamed answers over HTTP (server-sent events)', () => {
       tides: 'Tides on Earth are caused mostly by the Moon. The Moon pulls the oceans as it orbits the Earth.',
     };
     for (const [documentId, text] of Object.entries(docs)) {
-      const res = await fetch(`${service.url}/upload`, { method: 'POST', body: uploadForm({ index: 'sky', documentId }, [{ name: `${documentId}.txt`, content: text, type: 'text/plain' }]) });
+      const res = await fetch(`${service.url}/upload`, {
+        method: 'POST',
+        body: uploadForm({ index: 'sky', documentId }, [{ name: `${documentId}.txt`, content: text, type: 'text/plain' }]),
+      });
       expect(res.status).toBe(202);
       await waitForCompletion(service.url, documentId, 'sky');
     }
@@ -50,7 +53,11 @@ describe('streamed answers over HTTP (server-sent events)', () => {
 
     // The same sources as the JSON answer.
     const json = (await (
-      await fetch(`${service.url}/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ index: 'sky', question: 'How does the Moon orbit the Earth?' }) })
+      await fetch(`${service.url}/ask`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ index: 'sky', question: 'How does the Moon orbit the Earth?' }),
+      })
     ).json()) as Chunk;
     expect(json.relevantSources.map((s) => s.link).sort()).toEqual([...merged].sort());
     expect(chunks.map((c) => c.text).join('')).toBe(json.text);

@@ -18,7 +18,13 @@ describe('upload edge: names and tags as KM clients send them', () => {
   afterAll(() => service.dispose());
 
   const upload = (fields: Array<[string, string]>, fileName = 'a.txt', content = 'The Moon orbits the Earth.') =>
-    sendRaw(service.url, 'POST', '/upload', { 'content-type': `multipart/form-data; boundary="${BOUNDARY}"` }, multipartBody(BOUNDARY, fields, [{ name: fileName, content }]));
+    sendRaw(
+      service.url,
+      'POST',
+      '/upload',
+      { 'content-type': `multipart/form-data; boundary="${BOUNDARY}"` },
+      multipartBody(BOUNDARY, fields, [{ name: fileName, content }]),
+    );
 
   it('refuses a document id over 255 bytes with 400, not 500 (ENAMETOOLONG)', async () => {
     const res = await upload([['documentId', 'a'.repeat(MAX_DOCUMENT_ID_BYTES + 1)]]);
@@ -30,7 +36,10 @@ describe('upload edge: names and tags as KM clients send them', () => {
     for (const name of ['n'.repeat(200) + '.txt', 'é'.repeat(80) + '.txt']) {
       const res = await upload([['documentId', 'long-name']], name);
       expect(res.status).toBe(400);
-      expect(JSON.parse(res.body)).toMatchObject({ code: 'invalid_file_name', detail: expect.stringMatching(new RegExp(`${MAX_FILE_NAME_BYTES}`)) });
+      expect(JSON.parse(res.body)).toMatchObject({
+        code: 'invalid_file_name',
+        detail: expect.stringMatching(new RegExp(`${MAX_FILE_NAME_BYTES}`)),
+      });
     }
     expect((await fetch(`${service.url}/upload-status?documentId=long-name`)).status).toBe(404);
   });
@@ -45,7 +54,12 @@ describe('upload edge: names and tags as KM clients send them', () => {
   });
 
   it('accepts a tag without a colon as a key without value, as KM does', async () => {
-    const res = await upload([['documentId', 'tagged'], ['tags', 'urgent'], ['tags', 'user:ann'], ['tags', 'empty:']]);
+    const res = await upload([
+      ['documentId', 'tagged'],
+      ['tags', 'urgent'],
+      ['tags', 'user:ann'],
+      ['tags', 'empty:'],
+    ]);
     expect(res.status).toBe(202);
     const status = await waitForCompletion(service.url, 'tagged');
     expect(status.tags).toEqual({ urgent: [null], user: ['ann'], empty: [null] });

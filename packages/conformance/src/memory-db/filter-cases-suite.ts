@@ -28,8 +28,8 @@ export function filterCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<M
         it(`${name}: NOT is unsupported, so the query must throw (never ignore the condition)`, async () => {
           const { db, index } = await seed();
           await expect(collect(db.getList(index, { filters }))).rejects.toSatisfy((e: unknown) => isKmError(e, 'unsupported_filter'));
-          await expect(collect(db.getSimilarList(index, query, { filters, minRelevance: -1 }))).rejects.toSatisfy(
-            (e: unknown) => isKmError(e, 'unsupported_filter'),
+          await expect(collect(db.getSimilarList(index, query, { filters, minRelevance: -1 }))).rejects.toSatisfy((e: unknown) =>
+            isKmError(e, 'unsupported_filter'),
           );
         });
         continue;
@@ -52,7 +52,9 @@ export function filterCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<M
       const { db, index } = await seed();
       await wait(async () => {
         expect(await collect(db.getList(index, { filters: [] }))).toHaveLength(ids.length);
-        expect(await collect(db.getList(index, { filters: [new MemoryFilter(), MemoryFilters.byTag('user', 'alice')] }))).toHaveLength(ids.length);
+        expect(await collect(db.getList(index, { filters: [new MemoryFilter(), MemoryFilters.byTag('user', 'alice')] }))).toHaveLength(
+          ids.length,
+        );
       });
     });
 

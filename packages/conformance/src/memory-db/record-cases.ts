@@ -31,14 +31,20 @@ export function recordCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<M
 
     it('batch upsert writes every record and returns the ids in order', async () => {
       const { db, index } = await ready(await fresh());
-      const records = Array.from({ length: 120 }, (_, i) => record(`r${String(i).padStart(3, '0')}`, [i + 1, 1, 0], {}, { text: `probe ${i}` }));
+      const records = Array.from({ length: 120 }, (_, i) =>
+        record(`r${String(i).padStart(3, '0')}`, [i + 1, 1, 0], {}, { text: `probe ${i}` }),
+      );
       expect(await upsertAll(db, index, records)).toEqual(records.map((r) => r.id));
       await wait(async () => expect(await collect(db.getList(index))).toHaveLength(120));
     });
 
     it('getList returns records in id order; limit <= 0 means all', async () => {
       const { db, index } = await ready(await fresh());
-      await upsertAll(db, index, ['c', 'a', 'b', 'd//p=1', 'd=x//p=2'].map((id) => record(id, [1, 1, 0], {}, { text: 'probe' })));
+      await upsertAll(
+        db,
+        index,
+        ['c', 'a', 'b', 'd//p=1', 'd=x//p=2'].map((id) => record(id, [1, 1, 0], {}, { text: 'probe' })),
+      );
       await wait(async () => {
         expect((await collect(db.getList(index, { limit: 0 }))).map((r) => r.id)).toEqual(['a', 'b', 'c', 'd//p=1', 'd=x//p=2']);
         expect(await collect(db.getList(index, { limit: -1 }))).toHaveLength(5);
@@ -49,7 +55,11 @@ export function recordCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<M
     it('ids come back exactly as given', async () => {
       const { db, index } = await ready(await fresh());
       const ids = ['d=doc-1//p=abc', 'd=Doc.2//p=ÄÖ ü', `quote'"id`, 'd=x//p=%_*'];
-      await upsertAll(db, index, ids.map((id) => record(id, [0, 1, 1], {}, { text: 'probe' })));
+      await upsertAll(
+        db,
+        index,
+        ids.map((id) => record(id, [0, 1, 1], {}, { text: 'probe' })),
+      );
       await wait(async () => expect((await collect(db.getList(index))).map((r) => r.id).sort()).toEqual([...ids].sort()));
     });
 
@@ -76,7 +86,15 @@ export function recordCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<M
 
     it('payload round-trips JSON values', async () => {
       const { db, index } = await ready(await fresh());
-      const payload = { text: 'héllo "world" \n ✓ \\ %', n: 1.5, neg: -3, b: false, nul: null, arr: [1, 'two', { three: [3] }], nested: { a: { b: 'c' } } };
+      const payload = {
+        text: 'héllo "world" \n ✓ \\ %',
+        n: 1.5,
+        neg: -3,
+        b: false,
+        nul: null,
+        arr: [1, 'two', { three: [3] }],
+        nested: { a: { b: 'c' } },
+      };
       await db.upsert(index, record('a', [1, 0, 0], {}, payload));
       await wait(async () => expect((await collect(db.getList(index)))[0]!.payload).toEqual(payload));
     });

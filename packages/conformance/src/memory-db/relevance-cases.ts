@@ -21,7 +21,11 @@ export function relevanceCases(suite: ResolvedMemoryDbSuite, fresh: () => Promis
   const seed = async () => {
     const f = await fresh();
     await f.db.createIndex(f.index, 4);
-    await upsertAll(f.db, f.index, Object.entries(VECTORS).map(([id, v]) => record(id, v, {}, { text: id })));
+    await upsertAll(
+      f.db,
+      f.index,
+      Object.entries(VECTORS).map(([id, v]) => record(id, v, {}, { text: id })),
+    );
     return f;
   };
 

@@ -100,7 +100,11 @@ export class DefaultEmbeddingGenerator implements ITextEmbeddingGenerator {
   }
 
   private async importLocalModel(): Promise<LocalModelModule | undefined> {
-    const places = this.options.resolveFrom ?? [import.meta.url, ...(process.argv[1] ? [process.argv[1]] : []), join(process.cwd(), 'package.json')];
+    const places = this.options.resolveFrom ?? [
+      import.meta.url,
+      ...(process.argv[1] ? [process.argv[1]] : []),
+      join(process.cwd(), 'package.json'),
+    ];
     for (const place of places) {
       let path: string;
       try {

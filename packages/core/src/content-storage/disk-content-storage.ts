@@ -66,7 +66,11 @@ export class DiskContentStorage implements IContentStorage {
       await pipeline(contentToReadable(content), createWriteStream(temp));
       if (this.durable) {
         const handle = await open(temp, 'r');
-        try { await handle.sync(); } finally { await handle.close(); }
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
       }
       await rename(temp, target);
     } catch (error) {
@@ -124,12 +128,18 @@ export class DiskContentStorage implements IContentStorage {
 
   async listDocuments(index: string): Promise<string[]> {
     const entries = await readdir(this.path(index), { withFileTypes: true }).catch(() => []);
-    return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    return entries
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
   }
 
   async listIndexes(): Promise<string[]> {
     const entries = await readdir(this.root, { withFileTypes: true }).catch(() => []);
-    return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
+    return entries
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+      .map((e) => e.name)
+      .sort();
   }
 
   private path(index: string, documentId?: string, fileName?: string): string {
@@ -144,7 +154,9 @@ export class DiskContentStorage implements IContentStorage {
 
   private translate(error: unknown, index: string, documentId: string, fileName: string): unknown {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EISDIR') {
-      return new KmError('file_not_found', `file "${fileName}" of document "${documentId}" in index "${index}" not found`, { cause: error });
+      return new KmError('file_not_found', `file "${fileName}" of document "${documentId}" in index "${index}" not found`, {
+        cause: error,
+      });
     }
     return error;
   }

@@ -78,7 +78,8 @@ export function sniffContent(head: Uint8Array): SniffedContent {
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return binary('image/jpeg');
   if (startsWith(bytes, 'GIF87a') || startsWith(bytes, 'GIF89a')) return binary('image/gif');
   if (startsWith(bytes, 'II*\0') || startsWith(bytes, 'MM\0*')) return binary('image/tiff');
-  if (startsWith(bytes, 'BM') && bytes.length >= 26 && bytes.readUInt32LE(2) > 26 && bytes[6] === 0 && bytes[7] === 0) return binary('image/bmp');
+  if (startsWith(bytes, 'BM') && bytes.length >= 26 && bytes.readUInt32LE(2) > 26 && bytes[6] === 0 && bytes[7] === 0)
+    return binary('image/bmp');
   if (startsWith(bytes, 'RIFF') && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return binary('image/webp');
   if (startsWith(bytes, 'PK\x03\x04')) return binary(officeTypeOf(bytes) ?? 'application/zip');
   if (bytes.includes(0)) return { type: MimeTypes.octetStream, signature: false, text: false };
@@ -86,7 +87,8 @@ export function sniffContent(head: Uint8Array): SniffedContent {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const start = text.trimStart().slice(0, 1024).toLowerCase();
   const isText = (type: string): SniffedContent => ({ type, signature: false, text: true });
-  if (start.startsWith('<!doctype html') || start.startsWith('<html') || /<(html|head|body)[\s>]/.test(start)) return isText(MimeTypes.html);
+  if (start.startsWith('<!doctype html') || start.startsWith('<html') || /<(html|head|body)[\s>]/.test(start))
+    return isText(MimeTypes.html);
   if ((start.startsWith('{') || start.startsWith('[')) && looksLikeJson(start)) return isText(MimeTypes.json);
   return isText(MimeTypes.plainText);
 }
@@ -95,28 +97,48 @@ export function sniffContent(head: Uint8Array): SniffedContent {
 function agreesWithBytes(declared: string, sniffed: SniffedContent): boolean {
   if (isTextType(declared)) return sniffed.text;
   // A binary type: the bytes must carry its signature when they carry one we know.
-  if (sniffed.signature) return sniffed.type === declared || (sniffed.type === 'application/zip' && isZipBased(declared)) || sameImage(declared, sniffed.type);
+  if (sniffed.signature)
+    return sniffed.type === declared || (sniffed.type === 'application/zip' && isZipBased(declared)) || sameImage(declared, sniffed.type);
   if (KNOWN_SIGNATURES.has(declared) || isZipBased(declared)) return false;
   return true;
 }
 
-const KNOWN_SIGNATURES = new Set(['application/pdf', 'image/png', 'image/jpeg', 'image/jpg', 'image/gif', 'image/tiff', 'image/bmp', 'image/webp']);
+const KNOWN_SIGNATURES = new Set([
+  'application/pdf',
+  'image/png',
+  'image/jpeg',
+  'image/jpg',
+  'image/gif',
+  'image/tiff',
+  'image/bmp',
+  'image/webp',
+]);
 
 function sameImage(declared: string, sniffed: string): boolean {
   return declared === 'image/jpg' && sniffed === 'image/jpeg';
 }
 
 function isTextType(type: string): boolean {
-  return type.startsWith('text/') || type === MimeTypes.json || type.endsWith('+json') || type.endsWith('+xml') || type === 'application/xml';
+  return (
+    type.startsWith('text/') || type === MimeTypes.json || type.endsWith('+json') || type.endsWith('+xml') || type === 'application/xml'
+  );
 }
 
 function isZipBased(type: string): boolean {
-  return type === 'application/zip' || type.startsWith('application/vnd.openxmlformats-officedocument.') || type.startsWith('application/vnd.oasis.opendocument.');
+  return (
+    type === 'application/zip' ||
+    type.startsWith('application/vnd.openxmlformats-officedocument.') ||
+    type.startsWith('application/vnd.oasis.opendocument.')
+  );
 }
 
 /** The Office type of a ZIP from the names of the entries visible in its first bytes. */
 function officeTypeOf(bytes: Buffer): string | undefined {
-  for (let at = bytes.indexOf('PK\x03\x04', 0, 'latin1'); at >= 0 && at + 30 <= bytes.length; at = bytes.indexOf('PK\x03\x04', at + 4, 'latin1')) {
+  for (
+    let at = bytes.indexOf('PK\x03\x04', 0, 'latin1');
+    at >= 0 && at + 30 <= bytes.length;
+    at = bytes.indexOf('PK\x03\x04', at + 4, 'latin1')
+  ) {
     const nameLength = bytes.readUInt16LE(at + 26);
     const name = bytes.subarray(at + 30, Math.min(bytes.length, at + 30 + nameLength)).toString('latin1');
     for (const [folder, type] of Object.entries(OOXML)) if (name.startsWith(`${folder}/`)) return type;

@@ -6,8 +6,31 @@ import { decodeUtf8Text } from './text-bytes.js';
 
 const SKIPPED = new Set(['title', 'script', 'style', 'noscript', 'template', 'svg', 'head', 'iframe', 'object']);
 const BLOCKS = new Set([
-  'p', 'div', 'section', 'article', 'header', 'footer', 'main', 'aside', 'nav', 'blockquote', 'pre',
-  'table', 'tr', 'ul', 'ol', 'dl', 'dt', 'dd', 'figure', 'figcaption', 'address', 'form', 'fieldset', 'hr', 'br',
+  'p',
+  'div',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'main',
+  'aside',
+  'nav',
+  'blockquote',
+  'pre',
+  'table',
+  'tr',
+  'ul',
+  'ol',
+  'dl',
+  'dt',
+  'dd',
+  'figure',
+  'figcaption',
+  'address',
+  'form',
+  'fieldset',
+  'hr',
+  'br',
 ]);
 const HEADINGS: Record<string, string> = { h1: '#', h2: '##', h3: '###', h4: '####', h5: '#####', h6: '######' };
 
@@ -122,7 +145,10 @@ export function htmlToMarkdown(html: string): string {
   parser.write(html);
   parser.end();
   flush();
-  let text = lines.join('\n').replace(/\n{3,}/g, '\n\n').trim();
+  let text = lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
   const cleanTitle = title.replace(/\s+/g, ' ').trim();
   if (cleanTitle && !text.startsWith('# ')) text = `# ${cleanTitle}\n\n${text}`;
   return text;

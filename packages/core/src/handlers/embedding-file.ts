@@ -19,7 +19,11 @@ export const MAX_GENERATOR_SLUG_BYTES = 62;
  * hash of the whole name, so two long names still get different files.
  */
 export function embeddingFileName(partitionName: string, generator: string): string {
-  let slug = generator.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'default';
+  let slug =
+    generator
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'default';
   if (slug.length > MAX_GENERATOR_SLUG_BYTES) {
     const hash = createHash('sha256').update(generator).digest('hex').slice(0, 12);
     slug = `${slug.slice(0, MAX_GENERATOR_SLUG_BYTES - hash.length - 1)}-${hash}`;

@@ -69,7 +69,11 @@ export class GenerateEmbeddingsHandler implements IPipelineStepHandler {
     const size = Math.max(1, Math.min(requested ?? generator.maxBatchSize ?? 1, generator.maxBatchSize ?? Infinity));
     await mapWithConcurrency(batches(pending, size), embedding.concurrency, async (batch) => {
       signal?.throwIfAborted();
-      const vectors = await generator.generateEmbeddings(batch.map((p) => p.text), signal, { purpose: 'document' });
+      const vectors = await generator.generateEmbeddings(
+        batch.map((p) => p.text),
+        signal,
+        { purpose: 'document' },
+      );
       if (vectors.length !== batch.length) {
         throw new KmError('invalid_argument', `${model} returned ${vectors.length} embeddings for ${batch.length} texts`);
       }

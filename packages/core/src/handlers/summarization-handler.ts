@@ -88,7 +88,13 @@ function summarySettings(generator: ITextGenerator, prompt: string, args: Ingest
   return { paragraphTokens, targetTokens: target, overlapTokens: overlap };
 }
 
-async function summarize(generator: ITextGenerator, template: string, text: string, settings: SummarySettings, signal?: AbortSignal): Promise<string> {
+async function summarize(
+  generator: ITextGenerator,
+  template: string,
+  text: string,
+  settings: SummarySettings,
+  signal?: AbortSignal,
+): Promise<string> {
   const { tokenizer } = generator;
   const { paragraphTokens: room, overlapTokens: overlap } = settings;
   let current = text;

@@ -100,7 +100,9 @@ export class TextExtractionHandler implements IPipelineStepHandler {
       }
       try {
         const data = await contentStorage.readFile(pipeline.index, pipeline.document_id, file.name);
-        const content = cleanContent(await decodeWithTimeLimit(decoder, data, file.name, this.context.extraction?.decoderTimeoutMs ?? 120_000, signal));
+        const content = cleanContent(
+          await decodeWithTimeLimit(decoder, data, file.name, this.context.extraction?.decoderTimeoutMs ?? 120_000, signal),
+        );
         const text = content.sections.map((s) => s.text).join('\n\n');
         await writeGeneratedFile(this.context, pipeline, file, {
           name: extractedContentName(file.name),

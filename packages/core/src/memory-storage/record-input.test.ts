@@ -3,7 +3,13 @@ import { isKmError } from '../errors/km-error.js';
 import type { MemoryRecord } from '../models/memory-record.js';
 import { checkRecord } from './record-input.js';
 
-const record = (overrides: Partial<MemoryRecord>): MemoryRecord => ({ id: 'r1', vector: [1, 0], tags: {}, payload: { text: 'ok' }, ...overrides });
+const record = (overrides: Partial<MemoryRecord>): MemoryRecord => ({
+  id: 'r1',
+  vector: [1, 0],
+  tags: {},
+  payload: { text: 'ok' },
+  ...overrides,
+});
 const code = (fn: () => unknown): string | undefined => {
   try {
     fn();

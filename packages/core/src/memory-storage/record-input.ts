@@ -42,7 +42,10 @@ export function checkRecord(record: MemoryRecord, connector?: string): CheckedRe
   try {
     tags = validateTags(record.tags, true);
   } catch (cause) {
-    throw new InvalidInputError('invalid_tag', `tags of record "${record.id}": ${(cause as Error).message.replace(/^\[km\] /, '')}`, { ...options, cause });
+    throw new InvalidInputError('invalid_tag', `tags of record "${record.id}": ${(cause as Error).message.replace(/^\[km\] /, '')}`, {
+      ...options,
+      cause,
+    });
   }
   return { id: record.id, vector: record.vector, tags, payloadJson };
 }

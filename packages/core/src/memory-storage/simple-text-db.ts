@@ -178,7 +178,8 @@ export class SimpleTextDb implements IMemoryDb, RecordLossSource {
         if (e.op === 'delete') records.delete(e.id);
         else records.set(e.record.id, toEntry(e.record.id, e.record.tags as TagCollection, e.record.payloadJson));
       }
-      if (log.lastCut) this.losses.report({ connector: CONNECTOR, index: name, bytes: log.lastCut.bytes, recordIds: log.lastCut.recordIds });
+      if (log.lastCut)
+        this.losses.report({ connector: CONNECTOR, index: name, bytes: log.lastCut.bytes, recordIds: log.lastCut.recordIds });
       this.indexes.set(name, { records, log });
     }
   }

@@ -79,7 +79,9 @@ export class SimpleVectorDb implements IMemoryDb, RecordLossSource {
   async createIndex(index: string, vectorSize: number): Promise<void> {
     const name = normalizeIndexName(index);
     if (!Number.isInteger(vectorSize) || vectorSize <= 0) {
-      throw new InvalidInputError('invalid_argument', `vector size must be a positive integer, got ${vectorSize}`, { connector: CONNECTOR });
+      throw new InvalidInputError('invalid_argument', `vector size must be a positive integer, got ${vectorSize}`, {
+        connector: CONNECTOR,
+      });
     }
     await this.ready();
     await this.mutex.run(name, () => this.create(name, vectorSize));
@@ -231,7 +233,8 @@ export class SimpleVectorDb implements IMemoryDb, RecordLossSource {
     let loaded: LoadedIndex;
     if (repair) {
       entries = await log.load();
-      if (log.lastCut) this.losses.report({ connector: CONNECTOR, index: name, bytes: log.lastCut.bytes, recordIds: log.lastCut.recordIds });
+      if (log.lastCut)
+        this.losses.report({ connector: CONNECTOR, index: name, bytes: log.lastCut.bytes, recordIds: log.lastCut.recordIds });
       const position = await log.position();
       loaded = { vectors, log, ino: position?.ino ?? 0, applied: position?.size ?? 0 };
     } else {

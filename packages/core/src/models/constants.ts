@@ -35,12 +35,7 @@ export const Steps = {
 } as const;
 
 /** The steps a document goes through when the request names none. */
-export const DEFAULT_STEPS: readonly string[] = [
-  Steps.extract,
-  Steps.partition,
-  Steps.genEmbeddings,
-  Steps.saveRecords,
-];
+export const DEFAULT_STEPS: readonly string[] = [Steps.extract, Steps.partition, Steps.genEmbeddings, Steps.saveRecords];
 
 /** Index used when a request names none. */
 export const DEFAULT_INDEX = 'default';

@@ -49,11 +49,7 @@ export class Document {
   }
 
   /** Adds a file from a stream. */
-  addStream(
-    name: string,
-    stream: Readable | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
-    mimeType?: string,
-  ): this {
+  addStream(name: string, stream: Readable | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, mimeType?: string): this {
     return this.add({ name, stream, ...(mimeType ? { mimeType } : {}) });
   }
 

@@ -60,17 +60,57 @@ export const RequestArgs = {
 /** Every supported argument, by name. */
 export const REQUEST_ARG_SPECS: Readonly<Record<string, RequestArgSpec>> = {
   [RequestArgs.ragPrompt]: { type: 'string', phase: 'retrieval', nonEmpty: true, description: 'the answer prompt' },
-  [RequestArgs.ragFactTemplate]: { type: 'string', phase: 'retrieval', nonEmpty: true, description: 'how each fact is written into the prompt' },
+  [RequestArgs.ragFactTemplate]: {
+    type: 'string',
+    phase: 'retrieval',
+    nonEmpty: true,
+    description: 'how each fact is written into the prompt',
+  },
   [RequestArgs.ragEmptyAnswer]: { type: 'string', phase: 'retrieval', description: 'the answer given when nothing relevant is found' },
-  [RequestArgs.ragIncludeDuplicateFacts]: { type: 'bool', phase: 'retrieval', description: 'whether identical partitions go into the prompt more than once' },
+  [RequestArgs.ragIncludeDuplicateFacts]: {
+    type: 'bool',
+    phase: 'retrieval',
+    description: 'whether identical partitions go into the prompt more than once',
+  },
   [RequestArgs.ragMaxTokens]: { type: 'int', phase: 'retrieval', min: 1, description: 'the most tokens of the generated answer' },
-  [RequestArgs.ragMaxMatchesCount]: { type: 'int', phase: 'retrieval', min: 1, description: 'the most partitions used by ask (facts) and search (results)' },
+  [RequestArgs.ragMaxMatchesCount]: {
+    type: 'int',
+    phase: 'retrieval',
+    min: 1,
+    description: 'the most partitions used by ask (facts) and search (results)',
+  },
   [RequestArgs.ragTemperature]: { type: 'float', phase: 'retrieval', min: 0, max: 2, description: 'the temperature of the answer' },
-  [RequestArgs.ragNucleusSampling]: { type: 'float', phase: 'retrieval', min: 0, max: 1, description: 'the nucleus sampling (top p) of the answer' },
-  [RequestArgs.textGenerationModelName]: { type: 'string', phase: 'retrieval', nonEmpty: true, description: 'the model of the text generator' },
-  [RequestArgs.partitioningMaxTokensPerParagraph]: { type: 'int', phase: 'ingestion', min: 1, description: 'the most tokens per partition' },
-  [RequestArgs.partitioningOverlappingTokens]: { type: 'int', phase: 'ingestion', min: 0, description: 'the tokens shared by consecutive partitions' },
-  [RequestArgs.partitioningChunkHeader]: { type: 'string', phase: 'ingestion', storedText: true, description: 'the text put at the top of every partition' },
+  [RequestArgs.ragNucleusSampling]: {
+    type: 'float',
+    phase: 'retrieval',
+    min: 0,
+    max: 1,
+    description: 'the nucleus sampling (top p) of the answer',
+  },
+  [RequestArgs.textGenerationModelName]: {
+    type: 'string',
+    phase: 'retrieval',
+    nonEmpty: true,
+    description: 'the model of the text generator',
+  },
+  [RequestArgs.partitioningMaxTokensPerParagraph]: {
+    type: 'int',
+    phase: 'ingestion',
+    min: 1,
+    description: 'the most tokens per partition',
+  },
+  [RequestArgs.partitioningOverlappingTokens]: {
+    type: 'int',
+    phase: 'ingestion',
+    min: 0,
+    description: 'the tokens shared by consecutive partitions',
+  },
+  [RequestArgs.partitioningChunkHeader]: {
+    type: 'string',
+    phase: 'ingestion',
+    storedText: true,
+    description: 'the text put at the top of every partition',
+  },
   [RequestArgs.embeddingGenerationBatchSize]: { type: 'int', phase: 'ingestion', min: 1, description: 'the texts sent per embedding call' },
   [RequestArgs.embeddingGenerationModelName]: {
     type: 'string',
@@ -83,12 +123,22 @@ export const REQUEST_ARG_SPECS: Readonly<Record<string, RequestArgSpec>> = {
     type: 'int',
     phase: 'ingestion',
     min: 15,
-    description: 'the most tokens of a summary (at most half the text generator\'s maxTokenTotal)',
+    description: "the most tokens of a summary (at most half the text generator's maxTokenTotal)",
   },
-  [RequestArgs.summaryOverlappingTokens]: { type: 'int', phase: 'ingestion', min: 0, description: 'the tokens shared by consecutive paragraphs summarized' },
+  [RequestArgs.summaryOverlappingTokens]: {
+    type: 'int',
+    phase: 'ingestion',
+    min: 0,
+    description: 'the tokens shared by consecutive paragraphs summarized',
+  },
   [RequestArgs.maxTokensPerChunk]: { type: 'int', phase: 'ingestion', min: 1, description: 'the most tokens per partition' },
   [RequestArgs.overlapTokens]: { type: 'int', phase: 'ingestion', min: 0, description: 'the tokens shared by consecutive partitions' },
-  [RequestArgs.chunkHeader]: { type: 'string', phase: 'ingestion', storedText: true, description: 'the text put at the top of every partition' },
+  [RequestArgs.chunkHeader]: {
+    type: 'string',
+    phase: 'ingestion',
+    storedText: true,
+    description: 'the text put at the top of every partition',
+  },
 };
 
 /** Arguments of search and ask, typed; absent ones are undefined. */
@@ -204,7 +254,10 @@ function checkArgs(args: unknown): Record<string, unknown> {
   for (const [name, value] of Object.entries(args as Record<string, unknown>)) {
     const spec = Object.hasOwn(REQUEST_ARG_SPECS, name) ? REQUEST_ARG_SPECS[name] : undefined;
     if (!spec) {
-      throw new InvalidInputError('invalid_argument', `unknown argument "${name}"; supported: ${Object.keys(REQUEST_ARG_SPECS).join(', ')}`);
+      throw new InvalidInputError(
+        'invalid_argument',
+        `unknown argument "${name}"; supported: ${Object.keys(REQUEST_ARG_SPECS).join(', ')}`,
+      );
     }
     // KM treats a null argument as absent.
     if (value !== undefined && value !== null) out[name] = checkValue(name, spec, value);
@@ -215,7 +268,10 @@ function checkArgs(args: unknown): Record<string, unknown> {
 /** The value as its declared type: numbers may come as numeric strings, booleans as "true"/"false". */
 function checkValue(name: string, spec: RequestArgSpec, value: unknown): string | number | boolean {
   const fail = (expected: string): never => {
-    throw new InvalidInputError('invalid_argument', `argument "${name}" (${spec.description}) must be ${expected}, got ${JSON.stringify(value)}`);
+    throw new InvalidInputError(
+      'invalid_argument',
+      `argument "${name}" (${spec.description}) must be ${expected}, got ${JSON.stringify(value)}`,
+    );
   };
   switch (spec.type) {
     case 'string':
@@ -223,7 +279,11 @@ function checkValue(name: string, spec: RequestArgSpec, value: unknown): string 
       if (spec.nonEmpty && value.trim() === '') return fail('a non-empty string');
       if (spec.storedText) {
         const unstorable = unstorableTextReason(value);
-        if (unstorable) throw new InvalidInputError('invalid_argument', `argument "${name}" (${spec.description}) ${unstorable}, which memory DBs cannot store`);
+        if (unstorable)
+          throw new InvalidInputError(
+            'invalid_argument',
+            `argument "${name}" (${spec.description}) ${unstorable}, which memory DBs cannot store`,
+          );
       }
       return value;
     case 'bool':

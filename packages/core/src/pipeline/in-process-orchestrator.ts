@@ -91,7 +91,8 @@ export class InProcessPipelineOrchestrator extends BasePipelineOrchestrator impl
       if (pipeline.remaining_steps.length > 0) await this.statusStore.write(pipeline);
     }
     await this.complete(pipeline);
-    if (pipeline.failed) throw new KmError('pipeline_failed', `document "${pipeline.document_id}" failed: ${pipeline.error ?? 'unknown reason'}`);
+    if (pipeline.failed)
+      throw new KmError('pipeline_failed', `document "${pipeline.document_id}" failed: ${pipeline.error ?? 'unknown reason'}`);
     return pipeline;
   }
 

@@ -14,10 +14,15 @@ export interface QueueClientState {
  * connected yet (one client serves one queue), and has a handler when it is to dequeue.
  * Throws a typed `invalid_argument` error naming the problem.
  */
-export function checkQueueConnect(client: QueueClientState, options: QueueConnectOptions, names: { connector: string; className: string }): void {
+export function checkQueueConnect(
+  client: QueueClientState,
+  options: QueueConnectOptions,
+  names: { connector: string; className: string },
+): void {
   const { connector, className } = names;
   if (client.closed) throw new KmError('invalid_argument', `this ${className} is closed`, { connector });
-  if (client.connectedTo !== undefined) throw new KmError('invalid_argument', `already connected to "${client.connectedTo}"`, { connector });
+  if (client.connectedTo !== undefined)
+    throw new KmError('invalid_argument', `already connected to "${client.connectedTo}"`, { connector });
   if (options.dequeue && !client.hasHandler) {
     throw new InvalidInputError('invalid_argument', 'call onDequeue before connect({ dequeue: true })', { connector });
   }

@@ -225,10 +225,13 @@ export class FileQueue implements IQueue {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw error;
       }
-      const renew = setInterval(() => {
-        const lease = new Date(Date.now() + this.visibilityTimeoutMs);
-        utimes(claimed, lease, lease).catch(() => undefined);
-      }, Math.max(50, Math.floor(this.visibilityTimeoutMs / 3)));
+      const renew = setInterval(
+        () => {
+          const lease = new Date(Date.now() + this.visibilityTimeoutMs);
+          utimes(claimed, lease, lease).catch(() => undefined);
+        },
+        Math.max(50, Math.floor(this.visibilityTimeoutMs / 3)),
+      );
       renew.unref?.();
       const claim: Claim = { id: entry.id, attempts, path: claimed, renew };
       this.claims.set(entry.id, claim);

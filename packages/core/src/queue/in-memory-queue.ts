@@ -177,10 +177,13 @@ export class InMemoryQueue implements IQueue {
       this.broker.push(poisonQueueName(name), { id: message.id, body: message.body, attempts: 0 });
       return;
     }
-    const timer = setTimeout(() => {
-      this.retries.delete(timer);
-      this.broker.push(name, message);
-    }, this.retryDelayMs * 2 ** (message.attempts - 1));
+    const timer = setTimeout(
+      () => {
+        this.retries.delete(timer);
+        this.broker.push(name, message);
+      },
+      this.retryDelayMs * 2 ** (message.attempts - 1),
+    );
     this.retries.set(timer, message);
   }
 }

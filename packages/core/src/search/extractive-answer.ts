@@ -35,7 +35,10 @@ export async function selectSentences(
   for (const [record, relevance] of matches.slice(0, 20)) {
     const text = String(record.payload[PayloadFields.text] ?? '');
     for (const raw of text.split(SENTENCE)) {
-      const sentence = raw.replace(/^#+\s*/, '').replace(/\s+/g, ' ').trim();
+      const sentence = raw
+        .replace(/^#+\s*/, '')
+        .replace(/\s+/g, ' ')
+        .trim();
       if (sentence.length < 12) continue;
       const first = seen.get(sentence.toLowerCase());
       if (first) {

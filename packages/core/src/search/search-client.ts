@@ -138,7 +138,10 @@ export class SearchClient {
     if (name === undefined) return;
     const generator = this.deps.textGenerator;
     if (!generator) {
-      throw new InvalidInputError('invalid_argument', `argument "${RequestArgs.textGenerationModelName}" needs a text generator; none is configured (answers are extractive)`);
+      throw new InvalidInputError(
+        'invalid_argument',
+        `argument "${RequestArgs.textGenerationModelName}" needs a text generator; none is configured (answers are extractive)`,
+      );
     }
     if (!generator.supportsModelOverride && name !== generator.modelName) {
       throw new InvalidInputError(
@@ -175,7 +178,13 @@ export class SearchClient {
     }
   }
 
-  private async *generate(question: string, matches: Match[], request: RetrievalRequest, args: RetrievalArgs, emptyAnswer: string): AsyncIterable<MemoryAnswer> {
+  private async *generate(
+    question: string,
+    matches: Match[],
+    request: RetrievalRequest,
+    args: RetrievalArgs,
+    emptyAnswer: string,
+  ): AsyncIterable<MemoryAnswer> {
     const generator = this.deps.textGenerator!;
     const tokenizer = generator.tokenizer;
     const template = this.answerTemplate(args);
@@ -249,7 +258,13 @@ export class SearchClient {
   }
 
   private async *extract(question: string, matches: Match[], request: RetrievalRequest, emptyAnswer: string): AsyncIterable<MemoryAnswer> {
-    const sentences = await selectSentences(question, matches, this.options.extractiveSentences, this.deps.embeddingGenerator, request.signal);
+    const sentences = await selectSentences(
+      question,
+      matches,
+      this.options.extractiveSentences,
+      this.deps.embeddingGenerator,
+      request.signal,
+    );
     if (sentences.length === 0) {
       yield this.answer(question, 'last', { noResult: true, noResultReason: NOT_FOUND_REASON, text: emptyAnswer });
       return;
@@ -301,7 +316,11 @@ function factSource(record: MemoryRecord, index: string): string {
 
 /** KM's comparison of an answer with the empty answer: case-insensitive, surrounding punctuation ignored. */
 function sameAnswer(value: string, target: string): boolean {
-  const strip = (s: string) => s.trim().replace(/^[\s.'"`~!?@#$%^+*_\-=|\\/()[\]{}<>]+|[\s.'"`~!?@#$%^+*_\-=|\\/()[\]{}<>]+$/g, '').toLowerCase();
+  const strip = (s: string) =>
+    s
+      .trim()
+      .replace(/^[\s.'"`~!?@#$%^+*_\-=|\\/()[\]{}<>]+|[\s.'"`~!?@#$%^+*_\-=|\\/()[\]{}<>]+$/g, '')
+      .toLowerCase();
   return strip(value) === strip(target);
 }
 

@@ -46,7 +46,10 @@ export function validateFileName(name: unknown, options: FileNameOptions = {}): 
   }
   const bytes = utf8Length(name);
   if (bytes > MAX_PATH_SEGMENT_BYTES) {
-    throw new InvalidInputError('invalid_file_name', `file name ${quote(name)} is ${bytes} bytes in UTF-8, over the ${MAX_PATH_SEGMENT_BYTES} bytes storage holds`);
+    throw new InvalidInputError(
+      'invalid_file_name',
+      `file name ${quote(name)} is ${bytes} bytes in UTF-8, over the ${MAX_PATH_SEGMENT_BYTES} bytes storage holds`,
+    );
   }
   const uploaded = options.uploaded ? name : uploadedNameOf(name);
   const uploadedBytes = utf8Length(uploaded);

@@ -112,10 +112,12 @@ export class WebPageFetcher implements IWebPageFetcher {
       try {
         return await this.once(url, signal);
       } catch (e) {
-        if (timeout.aborted) throw new KmError('transient', `${url.href}: no answer within ${this.timeoutMs} ms (timeoutMs)`, { transient: true, cause: e });
+        if (timeout.aborted)
+          throw new KmError('transient', `${url.href}: no answer within ${this.timeoutMs} ms (timeoutMs)`, { transient: true, cause: e });
         if (signal.aborted) throw new KmError('aborted', `${url.href}: aborted`, { cause: e });
         const transient = e instanceof KmError ? e.transient : true;
-        if (!transient || attempt >= this.retries) throw e instanceof KmError ? e : new KmError('transient', `${url.href}: ${(e as Error).message}`, { transient: true, cause: e });
+        if (!transient || attempt >= this.retries)
+          throw e instanceof KmError ? e : new KmError('transient', `${url.href}: ${(e as Error).message}`, { transient: true, cause: e });
         await new Promise((r) => setTimeout(r, this.retryDelayMs * 2 ** attempt));
       }
     }
@@ -204,7 +206,13 @@ async function readBody(res: IncomingMessage, maxBytes: number, url: URL): Promi
   }
   const encoding = String(res.headers['content-encoding'] ?? '').toLowerCase();
   const stream: Readable =
-    encoding === 'gzip' || encoding === 'x-gzip' ? res.pipe(createGunzip()) : encoding === 'deflate' ? res.pipe(createInflate()) : encoding === 'br' ? res.pipe(createBrotliDecompress()) : res;
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? res.pipe(createGunzip())
+      : encoding === 'deflate'
+        ? res.pipe(createInflate())
+        : encoding === 'br'
+          ? res.pipe(createBrotliDecompress())
+          : res;
   const chunks: Buffer[] = [];
   let size = 0;
   try {

@@ -26,7 +26,8 @@ export function readXml(xml: XmlSource, handlers: XmlHandlers): void {
   const parser = new Parser(
     {
       onopentag: (name, attributes) => {
-        if (++depth > MAX_XML_DEPTH) throw new KmError('content_too_large', `an XML part nests elements deeper than ${MAX_XML_DEPTH} levels`);
+        if (++depth > MAX_XML_DEPTH)
+          throw new KmError('content_too_large', `an XML part nests elements deeper than ${MAX_XML_DEPTH} levels`);
         handlers.open?.(localName(name), stripPrefixes(attributes));
       },
       onclosetag: (name) => {

@@ -54,12 +54,21 @@ export function readZipParts(
       inflateEntry(entry.method, entry.compressed, (chunk, consumed) => {
         size += chunk.length;
         total += chunk.length;
-        if (size > entry.declaredSize) throw unreadable(format, `entry ${entry.name} inflates past the ${entry.declaredSize} bytes its zip headers declare`);
+        if (size > entry.declaredSize)
+          throw unreadable(format, `entry ${entry.name} inflates past the ${entry.declaredSize} bytes its zip headers declare`);
         if (total > limits.maxUncompressedBytes) {
-          throw overLimit(`the ${format} archive's uncompressed content (at entry ${entry.name})`, 'maxUncompressedBytes', limits.maxUncompressedBytes);
+          throw overLimit(
+            `the ${format} archive's uncompressed content (at entry ${entry.name})`,
+            'maxUncompressedBytes',
+            limits.maxUncompressedBytes,
+          );
         }
         if (size > RATIO_GRACE_BYTES && size > consumed * limits.maxCompressionRatio) {
-          throw overLimit(`entry ${entry.name} of the ${format} archive (${size} bytes inflated from ${consumed})`, 'maxCompressionRatio', limits.maxCompressionRatio);
+          throw overLimit(
+            `entry ${entry.name} of the ${format} archive (${size} bytes inflated from ${consumed})`,
+            'maxCompressionRatio',
+            limits.maxCompressionRatio,
+          );
         }
         if (total > RATIO_GRACE_BYTES && total > (totalConsumed + consumed) * limits.maxCompressionRatio) {
           throw overLimit(

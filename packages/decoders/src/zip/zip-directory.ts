@@ -34,7 +34,8 @@ const MAX32 = 0xffffffff;
  * between entries, while a non-recursive zip bomb points many entries at one deflate stream.
  */
 export function readZipDirectory(data: Uint8Array, format: string, onEntry: (index: number) => void): ZipDirectoryEntry[] {
-  if (data.length < 4 || data[0] !== 0x50 || data[1] !== 0x4b) throw unreadable(format, 'not a zip archive (Office files are zip archives)');
+  if (data.length < 4 || data[0] !== 0x50 || data[1] !== 0x4b)
+    throw unreadable(format, 'not a zip archive (Office files are zip archives)');
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const end = findEndOfDirectory(data, view);
   if (end < 0) throw unreadable(format, 'the archive is truncated (no end of central directory)');
@@ -43,7 +44,8 @@ export function readZipDirectory(data: Uint8Array, format: string, onEntry: (ind
   const locator = end - 20;
   if ((count === 0xffff || offset === MAX32) && locator >= 0 && view.getUint32(locator, true) === ZIP64_LOCATOR) {
     const zip64End = safeNumber(view.getBigUint64(locator + 8, true));
-    if (zip64End + 56 > data.length || view.getUint32(zip64End, true) !== ZIP64_END) throw unreadable(format, 'the zip64 end of central directory is corrupt');
+    if (zip64End + 56 > data.length || view.getUint32(zip64End, true) !== ZIP64_END)
+      throw unreadable(format, 'the zip64 end of central directory is corrupt');
     count = safeNumber(view.getBigUint64(zip64End + 32, true));
     offset = safeNumber(view.getBigUint64(zip64End + 48, true));
   }
@@ -51,7 +53,8 @@ export function readZipDirectory(data: Uint8Array, format: string, onEntry: (ind
   const ranges: EntryRange[] = [];
   for (let i = 0; i < count; i++) {
     onEntry(i);
-    if (offset + 46 > data.length || view.getUint32(offset, true) !== DIRECTORY_ENTRY) throw unreadable(format, 'the central directory is truncated or corrupt');
+    if (offset + 46 > data.length || view.getUint32(offset, true) !== DIRECTORY_ENTRY)
+      throw unreadable(format, 'the central directory is truncated or corrupt');
     const flags = view.getUint16(offset + 8, true);
     const method = view.getUint16(offset + 10, true);
     let compressedSize = view.getUint32(offset + 20, true);
@@ -64,7 +67,10 @@ export function readZipDirectory(data: Uint8Array, format: string, onEntry: (ind
     const extraStart = nameStart + nameLength;
     if (extraStart + extraLength > data.length) throw unreadable(format, 'the central directory is truncated or corrupt');
     const raw = Buffer.from(data.buffer, data.byteOffset + nameStart, nameLength);
-    const name = raw.toString(flags & 0x800 ? 'utf8' : 'latin1').replace(/\\/g, '/').replace(/^\/+/, '');
+    const name = raw
+      .toString(flags & 0x800 ? 'utf8' : 'latin1')
+      .replace(/\\/g, '/')
+      .replace(/^\/+/, '');
     // Zip64: the sizes and offset that overflow 32 bits follow, in this order, in extra field 1.
     for (let at = extraStart; at + 4 <= extraStart + extraLength; ) {
       const id = view.getUint16(at, true);
@@ -79,7 +85,8 @@ export function readZipDirectory(data: Uint8Array, format: string, onEntry: (ind
       at += 4 + size;
     }
     if (flags & 1) throw unreadable(format, `entry ${name} is encrypted`);
-    if (localOffset + 30 > data.length || view.getUint32(localOffset, true) !== LOCAL_HEADER) throw unreadable(format, `entry ${name} has no local header where the directory points`);
+    if (localOffset + 30 > data.length || view.getUint32(localOffset, true) !== LOCAL_HEADER)
+      throw unreadable(format, `entry ${name} has no local header where the directory points`);
     const dataStart = localOffset + 30 + view.getUint16(localOffset + 26, true) + view.getUint16(localOffset + 28, true);
     if (dataStart + compressedSize > data.length) throw unreadable(format, `entry ${name} runs past the end of the archive`);
     entries.push({ name, method, compressed: data.subarray(dataStart, dataStart + compressedSize), declaredSize });
@@ -97,7 +104,10 @@ function checkNoOverlap(ranges: EntryRange[], format: string): void {
     const previous = ranges[i - 1]!;
     const range = ranges[i]!;
     if (range.start < previous.end) {
-      throw unreadable(format, `entries ${previous.name} and ${range.name} overlap in the archive (a zip bomb's layout, never a real Office file's)`);
+      throw unreadable(
+        format,
+        `entries ${previous.name} and ${range.name} overlap in the archive (a zip bomb's layout, never a real Office file's)`,
+      );
     }
   }
 }

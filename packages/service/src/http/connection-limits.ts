@@ -16,7 +16,9 @@ const UNLIMITED_OPEN_FILES = 32_768;
  */
 export function readOpenFilesLimit(limitsFile = '/proc/self/limits'): number | undefined {
   try {
-    const line = readFileSync(limitsFile, 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = readFileSync(limitsFile, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = line?.slice('Max open files'.length).trim().split(/\s+/)[0];
     if (soft === 'unlimited') return UNLIMITED_OPEN_FILES;
     const n = Number(soft);
@@ -66,7 +68,11 @@ export function serverTimeouts(http: ServiceConfig['http']) {
  *   that has sent nothing yet, or a kept-alive one between requests) is destroyed instead. The
  *   new one is refused only when every other socket is serving a request.
  */
-export function applyConnectionLimits(server: Server, http: ServiceConfig['http'], fdLimit = readOpenFilesLimit()): { maxConnections: number; closeIdle(): void } {
+export function applyConnectionLimits(
+  server: Server,
+  http: ServiceConfig['http'],
+  fdLimit = readOpenFilesLimit(),
+): { maxConnections: number; closeIdle(): void } {
   const maxConnections = maxConnectionsFor(http.maxConnections, fdLimit);
   /** Open sockets with no request in progress, oldest first (a Set keeps insertion order). */
   const idle = new Set<Socket>();

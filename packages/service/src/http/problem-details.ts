@@ -89,7 +89,7 @@ export function toProblem(error: unknown): { status: number; body: ProblemDetail
   const fastify = error as { statusCode?: unknown; code?: unknown; message?: unknown };
   if (typeof fastify?.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500) {
     const status = fastify.statusCode;
-    const detail = typeof fastify.message === 'string' ? fastify.message : STATUS_CODES[status] ?? 'bad request';
+    const detail = typeof fastify.message === 'string' ? fastify.message : (STATUS_CODES[status] ?? 'bad request');
     return { status, body: problem(status, detail, typeof fastify.code === 'string' ? { code: fastify.code } : {}), internal: false };
   }
   return { status: 500, body: problem(500, 'internal error'), internal: true };

@@ -66,13 +66,16 @@ export async function readUploadForm(request: FastifyRequest, options: UploadFor
   const { signal } = rate;
   try {
     await mkdir(folder, { recursive: true });
-    const parts = parserErrors(request.parts({ limits: { fileSize: options.maxBytes, fieldSize: MAX_FIELD_BYTES, parts: MAX_PARTS } }))[Symbol.asyncIterator]();
+    const parts = parserErrors(request.parts({ limits: { fileSize: options.maxBytes, fieldSize: MAX_FIELD_BYTES, parts: MAX_PARTS } }))[
+      Symbol.asyncIterator
+    ]();
     for (;;) {
       const next = await untilAborted(parts.next(), signal);
       if (next.done) break;
       const part = next.value;
       if (part.type === 'field') {
-        if (part.valueTruncated) throw new HttpProblem(413, `field "${part.fieldname}" is over ${MAX_FIELD_BYTES} bytes`, 'content_too_large');
+        if (part.valueTruncated)
+          throw new HttpProblem(413, `field "${part.fieldname}" is over ${MAX_FIELD_BYTES} bytes`, 'content_too_large');
         const list = fields.get(part.fieldname) ?? [];
         // A part sent as application/json arrives parsed: keep its JSON text, not "[object Object]".
         list.push(typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
@@ -113,13 +116,14 @@ export async function readUploadForm(request: FastifyRequest, options: UploadFor
         if (signal.aborted) throw signal.reason;
         throw (error as { syscall?: unknown }).syscall ? error : malformed(error);
       }
-      if (part.file.truncated) throw new HttpProblem(413, `file "${name}" is over the limit of ${options.maxBytes} bytes`, 'content_too_large');
+      if (part.file.truncated)
+        throw new HttpProblem(413, `file "${name}" is over the limit of ${options.maxBytes} bytes`, 'content_too_large');
       const mimeType = part.mimetype && part.mimetype !== 'application/octet-stream' ? part.mimetype.split(';')[0]!.trim() : undefined;
       files.push({ name, path, mimeType, size });
     }
     return {
-      index: single(fields, 'index', 'Invalid index name, \'index\', multiple values provided'),
-      documentId: single(fields, 'documentId', 'Invalid document ID, \'documentId\' must be a single value, not a list'),
+      index: single(fields, 'index', "Invalid index name, 'index', multiple values provided"),
+      documentId: single(fields, 'documentId', "Invalid document ID, 'documentId' must be a single value, not a list"),
       tags: parseTags(fields.get('tags') ?? []),
       steps: parseSteps(fields.get('steps') ?? []),
       args: parseArgs(fields.get('args')),
@@ -161,7 +165,11 @@ function watchBodyRate(request: FastifyRequest, minBytesPerSecond: number, windo
     if (bytes - samples[0]![1] < needed) {
       clearInterval(timer);
       controller.abort(
-        new HttpProblem(408, `the upload arrived slower than ${minBytesPerSecond} bytes per second over ${windowMs} ms (http.minUploadBytesPerSecond)`, 'request_timeout'),
+        new HttpProblem(
+          408,
+          `the upload arrived slower than ${minBytesPerSecond} bytes per second over ${windowMs} ms (http.minUploadBytesPerSecond)`,
+          'request_timeout',
+        ),
       );
     }
   }, tick);
@@ -218,7 +226,11 @@ function malformed(error: unknown): unknown {
   if (error instanceof HttpProblem || error instanceof KmError) return error;
   const { statusCode, message, code } = error as { statusCode?: unknown; message?: unknown; code?: unknown };
   if (code === 'FST_INVALID_JSON_FIELD_ERROR') {
-    return new HttpProblem(400, `a multipart field sent as application/json does not hold valid JSON (${String(message)})`, 'invalid_multipart');
+    return new HttpProblem(
+      400,
+      `a multipart field sent as application/json does not hold valid JSON (${String(message)})`,
+      'invalid_multipart',
+    );
   }
   if (typeof statusCode === 'number') return error;
   const reason = typeof message === 'string' && message ? message : String(error);
@@ -250,7 +262,11 @@ export function parseTags(values: readonly string[]): TagCollection {
     const value = colon < 0 ? '' : tag.slice(colon + 1).trim();
     if (key === '') throw new HttpProblem(400, `tag ${JSON.stringify(tag)} has no key`, 'invalid_tag');
     if (key.startsWith(RESERVED_TAG_PREFIX)) {
-      throw new HttpProblem(400, `the tag name prefix '${RESERVED_TAG_PREFIX}' is reserved for internal use: ${JSON.stringify(key)}`, 'invalid_tag');
+      throw new HttpProblem(
+        400,
+        `the tag name prefix '${RESERVED_TAG_PREFIX}' is reserved for internal use: ${JSON.stringify(key)}`,
+        'invalid_tag',
+      );
     }
     (tags[key] ??= []).push(value === '' ? null : value);
   }
@@ -258,7 +274,10 @@ export function parseTags(values: readonly string[]): TagCollection {
 }
 
 function parseSteps(values: readonly string[]): string[] {
-  return values.flatMap((v) => v.split(/[\s,;]+/)).map((s) => s.trim()).filter((s) => s.length > 0);
+  return values
+    .flatMap((v) => v.split(/[\s,;]+/))
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
 
 function parseArgs(values: readonly string[] | undefined): Record<string, unknown> {

@@ -46,11 +46,18 @@ export function registerDocumentRoutes(app: FastifyInstance, memory: MemoryServi
     const range = ifRange && ifRange !== lastModified ? { kind: 'full' as const } : parseRange(request.headers.range, file.size);
     if (range.kind === 'unsatisfiable') {
       reply.header('content-range', `bytes */${file.size}`);
-      throw new HttpProblem(416, `the range ${JSON.stringify(request.headers.range)} is outside the file's ${file.size} bytes`, 'range_not_satisfiable');
+      throw new HttpProblem(
+        416,
+        `the range ${JSON.stringify(request.headers.range)} is outside the file's ${file.size} bytes`,
+        'range_not_satisfiable',
+      );
     }
     const stream = range.kind === 'full' ? await file.getStream() : await openRange(memory, index, documentId, filename, range, file);
     // After the stream opened: an error before it is a problem response, not an attachment.
-    reply.header('last-modified', lastModified).header('content-type', file.fileType).header('content-disposition', contentDisposition(filename));
+    reply
+      .header('last-modified', lastModified)
+      .header('content-type', file.fileType)
+      .header('content-disposition', contentDisposition(filename));
     if (range.kind === 'full') return reply.header('content-length', String(file.size)).send(stream);
     return reply
       .code(206)
@@ -85,7 +92,11 @@ async function checkUploadedFile(memory: MemoryService, index: string, documentI
   const pipeline = await memory.orchestrator.statusStore.read(index, documentId);
   if (!pipeline) throw new HttpProblem(404, `document "${documentId}" not found in index "${index}"`, 'document_not_found');
   if (!pipeline.files.some((f) => f.name === filename)) {
-    throw new HttpProblem(404, `"${filename}" is not an uploaded file of document "${documentId}" (internal files need artifacts=true)`, 'file_not_found');
+    throw new HttpProblem(
+      404,
+      `"${filename}" is not an uploaded file of document "${documentId}" (internal files need artifacts=true)`,
+      'file_not_found',
+    );
   }
 }
 

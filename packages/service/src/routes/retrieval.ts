@@ -52,7 +52,8 @@ export function registerRetrievalRoutes(app: FastifyInstance, memory: MemoryServ
 }
 
 function jsonBody<T>(body: unknown): T {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpProblem(400, 'the request body must be a JSON object', 'invalid_argument');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new HttpProblem(400, 'the request body must be a JSON object', 'invalid_argument');
   return body as T;
 }
 
@@ -103,7 +104,17 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, answer
   } catch (error) {
     const { body, internal } = toProblem(error);
     if (internal) request.log.error({ err: error }, 'streamed answer failed');
-    send(JSON.stringify({ streamState: 'error', question: '', noResult: true, noResultReason: body.detail, text: '', relevantSources: [], tokenUsage: [] }));
+    send(
+      JSON.stringify({
+        streamState: 'error',
+        question: '',
+        noResult: true,
+        noResultReason: body.detail,
+        text: '',
+        relevantSources: [],
+        tokenUsage: [],
+      }),
+    );
   } finally {
     if (!res.destroyed) {
       send(SSE_DONE);
@@ -111,6 +122,9 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, answer
     }
     await iterator.return?.();
     // A hijacked reply skips the onResponse hook: log the request here.
-    request.log.info({ method: request.method, url: request.url, status: 200, ms: Math.round(reply.elapsedTime), streamed: true }, 'request');
+    request.log.info(
+      { method: request.method, url: request.url, status: 200, ms: Math.round(reply.elapsedTime), streamed: true },
+      'request',
+    );
   }
 }

@@ -17,10 +17,14 @@ export function registerSystemRoutes(
 ): void {
   // A JSON string, as Kernel Memory answers.
   app.get('/', async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send(JSON.stringify(`Ingestion service is running. Uptime: ${Math.floor((Date.now() - options.startedAt) / 1000)} secs.`)),
+    reply
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(`Ingestion service is running. Uptime: ${Math.floor((Date.now() - options.startedAt) / 1000)} secs.`)),
   );
   app.get('/health', { config: { public: true } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send('Healthy'));
-  app.get('/metrics', async (_request, reply) => reply.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics()));
+  app.get('/metrics', async (_request, reply) =>
+    reply.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics()),
+  );
   if (!options.docs) return;
 
   app.get('/openapi.json', { config: { public: true } }, async () => options.openApi);
@@ -29,7 +33,10 @@ export function registerSystemRoutes(
   app.get<{ Params: { asset: string } }>('/docs/:asset', { config: { public: true } }, async (request, reply) => {
     const type = SWAGGER_ASSETS[request.params.asset];
     if (!type) return reply.callNotFound();
-    return reply.type(type).header('cache-control', 'public, max-age=86400').send(await readFile(join(assets, request.params.asset)));
+    return reply
+      .type(type)
+      .header('cache-control', 'public, max-age=86400')
+      .send(await readFile(join(assets, request.params.asset)));
   });
 }
 
