@@ -1,4 +1,5 @@
 import { KmError, type KmErrorCode } from '@km/core';
+import { parseRetryAfterMs } from '@km/core/connector';
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 
 /** Connector name carried by every error of this package. */
@@ -9,37 +10,19 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-/**
- * Delay the server asked for, in ms, from `retry-after-ms` or `retry-after` (seconds or an
- * HTTP date). Undefined when absent or unreadable.
- */
-export function retryAfterMs(headers: Headers | undefined, now: number = Date.now()): number | undefined {
-  if (!headers) return undefined;
-  const ms = headers.get('retry-after-ms');
-  if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
-  const value = headers.get('retry-after');
-  if (value === null || value.trim() === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.max(0, Number(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-/** A KmError that remembers how long the server asked us to wait before retrying. */
+/** A KmError with the HTTP status of the failed request (and, from KmError, the server's Retry-After). */
 export class OpenAIRequestError extends KmError {
   /** HTTP status, when the server answered. */
   readonly status: number | undefined;
-  /** The server's `Retry-After`, in ms. */
-  readonly retryAfterMs: number | undefined;
 
   constructor(
     code: KmErrorCode,
     message: string,
     options: { status?: number; retryAfterMs?: number; transient: boolean; cause?: unknown },
   ) {
-    super(code, message, { connector: CONNECTOR, transient: options.transient, cause: options.cause });
+    super(code, message, { connector: CONNECTOR, transient: options.transient, cause: options.cause, retryAfterMs: options.retryAfterMs });
     this.name = 'OpenAIRequestError';
     this.status = options.status;
-    this.retryAfterMs = options.retryAfterMs;
   }
 }
 
@@ -70,7 +53,7 @@ export function toKmError(e: unknown, what: string, signal?: AbortSignal): KmErr
     const hint = code === 'not_configured' ? ' (check the model or deployment name and the base URL)' : '';
     return new OpenAIRequestError(code, `${what}: HTTP ${e.status} ${e.message}${hint}`, {
       status: e.status,
-      retryAfterMs: retryAfterMs(e.headers),
+      retryAfterMs: parseRetryAfterMs(e.headers),
       transient: isRetryableStatus(e.status),
       cause: e,
     });

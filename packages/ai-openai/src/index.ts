@@ -8,8 +8,8 @@ export {
   type OpenAIApiConnection,
   type OpenAIConnectionOptions,
 } from './connection.js';
-export { OpenAIRequestError, retryAfterMs, toKmError, isRetryableStatus } from './errors.js';
-export { retryDelayMs, withRetries, DEFAULT_RETRY, type RetryOptions } from './retry.js';
+export { OpenAIRequestError, toKmError, isRetryableStatus } from './errors.js';
+export { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 export { O200KTokenizer, tokenizerForModel } from './tokenizers.js';
 export {
   chatModelInfo,

@@ -4,7 +4,7 @@ import { createOpenAIClient, modelIdentity, type OpenAIConnectionOptions } from 
 import { CONNECTOR } from './errors.js';
 import { EMBEDDINGS_REQUEST_LIMITS, embeddingModelInfo } from './model-catalog.js';
 import { modelNamePrefix } from './provider-names.js';
-import { DEFAULT_RETRY, withRetries, type RetryOptions } from './retry.js';
+import { DEFAULT_RETRY, withOpenAIRetries, type RetryOptions } from './retry.js';
 import { tokenizerForModel } from './tokenizers.js';
 
 /** Options of {@link OpenAIEmbeddingGenerator}. */
@@ -133,7 +133,7 @@ export class OpenAIEmbeddingGenerator implements ITextEmbeddingGenerator {
   }
 
   private async send(inputs: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    const response = await withRetries(
+    const response = await withOpenAIRetries(
       'embeddings',
       () =>
         this.client.embeddings.create(

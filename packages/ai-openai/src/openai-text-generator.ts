@@ -5,7 +5,7 @@ import { createOpenAIClient, modelIdentity, type OpenAIConnectionOptions } from 
 import { toKmError } from './errors.js';
 import { chatModelInfo } from './model-catalog.js';
 import { modelNamePrefix, serviceType } from './provider-names.js';
-import { DEFAULT_RETRY, withRetries, type RetryOptions } from './retry.js';
+import { DEFAULT_RETRY, withOpenAIRetries, type RetryOptions } from './retry.js';
 import { tokenizerForModel } from './tokenizers.js';
 
 /** Options of {@link OpenAITextGenerator}. */
@@ -66,7 +66,7 @@ export class OpenAITextGenerator implements ITextGenerator {
     const { signal } = options;
     signal?.throwIfAborted();
     const params = this.request(prompt, options);
-    const stream = await withRetries('chat completion', () => this.client.chat.completions.create(params, { signal }), this.retry, {
+    const stream = await withOpenAIRetries('chat completion', () => this.client.chat.completions.create(params, { signal }), this.retry, {
       signal,
       logger: this.options.logger,
     });

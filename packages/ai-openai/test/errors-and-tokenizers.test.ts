@@ -1,33 +1,31 @@
 import { CL100KTokenizer, KmError } from '@km/core';
 import { describe, expect, it } from 'vitest';
-import { O200KTokenizer, OpenAIRequestError, retryAfterMs, retryDelayMs, tokenizerForModel } from '../src/index.js';
+import { APIError } from 'openai';
+import { O200KTokenizer, OpenAIRequestError, toKmError, tokenizerForModel } from '../src/index.js';
+import { openAIBackoff } from '../src/retry.js';
 
-describe('retryAfterMs', () => {
-  it('reads retry-after-ms, seconds and HTTP dates', () => {
-    expect(retryAfterMs(new Headers({ 'retry-after-ms': '1500' }))).toBe(1500);
-    expect(retryAfterMs(new Headers({ 'retry-after': '2' }))).toBe(2000);
-    const now = Date.parse('2026-01-01T00:00:00Z');
-    expect(retryAfterMs(new Headers({ 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' }), now)).toBe(5000);
-    expect(retryAfterMs(new Headers({ 'retry-after': 'soon' }))).toBeUndefined();
-    expect(retryAfterMs(new Headers())).toBeUndefined();
-  });
-});
-
-describe('retryDelayMs', () => {
+describe('openAIBackoff', () => {
   const options = { maxRetries: 5, initialDelayMs: 100, maxDelayMs: 1000 };
-  const plain = new KmError('transient', 'x', { transient: true });
+  const low = openAIBackoff(options, () => 0);
+  const high = openAIBackoff(options, () => 1);
 
   it('doubles with jitter between half and all of the ceiling, capped', () => {
-    expect(retryDelayMs(1, plain, options, () => 0)).toBe(50);
-    expect(retryDelayMs(1, plain, options, () => 1)).toBe(100);
-    expect(retryDelayMs(3, plain, options, () => 1)).toBe(400);
-    expect(retryDelayMs(10, plain, options, () => 1)).toBe(1000);
+    expect(low.delayMs(1)).toBe(50);
+    expect(high.delayMs(1)).toBe(100);
+    expect(high.delayMs(3)).toBe(400);
+    expect(high.delayMs(10)).toBe(1000);
   });
 
   it("uses the server's Retry-After, capped at maxDelayMs", () => {
     const asked = (ms: number) => new OpenAIRequestError('rate_limited', 'x', { transient: true, retryAfterMs: ms });
-    expect(retryDelayMs(1, asked(700), options, () => 0)).toBe(700);
-    expect(retryDelayMs(1, asked(90_000), options, () => 0)).toBe(1000);
+    expect(low.delayMs(1, asked(700).retryAfterMs)).toBe(700);
+    expect(low.delayMs(1, asked(90_000).retryAfterMs)).toBe(1000);
+  });
+
+  it('reads the Retry-After of an API error into the KmError', () => {
+    const error = toKmError(new APIError(429, { message: 'slow down' }, 'slow down', new Headers({ 'retry-after': '2' })), 'embeddings');
+    expect(error.code).toBe('rate_limited');
+    expect(error.retryAfterMs).toBe(2000);
   });
 });
 

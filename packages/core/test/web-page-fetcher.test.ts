@@ -148,6 +148,14 @@ describe('WebPageFetcher limits', () => {
     expect(calls).toBe(101);
   });
 
+  it("carries a 429 or 503's Retry-After on its error, so the retry waits as the server asked", async () => {
+    const once = await serve((_req, res) => {
+      res.writeHead(503, { 'retry-after': '7' });
+      res.end();
+    });
+    await expect(allowed({ retries: 0 }).fetch(`${once}/`)).rejects.toMatchObject({ transient: true, retryAfterMs: 7000 });
+  });
+
   it('times out a server that never answers', async () => {
     const url = await serve(() => undefined);
     await expect(allowed({ timeoutMs: 300 }).fetch(`${url}/`)).rejects.toMatchObject({

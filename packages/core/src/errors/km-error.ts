@@ -34,6 +34,8 @@ export interface KmErrorOptions {
   cause?: unknown;
   /** True when retrying the same operation later may succeed. @default false */
   transient?: boolean;
+  /** How long the server asked to wait before a retry (its Retry-After), in ms. */
+  retryAfterMs?: number | undefined;
 }
 
 /**
@@ -48,6 +50,8 @@ export class KmError extends Error {
   readonly code: KmErrorCode;
   readonly connector: string | undefined;
   readonly transient: boolean;
+  /** How long the server asked to wait before a retry, in ms; retries honour it (see `BackoffPolicy`). */
+  readonly retryAfterMs: number | undefined;
 
   constructor(code: KmErrorCode, message: string, options: KmErrorOptions = {}) {
     super(`[km]${options.connector ? ` [${options.connector}]` : ''} ${message}`, { cause: options.cause });
@@ -55,6 +59,7 @@ export class KmError extends Error {
     this.code = code;
     this.connector = options.connector;
     this.transient = options.transient ?? false;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 

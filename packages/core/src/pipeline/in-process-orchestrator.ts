@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StepOutcome } from '../contracts/pipeline-step-handler.js';
 import { KmError } from '../errors/km-error.js';
+import { BackoffPolicy } from '../retry/backoff-policy.js';
 import { Steps } from '../models/constants.js';
 import type { DataPipeline } from '../models/data-pipeline.js';
 import type { Document } from '../models/document.js';
@@ -26,11 +27,11 @@ export const DELETION_STEPS: ReadonlySet<string> = new Set<string>([Steps.delete
  * {@link resume} continues from the saved state.
  */
 export class InProcessPipelineOrchestrator extends BasePipelineOrchestrator implements PipelineOrchestrator {
-  private readonly retryDelayMs: number;
+  private readonly backoff: BackoffPolicy;
 
   constructor(context: PipelineContext, options: OrchestratorOptions = {}) {
     super(context, options);
-    this.retryDelayMs = options.retryDelayMs ?? 200;
+    this.backoff = new BackoffPolicy({ initialDelayMs: options.retryDelayMs ?? 200 });
   }
 
   async importDocument(index: string, document: Document, request: PipelineRequest = {}): Promise<string> {
@@ -79,7 +80,7 @@ export class InProcessPipelineOrchestrator extends BasePipelineOrchestrator impl
         pipeline = outcome.pipeline;
         if (outcome.result !== 'transient' || attempt >= this.maxAttempts) break;
         this.context.logger.warn('step failed, retrying', { step, attempt, reason: outcome.error });
-        await sleep(this.retryDelayMs * 2 ** (attempt - 1) * (0.5 + Math.random()), undefined, signal ? { signal } : {});
+        await sleep(this.backoff.delayMs(attempt), undefined, signal ? { signal } : {});
       }
       if (outcome.result !== 'success') {
         return this.fail(pipeline, `step "${step}" failed: ${outcome.error ?? outcome.result}`);

@@ -47,7 +47,7 @@ export interface PipelineObserver {
 export interface OrchestratorOptions {
   /** Attempts of a step that fails transiently before the document fails. @default 3 */
   maxAttempts?: number;
-  /** Delay before the first in-process retry, doubled each time, with jitter. @default 200 */
+  /** Ceiling of the first in-process retry's delay, doubled each time, with full jitter (see `BackoffPolicy`). @default 200 */
   retryDelayMs?: number;
   /** Told about every step and pipeline that ends. */
   observer?: PipelineObserver;

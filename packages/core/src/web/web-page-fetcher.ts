@@ -6,6 +6,9 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { InvalidInputError, KmError } from '../errors/km-error.js';
 import { detectFileType, FILE_TYPE_HEAD_BYTES } from '../decoders/detect-file-type.js';
+import { BackoffPolicy } from '../retry/backoff-policy.js';
+import { parseRetryAfterMs } from '../retry/retry-after.js';
+import { withRetries } from '../retry/with-retries.js';
 import { isBlockedAddress } from './address-policy.js';
 
 /** A downloaded web page. */
@@ -29,9 +32,9 @@ export interface WebPageFetcherOptions {
   timeoutMs?: number;
   /** Redirects followed before giving up. @default 5 */
   maxRedirects?: number;
-  /** Retries of a transient failure (connection error, 429, 5xx). @default 2 */
+  /** Retries of a transient failure (connection error, 429, 5xx); a server's Retry-After is honoured. @default 2 */
   retries?: number;
-  /** First retry delay, doubled each time. @default 500 */
+  /** Ceiling of the first retry's delay, doubled each time, with full jitter (see `BackoffPolicy`). @default 500 */
   retryDelayMs?: number;
   /**
    * Let imports reach loopback, private, link-local and metadata addresses. Off by default:
@@ -66,7 +69,7 @@ export class WebPageFetcher implements IWebPageFetcher {
   private readonly timeoutMs: number;
   private readonly maxRedirects: number;
   private readonly retries: number;
-  private readonly retryDelayMs: number;
+  private readonly backoff: BackoffPolicy;
   private readonly allowPrivate: boolean;
   private readonly userAgent: string;
   private readonly isBlocked: (address: string) => boolean;
@@ -76,7 +79,8 @@ export class WebPageFetcher implements IWebPageFetcher {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.maxRedirects = options.maxRedirects ?? 5;
     this.retries = options.retries ?? 2;
-    this.retryDelayMs = options.retryDelayMs ?? 500;
+    // Waits never outlast the fetch's own time limit.
+    this.backoff = new BackoffPolicy({ initialDelayMs: options.retryDelayMs ?? 500, maxDelayMs: this.timeoutMs });
     this.allowPrivate = options.allowPrivateNetworks ?? false;
     this.userAgent = options.userAgent ?? 'km-web-importer/1.0';
     this.isBlocked = options.isBlocked ?? isBlockedAddress;
@@ -108,18 +112,19 @@ export class WebPageFetcher implements IWebPageFetcher {
   }
 
   private async withRetries(url: URL, signal: AbortSignal, timeout: AbortSignal): Promise<Fetched> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.once(url, signal);
-      } catch (e) {
-        if (timeout.aborted)
-          throw new KmError('transient', `${url.href}: no answer within ${this.timeoutMs} ms (timeoutMs)`, { transient: true, cause: e });
-        if (signal.aborted) throw new KmError('aborted', `${url.href}: aborted`, { cause: e });
-        const transient = e instanceof KmError ? e.transient : true;
-        if (!transient || attempt >= this.retries)
-          throw e instanceof KmError ? e : new KmError('transient', `${url.href}: ${(e as Error).message}`, { transient: true, cause: e });
-        await new Promise((r) => setTimeout(r, this.retryDelayMs * 2 ** attempt));
-      }
+    try {
+      return await withRetries(() => this.once(url, signal), {
+        maxAttempts: this.retries + 1,
+        backoff: this.backoff,
+        // A failure that is not a KmError (a reset connection, a DNS error) is worth another try.
+        isRetryable: (e) => (e instanceof KmError ? e.transient : true),
+        signal,
+      });
+    } catch (e) {
+      if (timeout.aborted)
+        throw new KmError('transient', `${url.href}: no answer within ${this.timeoutMs} ms (timeoutMs)`, { transient: true, cause: e });
+      if (signal.aborted) throw new KmError('aborted', `${url.href}: aborted`, { cause: e });
+      throw e instanceof KmError ? e : new KmError('transient', `${url.href}: ${(e as Error).message}`, { transient: true, cause: e });
     }
   }
 
@@ -145,7 +150,10 @@ export class WebPageFetcher implements IWebPageFetcher {
         if (status < 200 || status >= 300) {
           res.resume();
           const transient = status === 408 || status === 429 || status >= 500;
-          return reject(new KmError(transient ? 'transient' : 'unsupported_content', `GET ${url.href} answered ${status}`, { transient }));
+          const retryAfterMs = transient ? parseRetryAfterMs({ get: (name) => headerText(res.headers[name]) }) : undefined;
+          return reject(
+            new KmError(transient ? 'transient' : 'unsupported_content', `GET ${url.href} answered ${status}`, { transient, retryAfterMs }),
+          );
         }
         readBody(res, this.maxBytes, url).then((data) => resolve({ data, contentType: res.headers['content-type'] }), reject);
       });
@@ -227,4 +235,8 @@ async function readBody(res: IncomingMessage, maxBytes: number, url: URL): Promi
     throw new KmError('transient', `${url.href}: the body could not be read: ${(e as Error).message}`, { transient: true, cause: e });
   }
   return Buffer.concat(chunks);
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
