@@ -1,4 +1,4 @@
-import { CL100KTokenizer, KmError } from '@km/core';
+import { CL100KTokenizer } from '@km/core';
 import { describe, expect, it } from 'vitest';
 import { APIError } from 'openai';
 import { O200KTokenizer, OpenAIRequestError, toKmError, tokenizerForModel } from '../src/index.js';
