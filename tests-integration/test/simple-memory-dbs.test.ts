@@ -15,18 +15,15 @@ const tempDir = async () => {
   return d;
 };
 
-describeMemoryDb('SimpleVectorDb (volatile)', { create: () => new SimpleVectorDb(), capabilities: { createsIndexOnUpsert: true } });
+describeMemoryDb('SimpleVectorDb (volatile)', { create: () => new SimpleVectorDb() });
 describeMemoryDb('SimpleVectorDb (disk)', {
   create: async () => new SimpleVectorDb({ directory: await tempDir(), durable: false }),
   dispose: (db) => (db as SimpleVectorDb).close(),
-  capabilities: { createsIndexOnUpsert: true },
 });
 describeMemoryDb('SimpleTextDb (volatile)', {
   create: () => new SimpleTextDb(),
-  capabilities: { vectorSearch: false, createsIndexOnUpsert: true },
 });
 describeMemoryDb('SimpleTextDb (disk)', {
   create: async () => new SimpleTextDb({ directory: await tempDir(), durable: false }),
   dispose: (db) => (db as SimpleTextDb).close(),
-  capabilities: { vectorSearch: false, createsIndexOnUpsert: true },
 });

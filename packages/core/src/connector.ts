@@ -1,5 +1,14 @@
 // @km/core/connector: what connector authors need and applications do not.
 
+// Memory DB drivers
+export {
+  DEFAULT_CAPABILITIES,
+  driverCapabilities,
+  type DriverList,
+  type DriverSearch,
+  type MemoryDbDriver,
+} from './memory-storage/memory-db-driver.js';
+
 // Retries
 export { BackoffPolicy, type BackoffJitter, type BackoffOptions } from './retry/backoff-policy.js';
 export { withRetries, isTransient, type WithRetriesOptions } from './retry/with-retries.js';

@@ -81,6 +81,7 @@ export { DiskContentStorage, type DiskContentStorageOptions } from './content-st
 export { MemoryContentStorage } from './content-storage/memory-content-storage.js';
 
 // Memory storage
+export { MemoryDb, type MemoryDbOptions } from './memory-storage/memory-db.js';
 export { SimpleVectorDb, type SimpleVectorDbOptions } from './memory-storage/simple-vector-db.js';
 export { SimpleTextDb, type SimpleTextDbOptions } from './memory-storage/simple-text-db.js';
 export { upsertRecords, listRecordIds } from './memory-storage/memory-db-operations.js';

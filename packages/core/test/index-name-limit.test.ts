@@ -10,7 +10,7 @@ import {
 
 /** SimpleVectorDb with a declared limit, as a connector declares its own. */
 class LimitedDb extends SimpleVectorDb {
-  readonly maxIndexNameLength = 20;
+  override readonly maxIndexNameLength = 20;
 }
 
 describe('an index name too long for a configured memory DB is refused at import, before anything is written', () => {

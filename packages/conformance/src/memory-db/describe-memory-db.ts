@@ -1,4 +1,5 @@
 import { describe, it } from 'vitest';
+import { capabilityCases } from './capability-cases.js';
 import { filterCases } from './filter-cases-suite.js';
 import { indexLifecycleCases } from './index-lifecycle-cases.js';
 import { memoryDbFixtures } from './memory-db-fixture.js';
@@ -8,12 +9,12 @@ import { relevanceCases } from './relevance-cases.js';
 
 /**
  * The memory DB conformance suite: every rule of DESIGN §4, with expected filter results from
- * an in-memory oracle. Capabilities a connector lacks become named skips, or checks that the
- * connector throws.
+ * an in-memory oracle. What to expect comes from the instance's `capabilities`, declared once on
+ * its driver: a capability it lacks becomes a named skip, or a check that it throws.
  *
  * ```ts
  * import { describeMemoryDb } from '@km/conformance';
- * describeMemoryDb('my-db', { create: () => new MyMemoryDb(config), capabilities: { negatedFilters: true } });
+ * describeMemoryDb('my-db', { create: () => new MemoryDb(new MyDriver(config)) });
  * ```
  */
 export function describeMemoryDb(name: string, options: MemoryDbSuiteOptions): void {
@@ -23,18 +24,13 @@ export function describeMemoryDb(name: string, options: MemoryDbSuiteOptions): v
     });
     return;
   }
-  const suite: ResolvedMemoryDbSuite = {
-    create: async () => options.create(),
-    vectorSearch: options.capabilities?.vectorSearch ?? true,
-    negatedFilters: options.capabilities?.negatedFilters ?? true,
-    createsIndexOnUpsert: options.capabilities?.createsIndexOnUpsert ?? false,
-    visibilityTimeoutMs: options.visibilityTimeoutMs ?? 5000,
-  };
+  const suite: ResolvedMemoryDbSuite = { visibilityTimeoutMs: options.visibilityTimeoutMs ?? 5000 };
   describe(`IMemoryDb conformance: ${name}`, () => {
     const fresh = memoryDbFixtures(options);
     indexLifecycleCases(suite, fresh);
     recordCases(suite, fresh);
     relevanceCases(suite, fresh);
     filterCases(suite, fresh);
+    capabilityCases(suite, fresh);
   });
 }

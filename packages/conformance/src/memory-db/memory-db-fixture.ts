@@ -1,12 +1,14 @@
-import type { IMemoryDb, MemoryRecord, TagCollection } from '@km/core';
+import { type IMemoryDb, type MemoryDbCapabilities, type MemoryRecord, type TagCollection } from '@km/core';
+import { DEFAULT_CAPABILITIES } from '@km/core/connector';
 import { afterEach } from 'vitest';
 import { randomName } from '../util/async.js';
 import type { MemoryDbSuiteOptions } from './memory-db-suite-options.js';
 
-/** A fresh connector instance and an index name no other test uses. */
+/** A fresh connector instance, its capabilities (defaults applied) and an index name no other test uses. */
 export interface MemoryDbFixture {
   db: IMemoryDb;
   index: string;
+  capabilities: Required<MemoryDbCapabilities>;
 }
 
 /**
@@ -25,7 +27,7 @@ export function memoryDbFixtures(options: MemoryDbSuiteOptions): () => Promise<M
     const db = await options.create();
     const index = randomName('km-conf');
     used.push({ db, indexes: new Set([index]) });
-    return { db, index };
+    return { db, index, capabilities: { ...DEFAULT_CAPABILITIES, ...db.capabilities } };
   };
 }
 
@@ -41,3 +43,6 @@ export async function upsertAll(db: IMemoryDb, index: string, records: MemoryRec
   for (const r of records) ids.push(await db.upsert(index, r));
   return ids;
 }
+
+/** The reason a test skips when the connector cannot search by vectors. */
+export const NO_VECTOR_SEARCH = 'capability vectorSearch is off';

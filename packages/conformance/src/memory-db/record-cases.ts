@@ -1,14 +1,12 @@
 import { MemoryFilters, isKmError, type MemoryRecord } from '@km/core';
 import { describe, expect, it } from 'vitest';
 import { collect, eventually } from '../util/async.js';
-import { record, upsertAll, type MemoryDbFixture } from './memory-db-fixture.js';
+import { NO_VECTOR_SEARCH, record, upsertAll, type MemoryDbFixture } from './memory-db-fixture.js';
 import type { ResolvedMemoryDbSuite } from './memory-db-suite-options.js';
 
 /** Upsert, batch, get/list, delete, embeddings and payloads (DESIGN §4). */
 export function recordCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<MemoryDbFixture>): void {
   const wait = (fn: () => Promise<void>) => eventually(fn, suite.visibilityTimeoutMs);
-  const itVector = suite.vectorSearch ? it : it.skip;
-  const noVectors = suite.vectorSearch ? '' : ' [skipped: capability vectorSearch is off]';
   const ready = async (f: MemoryDbFixture, size = 3) => {
     await f.db.createIndex(f.index, size);
     return f;
@@ -16,7 +14,7 @@ export function recordCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<M
 
   describe('records', () => {
     it('upsert is idempotent: the same id twice leaves one record with the latest content', async () => {
-      const { db, index } = await ready(await fresh());
+      const { db, index, capabilities } = await ready(await fresh());
       await db.upsert(index, record('a', [1, 0, 0], { v: ['1'] }, { text: 'first' }));
       await db.upsert(index, record('a', [0, 1, 0], { v: ['2'] }, { text: 'second' }));
       await wait(async () => {
@@ -24,7 +22,7 @@ export function recordCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<M
         expect(all).toHaveLength(1);
         expect(all[0]!.payload).toEqual({ text: 'second' });
         expect(all[0]!.tags).toEqual({ v: ['2'] });
-        if (suite.vectorSearch) expect(Array.from(all[0]!.vector).map((x) => Math.round(x * 1e4) / 1e4)).toEqual([0, 1, 0]);
+        if (capabilities.vectorSearch) expect(Array.from(all[0]!.vector).map((x) => Math.round(x * 1e4) / 1e4)).toEqual([0, 1, 0]);
         expect(await collect(db.getList(index, { filters: [MemoryFilters.byTag('v', '1')] }))).toEqual([]);
       });
     });
@@ -71,8 +69,9 @@ export function recordCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<M
       await wait(async () => expect((await collect(db.getList(index))).map((r) => r.id)).toEqual(['b']));
     });
 
-    itVector('withEmbeddings=false returns records without vectors, true with them' + noVectors, async () => {
-      const { db, index } = await ready(await fresh());
+    it('withEmbeddings=false returns records without vectors, true with them', async (ctx) => {
+      const { db, index, capabilities } = await ready(await fresh());
+      ctx.skip(!capabilities.vectorSearch, NO_VECTOR_SEARCH);
       await db.upsert(index, record('a', [0.5, -0.25, 2]));
       await wait(async () => {
         const [without] = await collect(db.getList(index, { withEmbeddings: false }));
@@ -141,8 +140,9 @@ export function recordCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<M
       await wait(async () => expect(await collect(db.getList(index))).toEqual([]));
     });
 
-    itVector('refuses a vector of the wrong size with a typed error' + noVectors, async () => {
-      const { db, index } = await ready(await fresh());
+    it('refuses a vector of the wrong size with a typed error', async (ctx) => {
+      const { db, index, capabilities } = await ready(await fresh());
+      ctx.skip(!capabilities.vectorSearch, NO_VECTOR_SEARCH);
       await expect(db.upsert(index, record('a', [1, 0]))).rejects.toSatisfy((e: unknown) => isKmError(e, 'vector_size_mismatch'));
     });
   });

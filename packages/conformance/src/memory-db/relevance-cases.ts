@@ -1,7 +1,7 @@
 import { cosineSimilarity } from '@km/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { collect, eventually } from '../util/async.js';
-import { record, upsertAll, type MemoryDbFixture } from './memory-db-fixture.js';
+import { NO_VECTOR_SEARCH, record, upsertAll, type MemoryDbFixture } from './memory-db-fixture.js';
 import type { ResolvedMemoryDbSuite } from './memory-db-suite-options.js';
 
 const VECTORS: Record<string, number[]> = {
@@ -16,10 +16,9 @@ const VECTORS: Record<string, number[]> = {
 /** Relevance is cosine similarity on every connector, ordering, minRelevance, limit. */
 export function relevanceCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<MemoryDbFixture>): void {
   const wait = (fn: () => Promise<void>) => eventually(fn, suite.visibilityTimeoutMs);
-  const itVector = suite.vectorSearch ? it : it.skip;
-  const reason = suite.vectorSearch ? '' : ' [skipped: capability vectorSearch is off]';
-  const seed = async () => {
+  const seed = async (ctx: TestContext) => {
     const f = await fresh();
+    ctx.skip(!f.capabilities.vectorSearch, NO_VECTOR_SEARCH);
     await f.db.createIndex(f.index, 4);
     await upsertAll(
       f.db,
@@ -30,8 +29,8 @@ export function relevanceCases(suite: ResolvedMemoryDbSuite, fresh: () => Promis
   };
 
   describe('relevance', () => {
-    itVector('relevance equals cosine similarity within 1e-3, most relevant first' + reason, async () => {
-      const { db, index } = await seed();
+    it('relevance equals cosine similarity within 1e-3, most relevant first', async (ctx) => {
+      const { db, index } = await seed(ctx);
       const query = [0.9, 0.4, 0.1, 0.2];
       const expected = Object.entries(VECTORS)
         .map(([id, v]) => [id, cosineSimilarity(query, v)] as const)
@@ -43,8 +42,8 @@ export function relevanceCases(suite: ResolvedMemoryDbSuite, fresh: () => Promis
       });
     });
 
-    itVector('minRelevance keeps results >= it' + reason, async () => {
-      const { db, index } = await seed();
+    it('minRelevance keeps results >= it', async (ctx) => {
+      const { db, index } = await seed(ctx);
       await wait(async () => {
         const kept = await collect(db.getSimilarList(index, [1, 0, 0, 0], { minRelevance: 0.7 }));
         expect(kept.map(([r]) => r.id)).toEqual(['x', 'xy']);
@@ -53,8 +52,8 @@ export function relevanceCases(suite: ResolvedMemoryDbSuite, fresh: () => Promis
       });
     });
 
-    itVector('limit caps the results; limit <= 0 means the configured maximum' + reason, async () => {
-      const { db, index } = await seed();
+    it('limit caps the results; limit <= 0 means the configured maximum', async (ctx) => {
+      const { db, index } = await seed(ctx);
       await wait(async () => {
         expect((await collect(db.getSimilarList(index, [1, 0, 0, 0], { minRelevance: -1, limit: 1 }))).map(([r]) => r.id)).toEqual(['x']);
         expect(await collect(db.getSimilarList(index, [1, 0, 0, 0], { minRelevance: -1, limit: 0 }))).toHaveLength(6);

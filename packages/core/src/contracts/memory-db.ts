@@ -24,14 +24,21 @@ export interface ListOptions {
   signal?: AbortSignal;
 }
 
-/** What a memory DB can do natively; core supplies the fallback for what it cannot. */
+/**
+ * What a memory DB can do natively; core supplies the fallback for what it cannot, and
+ * `@km/conformance` reads the same flags. Declared once, on the driver (see `MemoryDbDriver`).
+ */
 export interface MemoryDbCapabilities {
-  /** `upsertBatch` writes a batch in one round trip. @default false */
+  /** `upsertBatch` writes a batch in one round trip (else core loops single writes). @default false */
   nativeBatch?: boolean;
-  /** Filters may hold NOT conditions. @default true */
+  /** Filters may hold NOT conditions (else they fail with `unsupported_filter`). @default true */
   negatedFilters?: boolean;
   /** Similarity search uses embeddings (false for keyword stores such as SimpleTextDb). @default true */
   vectorSearch?: boolean;
+  /** `upsert` into a missing index creates it (else it throws `IndexNotFoundError`). @default false */
+  createsIndexOnUpsert?: boolean;
+  /** An all-zero vector can be stored (it has no cosine similarity; some backends refuse it). @default true */
+  zeroVectors?: boolean;
 }
 
 /**

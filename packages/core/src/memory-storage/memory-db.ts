@@ -1,0 +1,281 @@
+import type { IMemoryDb, ListOptions, MemoryDbCapabilities, SimilarityOptions } from '../contracts/memory-db.js';
+import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
+import { IndexNotFoundError, InvalidInputError, KmError, isKmError } from '../errors/km-error.js';
+import { toMemoryFilters, type MemoryFilter } from '../models/memory-filter.js';
+import type { MemoryRecord } from '../models/memory-record.js';
+import { batches } from '../util/concurrency.js';
+import { normalizeIndexName } from '../validation/index-name.js';
+import { driverCapabilities, type MemoryDbDriver } from './memory-db-driver.js';
+import { resolveQueryVector } from './query-vector.js';
+import { checkBatchForIndex, checkRecord, checkVectorRecord, type CheckedRecord } from './record-input.js';
+import { compareRecordIds, rankResults } from './result-order.js';
+import { searchLimit } from './search-limit.js';
+import { l2norm } from './vector-math.js';
+
+/** Options of {@link MemoryDb}. */
+export interface MemoryDbOptions {
+  /** Embeds text queries given to `getSimilarList`; vector queries need none. */
+  embeddingGenerator?: ITextEmbeddingGenerator | undefined;
+  /** Results of a similarity search whose limit is `<= 0`. @default 100 */
+  maxSearchResults?: number | undefined;
+}
+
+/**
+ * A memory DB: the one implementation of {@link IMemoryDb}'s rules over a connector's
+ * {@link MemoryDbDriver}. It normalises and checks index names, checks and de-duplicates
+ * records, caches vector sizes, embeds text queries, applies limits, `minRelevance`, ranking and
+ * id order, refuses filters the driver's capabilities cannot express (`unsupported_filter`),
+ * handles missing indexes and splits or loops batches. Connector packages export a subclass
+ * (`PostgresMemoryDb`, `QdrantMemoryDb`, …) that builds their driver.
+ *
+ * ```ts
+ * const db = new MemoryDb(new MyDriver(config), { embeddingGenerator });
+ * await db.createIndex('notes', 384);
+ * for await (const [record, relevance] of db.getSimilarList('notes', 'moon landing', { limit: 5 })) ...
+ * ```
+ */
+export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements IMemoryDb {
+  readonly name: string;
+  readonly capabilities: Required<MemoryDbCapabilities>;
+  readonly maxIndexNameLength: number | undefined;
+  /** The connector's driver (for its own extra methods, and for `@km/conformance`). */
+  readonly driver: Driver;
+  private readonly embeddingGenerator: ITextEmbeddingGenerator | undefined;
+  private readonly maxSearchResults: number;
+  /** Vector size of each index seen to exist (0 for stores without vectors). */
+  private readonly sizes = new Map<string, number>();
+
+  constructor(driver: Driver, options: MemoryDbOptions = {}) {
+    this.driver = driver;
+    this.name = driver.name;
+    this.capabilities = driverCapabilities(driver);
+    this.maxIndexNameLength = driver.indexNameLimit?.bytes;
+    this.embeddingGenerator = options.embeddingGenerator;
+    this.maxSearchResults = Math.max(1, Math.floor(options.maxSearchResults ?? 100));
+  }
+
+  async createIndex(index: string, vectorSize: number): Promise<void> {
+    const name = this.indexName(index);
+    const size = this.capabilities.vectorSearch ? this.checkIndexVectorSize(vectorSize) : 0;
+    const known = await this.vectorSizeOf(name);
+    if (known !== undefined) return this.checkSize(name, known, size);
+    try {
+      await this.driver.createIndex(name, size);
+    } catch (error) {
+      // A concurrent creator may have won the race: check what it made.
+      const made = isKmError(error, 'vector_size_mismatch') ? undefined : await this.driver.vectorSize(name).catch(() => undefined);
+      if (made === undefined) throw error;
+      this.sizes.set(name, made);
+      return this.checkSize(name, made, size);
+    }
+    this.sizes.set(name, size);
+  }
+
+  async getIndexes(): Promise<string[]> {
+    return [...new Set(await this.driver.listIndexes())].sort();
+  }
+
+  async deleteIndex(index: string): Promise<void> {
+    const name = this.indexName(index);
+    this.sizes.delete(name);
+    await this.driver.deleteIndex(name).catch((error: unknown) => {
+      if (!(error instanceof IndexNotFoundError)) throw error;
+    });
+  }
+
+  async upsert(index: string, record: MemoryRecord): Promise<string> {
+    const [id] = await this.upsertBatch(index, [record]);
+    return id!;
+  }
+
+  /** Writes records in one driver call where it has one (split at its `maxBatchSize`), else one by one; nothing is written when a record is invalid. */
+  async upsertBatch(index: string, records: MemoryRecord[]): Promise<string[]> {
+    const name = this.indexName(index);
+    if (!Array.isArray(records)) throw new InvalidInputError('invalid_argument', 'records must be a list', { connector: this.name });
+    const checked = records.map((r) => this.checkRecord(r));
+    if (checked.length === 0) return [];
+    let size = await this.vectorSizeOf(name);
+    if (size === undefined) {
+      if (!this.capabilities.createsIndexOnUpsert) throw new IndexNotFoundError(name, { connector: this.name });
+      await this.createIndex(name, this.capabilities.vectorSearch ? checked[0]!.vector.length : 0);
+      size = this.sizes.get(name) ?? 0;
+    }
+    const unique = this.capabilities.vectorSearch ? checkBatchForIndex(checked, size, name, this.name) : dedupe(checked);
+    try {
+      await this.write(name, unique);
+    } catch (error) {
+      if (!(error instanceof IndexNotFoundError)) throw error;
+      this.sizes.delete(name); // deleted behind our back
+      if (!this.capabilities.createsIndexOnUpsert) throw error;
+      await this.createIndex(name, size);
+      await this.write(name, unique);
+    }
+    return checked.map((r) => r.id);
+  }
+
+  async *getSimilarList(
+    index: string,
+    query: string | Float32Array | number[],
+    options: SimilarityOptions = {},
+  ): AsyncIterable<[MemoryRecord, number]> {
+    const name = this.indexName(index);
+    const filters = this.checkFilters(options.filters);
+    const minRelevance = options.minRelevance ?? 0;
+    const limit = searchLimit(options.limit, this.maxSearchResults);
+    const withEmbeddings = options.withEmbeddings ?? false;
+    let target: { vector: Float32Array | number[] } | { text: string };
+    if (this.capabilities.vectorSearch) {
+      target = { vector: await resolveQueryVector(query, this.embeddingGenerator, this.name, options.signal) };
+    } else if (typeof query === 'string') {
+      target = { text: query };
+    } else {
+      throw new InvalidInputError('invalid_argument', `${this.name} searches by text; it cannot take a vector query`, {
+        connector: this.name,
+      });
+    }
+    const size = await this.vectorSizeOf(name);
+    if (size === undefined) return;
+    if ('vector' in target) {
+      this.checkSize(name, size, target.vector.length);
+      if (!this.capabilities.zeroVectors && l2norm(target.vector) === 0) return; // no cosine similarity to anything
+    }
+    options.signal?.throwIfAborted();
+    const found = await this.read(name, () =>
+      this.driver.search(name, { ...target, filters, limit, minRelevance, withEmbeddings, signal: options.signal }),
+    );
+    const kept = (found ?? []).filter(([, relevance]) => relevance >= minRelevance);
+    for (const [record, relevance] of rankResults(kept).slice(0, limit)) yield [withVectorIf(record, withEmbeddings), relevance];
+  }
+
+  async *getList(index: string, options: ListOptions = {}): AsyncIterable<MemoryRecord> {
+    const name = this.indexName(index);
+    const filters = this.checkFilters(options.filters);
+    const limit = options.limit !== undefined && options.limit > 0 ? Math.floor(options.limit) : undefined;
+    const withEmbeddings = options.withEmbeddings ?? false;
+    if ((await this.vectorSizeOf(name)) === undefined) return;
+    const records = this.driver.list(name, { filters, limit, withEmbeddings, signal: options.signal });
+    let previous: string | undefined;
+    let count = 0;
+    try {
+      for await (const record of records) {
+        options.signal?.throwIfAborted();
+        if (previous !== undefined && compareRecordIds(previous, record.id) >= 0) {
+          throw new KmError('upstream_error', `list returned "${record.id}" after "${previous}": records must come in id order`, {
+            connector: this.name,
+          });
+        }
+        previous = record.id;
+        yield withVectorIf(record, withEmbeddings);
+        if (limit !== undefined && ++count >= limit) return;
+      }
+    } catch (error) {
+      if (!(error instanceof IndexNotFoundError)) throw error;
+      this.sizes.delete(name);
+    }
+  }
+
+  async delete(index: string, record: { id: string }): Promise<void> {
+    const name = this.indexName(index);
+    const id = record?.id;
+    if (typeof id !== 'string' || id.length === 0) {
+      throw new InvalidInputError('invalid_argument', 'record id must be a non-empty string', { connector: this.name });
+    }
+    if ((await this.vectorSizeOf(name)) === undefined) return;
+    await this.read(name, () => this.driver.delete(name, id));
+  }
+
+  /** Releases the driver's connections or files. */
+  async close(): Promise<void> {
+    await this.driver.close?.();
+  }
+
+  /** The normalised name, within the driver's limit. */
+  private indexName(index: string): string {
+    const name = normalizeIndexName(index);
+    const limit = this.driver.indexNameLimit;
+    const bytes = Buffer.byteLength(name, 'utf8');
+    if (limit && bytes > limit.bytes) {
+      throw new InvalidInputError(
+        'invalid_index_name',
+        `index name "${name}" is ${bytes} bytes; ${limit.reason}, so at most ${limit.bytes}`,
+        {
+          connector: this.name,
+        },
+      );
+    }
+    return name;
+  }
+
+  /** The index's vector size, from the cache or the driver; undefined when the index does not exist. */
+  private async vectorSizeOf(name: string): Promise<number | undefined> {
+    const known = this.sizes.get(name);
+    if (known !== undefined) return known;
+    const size = await this.driver.vectorSize(name);
+    if (size !== undefined) this.sizes.set(name, size);
+    return size;
+  }
+
+  /** Runs a read or delete; an index that vanished meanwhile reads as empty. */
+  private async read<T>(name: string, call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof IndexNotFoundError)) throw error;
+      this.sizes.delete(name);
+      return undefined;
+    }
+  }
+
+  private async write(name: string, records: CheckedRecord[]): Promise<void> {
+    const { driver } = this;
+    if (!driver.upsertBatch) {
+      for (const record of records) await driver.upsert(name, record);
+      return;
+    }
+    for (const batch of batches(records, driver.maxBatchSize ?? records.length)) await driver.upsertBatch(name, batch);
+  }
+
+  private checkRecord(record: MemoryRecord): CheckedRecord {
+    if (!this.capabilities.vectorSearch) return checkRecord(record, this.name);
+    const checked = checkVectorRecord(record, this.name);
+    if (!this.capabilities.zeroVectors && l2norm(checked.vector) === 0) {
+      throw new InvalidInputError('invalid_argument', `record "${checked.id}" has a zero vector, which has no cosine similarity`, {
+        connector: this.name,
+      });
+    }
+    return checked;
+  }
+
+  /** Filters as drivers receive them: valid, and empty when anything matches; NOT refused where unsupported. */
+  private checkFilters(filters: SimilarityOptions['filters']): MemoryFilter[] {
+    const list = toMemoryFilters(filters);
+    if (list.some((f) => f.isEmpty())) return [];
+    if (!this.capabilities.negatedFilters && list.some((f) => f.conditions.some((c) => c.negated))) {
+      throw new KmError('unsupported_filter', `${this.name} cannot express NOT conditions in filters`, { connector: this.name });
+    }
+    return list;
+  }
+
+  private checkIndexVectorSize(vectorSize: number): number {
+    const max = this.driver.maxVectorSize;
+    if (!Number.isInteger(vectorSize) || vectorSize <= 0 || (max !== undefined && vectorSize > max)) {
+      const range = max === undefined ? 'a positive integer' : `an integer in 1..${max}`;
+      throw new InvalidInputError('invalid_argument', `vector size must be ${range}, got ${vectorSize}`, { connector: this.name });
+    }
+    return vectorSize;
+  }
+
+  private checkSize(name: string, indexSize: number, size: number): void {
+    if (this.capabilities.vectorSearch && indexSize !== size) {
+      throw new KmError('vector_size_mismatch', `index "${name}" has vector size ${indexSize}, got ${size}`, { connector: this.name });
+    }
+  }
+}
+
+function withVectorIf(record: MemoryRecord, withEmbeddings: boolean): MemoryRecord {
+  return withEmbeddings || record.vector.length === 0 ? record : { ...record, vector: new Float32Array(0) };
+}
+
+function dedupe(records: CheckedRecord[]): CheckedRecord[] {
+  return [...new Map(records.map((r) => [r.id, r])).values()];
+}
