@@ -1,4 +1,4 @@
-import { type IMemoryDb, type MemoryDbCapabilities, type MemoryRecord, type TagCollection } from '@km/core';
+import type { IMemoryDb, MemoryDbCapabilities, MemoryRecord, TagCollection } from '@km/core';
 import { DEFAULT_CAPABILITIES } from '@km/core/connector';
 import { afterEach } from 'vitest';
 import { randomName } from '../util/async.js';
