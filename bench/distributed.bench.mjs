@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { startPgliteServer } from '@km/memorydb-postgres';
+import { startPgliteServer } from '@km/memorydb-postgres/testing';
 import amqp from 'amqplib';
 import { freePort } from './lib/free-port.mjs';
 

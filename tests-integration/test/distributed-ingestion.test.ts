@@ -7,7 +7,7 @@ import { startTcpProxy, type TcpProxy } from '@km/conformance';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { DEFAULT_STEPS } from '@km/core';
-import { startPgliteServer, type PgliteServer } from '@km/memorydb-postgres';
+import { startPgliteServer, type PgliteServer } from '@km/memorydb-postgres/testing';
 import { QueueNames, retryDelay } from '@km/queue-rabbitmq';
 import amqp from 'amqplib';
 import pgDriver from 'pg';

@@ -1,6 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { startPgliteServer } from '@km/memorydb-postgres';
+import { startPgliteServer } from '@km/memorydb-postgres/testing';
 import pg from 'pg';
 import { afterAll } from 'vitest';
 import { describeServiceOnMemoryDb } from '../src/describe-service-on-memory-db.js';

@@ -4,7 +4,8 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { isKmError, type Logger } from '@km/core';
 import { collect, startTcpProxy, type TcpProxy } from '@km/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresMemoryDb, startPgliteServer, type PgliteServer } from '../src/index.js';
+import { PostgresMemoryDb } from '../src/index.js';
+import { startPgliteServer, type PgliteServer } from '../src/testing.js';
 
 // PostgreSQL (PGlite served on TCP) behind a proxy that can cut every connection, as a database
 // restart, a failover or an idle timeout would.

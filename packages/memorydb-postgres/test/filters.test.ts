@@ -1,6 +1,8 @@
 import { MemoryFilter, MemoryFilters } from '@km/core';
 import { describe, expect, it } from 'vitest';
-import { decodeTags, encodeTags, quoteIdent, toSqlCondition } from '../src/index.js';
+import { decodeTags, encodeTags } from '@km/core/connector';
+import { quoteIdent } from '../src/identifiers.js';
+import { toSqlCondition } from '../src/index.js';
 
 describe('toSqlCondition', () => {
   it('no filter, or an empty filter, is TRUE with no parameter', () => {

@@ -3,7 +3,8 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { collect } from '@km/conformance';
 import { isKmError, type Logger } from '@km/core';
 import { describe, expect, it } from 'vitest';
-import { PostgresMemoryDb, startPgliteServer } from '../src/index.js';
+import { PostgresMemoryDb } from '../src/index.js';
+import { startPgliteServer } from '../src/testing.js';
 import { withSetupLock } from '../src/schema-setup.js';
 import { clientFromPool, type PGliteLike } from '../src/sql-client.js';
 

@@ -2,7 +2,7 @@
 // served over TCP. Usage: node postgres-pglite-server.mjs <data-dir> <port>. Prints "ready <url>".
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { startPgliteServer } from '@km/memorydb-postgres';
+import { startPgliteServer } from '@km/memorydb-postgres/testing';
 
 const [dataDir, port] = process.argv.slice(2);
 const db = await PGlite.create(dataDir, { extensions: { vector } });

@@ -8,7 +8,7 @@ import { normalizeIndexName } from '../validation/index-name.js';
 import { driverCapabilities, type MemoryDbDriver } from './memory-db-driver.js';
 import { resolveQueryVector } from './query-vector.js';
 import { checkBatchForIndex, checkRecord, checkVectorRecord, type CheckedRecord } from './record-input.js';
-import { compareRecordIds, rankResults } from './result-order.js';
+import { rankResults } from './result-order.js';
 import { searchLimit } from './search-limit.js';
 import { l2norm } from './vector-math.js';
 
@@ -23,8 +23,8 @@ export interface MemoryDbOptions {
 /**
  * A memory DB: the one implementation of {@link IMemoryDb}'s rules over a connector's
  * {@link MemoryDbDriver}. It normalises and checks index names, checks and de-duplicates
- * records, caches vector sizes, embeds text queries, applies limits, `minRelevance`, ranking and
- * id order, refuses filters the driver's capabilities cannot express (`unsupported_filter`),
+ * records, caches vector sizes, embeds text queries, applies limits, `minRelevance` and ranking
+ * (drivers list in id order, as `@km/conformance` checks), refuses filters the driver's capabilities cannot express (`unsupported_filter`),
  * handles missing indexes and splits or loops batches. Connector packages export a subclass
  * (`PostgresMemoryDb`, `QdrantMemoryDb`, …) that builds their driver.
  *
@@ -154,17 +154,10 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
     const withEmbeddings = options.withEmbeddings ?? false;
     if ((await this.vectorSizeOf(name)) === undefined) return;
     const records = this.driver.list(name, { filters, limit, withEmbeddings, signal: options.signal });
-    let previous: string | undefined;
     let count = 0;
     try {
       for await (const record of records) {
         options.signal?.throwIfAborted();
-        if (previous !== undefined && compareRecordIds(previous, record.id) >= 0) {
-          throw new KmError('upstream_error', `list returned "${record.id}" after "${previous}": records must come in id order`, {
-            connector: this.name,
-          });
-        }
-        previous = record.id;
         yield withVectorIf(record, withEmbeddings);
         if (limit !== undefined && ++count >= limit) return;
       }

@@ -1,6 +1,6 @@
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { PGliteLike } from './sql-client.js';
+import type { PGliteLike } from '../sql-client.js';
 
 /** An embedded PGlite database served on TCP to several processes. */
 export interface PgliteServer {

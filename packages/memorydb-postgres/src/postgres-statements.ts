@@ -1,0 +1,85 @@
+import { quoteIdent, secondaryIndexName } from './identifiers.js';
+import type { PostgresColumns } from './postgres-config.js';
+
+/**
+ * The SQL of one memory table, every identifier quoted; values always travel as parameters.
+ * Pure text builders, unit-testable without a database.
+ */
+export class PostgresStatements {
+  private readonly c: Record<keyof PostgresColumns, string>;
+
+  constructor(
+    readonly table: string,
+    columns: PostgresColumns,
+  ) {
+    this.c = {
+      id: quoteIdent(columns.id),
+      embedding: quoteIdent(columns.embedding),
+      tags: quoteIdent(columns.tags),
+      payload: quoteIdent(columns.payload),
+      content: quoteIdent(columns.content),
+    };
+  }
+
+  /** The quoted tags column, for filter conditions. */
+  get tagsColumn(): string {
+    return this.c.tags;
+  }
+
+  createTable(vectorSize: number): string {
+    const c = this.c;
+    return `CREATE TABLE IF NOT EXISTS ${this.table} (
+      ${c.id} TEXT PRIMARY KEY,
+      ${c.embedding} vector(${vectorSize}) NOT NULL,
+      ${c.tags} TEXT[] NOT NULL DEFAULT '{}',
+      ${c.payload} JSONB NOT NULL DEFAULT '{}',
+      ${c.content} TEXT NOT NULL DEFAULT '')`;
+  }
+
+  createTagIndex(): string {
+    return `CREATE INDEX IF NOT EXISTS ${quoteIdent(secondaryIndexName(this.table, 'tags'))} ON ${this.table} USING GIN (${this.c.tags})`;
+  }
+
+  createVectorIndex(m: number, efConstruction: number): string {
+    return `CREATE INDEX IF NOT EXISTS ${quoteIdent(secondaryIndexName(this.table, 'embedding'))} ON ${this.table}
+      USING hnsw (${this.c.embedding} vector_cosine_ops) WITH (m = ${Math.floor(m)}, ef_construction = ${Math.floor(efConstruction)})`;
+  }
+
+  /** Upserts rows given as five parallel arrays ($1 ids, $2 vectors, $3 tag lists as JSON, $4 payloads, $5 texts). */
+  upsert(): string {
+    const c = this.c;
+    return `INSERT INTO ${this.table} (${c.id}, ${c.embedding}, ${c.tags}, ${c.payload}, ${c.content})
+      SELECT r.id, r.embedding::vector, ARRAY(SELECT jsonb_array_elements_text(r.tags)), r.payload, r.content
+      FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[]) AS r(id, embedding, tags, payload, content)
+      ON CONFLICT (${c.id}) DO UPDATE SET
+        ${c.embedding} = EXCLUDED.${c.embedding}, ${c.tags} = EXCLUDED.${c.tags},
+        ${c.payload} = EXCLUDED.${c.payload}, ${c.content} = EXCLUDED.${c.content}`;
+  }
+
+  /** Nearest rows to $1 with relevance >= $2, at most $3, under `where` (its parameters from $4). */
+  search(where: string, withEmbeddings: boolean): string {
+    const distance = `${this.c.embedding} <=> $1::vector`;
+    return `SELECT ${this.columns(withEmbeddings)}, 1 - (${distance}) AS relevance FROM ${this.table}
+      WHERE ${where} AND 1 - (${distance}) >= $2 ORDER BY ${distance} LIMIT $3`;
+  }
+
+  /** Rows under `where` in id order (byte order, as km compares ids), at most `limit`. */
+  list(where: string, withEmbeddings: boolean, limit: number | undefined): string {
+    const cap = limit === undefined ? '' : ` LIMIT ${Math.floor(limit)}`;
+    return `SELECT ${this.columns(withEmbeddings)} FROM ${this.table} WHERE ${where} ORDER BY ${this.c.id} COLLATE "C"${cap}`;
+  }
+
+  delete(): string {
+    return `DELETE FROM ${this.table} WHERE ${this.c.id} = $1`;
+  }
+
+  drop(): string {
+    return `DROP TABLE IF EXISTS ${this.table}`;
+  }
+
+  private columns(withEmbeddings: boolean): string {
+    const c = this.c;
+    const base = `${c.id} AS id, ${c.tags} AS tags, ${c.payload} AS payload`;
+    return withEmbeddings ? `${base}, ${c.embedding}::text AS embedding` : base;
+  }
+}
