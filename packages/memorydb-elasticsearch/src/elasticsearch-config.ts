@@ -43,3 +43,20 @@ export interface ElasticsearchMemoryDbOptions {
   /** Embeds text queries; without it, getSimilarList takes vectors only. */
   embeddingGenerator?: ITextEmbeddingGenerator;
 }
+
+/** The client options of the connector's own client. */
+export function clientOptions(options: ElasticsearchMemoryDbOptions): ConstructorParameters<typeof Client>[0] {
+  const auth = options.apiKey
+    ? { apiKey: options.apiKey }
+    : options.username !== undefined
+      ? { username: options.username, password: options.password ?? '' }
+      : undefined;
+  return {
+    ...(options.cloudId ? { cloud: { id: options.cloudId } } : { node: options.node! }),
+    ...(auth ? { auth } : {}),
+    ...(options.caFingerprint ? { caFingerprint: options.caFingerprint } : {}),
+    ...(options.ca ? { tls: { ca: options.ca } } : {}),
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
+    maxRetries: options.maxRetries ?? 3,
+  };
+}

@@ -1,4 +1,7 @@
-export { ElasticsearchMemoryDb, toDocument, toRecord, type ElasticsearchRecord } from './elasticsearch-memory-db.js';
+export { ElasticsearchMemoryDb } from './elasticsearch-memory-db.js';
+export { ElasticsearchMemoryDbDriver } from './elasticsearch-memory-db-driver.js';
+export { toDocument, toRecord, type ElasticsearchRecord } from './elasticsearch-records.js';
+export { indexMappings } from './elasticsearch-mapping.js';
 export type { ElasticsearchMemoryDbOptions } from './elasticsearch-config.js';
 export { toElasticsearchFilter, TAGS_FIELD } from './elasticsearch-filters.js';
 export { relevanceFromScore, scoreFromRelevance } from './relevance.js';

@@ -111,6 +111,7 @@ describe('Elasticsearch requests', () => {
   });
 
   it('getSimilarList: a kNN search with the filter as its pre-filter, similarity = minRelevance, relevance back as cosine', async () => {
+    dims = 3;
     const results = [];
     for await (const r of db({ numCandidates: 50 }).getSimilarList('notes', [1, 0, 0], {
       filters: [MemoryFilters.byTag('user', 'a')],
@@ -138,6 +139,7 @@ describe('Elasticsearch requests', () => {
   });
 
   it('getList pages with search_after on the id keyword', async () => {
+    dims = 3;
     listPages = [Array.from({ length: 1000 }, (_, i) => ({ id: `r${String(i).padStart(4, '0')}` })), [{ id: 'r1000' }]];
     let count = 0;
     for await (const _ of db().getList('notes', { filters: [MemoryFilters.notTag('u', 'x')] })) count++;

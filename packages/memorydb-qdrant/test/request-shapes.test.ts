@@ -92,6 +92,7 @@ describe('Qdrant requests', () => {
   });
 
   it('getSimilarList: one query request with the filter, limit and score_threshold; the vector comes back at its length', async () => {
+    collectionSize = 3;
     const db = new QdrantMemoryDb({ url, hnswEf: 64 });
     const results = [];
     for await (const r of db.getSimilarList('i', [1, 0, 0], {
@@ -115,6 +116,7 @@ describe('Qdrant requests', () => {
   });
 
   it('getList with a limit scrolls the ids, then retrieves the first ones in km-id order', async () => {
+    collectionSize = 3;
     const db = new QdrantMemoryDb({ url });
     const ids = [];
     for await (const r of db.getList('i', { limit: 1 })) ids.push(r.id);

@@ -55,7 +55,7 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
   }
 
   async createIndex(index: string, vectorSize: number): Promise<void> {
-    const name = this.indexName(index);
+    const name = this.checkIndexName(index);
     const size = this.capabilities.vectorSearch ? this.checkIndexVectorSize(vectorSize) : 0;
     const known = await this.vectorSizeOf(name);
     if (known !== undefined) return this.checkSize(name, known, size);
@@ -76,7 +76,7 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
   }
 
   async deleteIndex(index: string): Promise<void> {
-    const name = this.indexName(index);
+    const name = this.checkIndexName(index);
     this.sizes.delete(name);
     await this.driver.deleteIndex(name).catch((error: unknown) => {
       if (!(error instanceof IndexNotFoundError)) throw error;
@@ -90,7 +90,7 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
 
   /** Writes records in one driver call where it has one (split at its `maxBatchSize`), else one by one; nothing is written when a record is invalid. */
   async upsertBatch(index: string, records: MemoryRecord[]): Promise<string[]> {
-    const name = this.indexName(index);
+    const name = this.checkIndexName(index);
     if (!Array.isArray(records)) throw new InvalidInputError('invalid_argument', 'records must be a list', { connector: this.name });
     const checked = records.map((r) => this.checkRecord(r));
     if (checked.length === 0) return [];
@@ -118,7 +118,7 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
     query: string | Float32Array | number[],
     options: SimilarityOptions = {},
   ): AsyncIterable<[MemoryRecord, number]> {
-    const name = this.indexName(index);
+    const name = this.checkIndexName(index);
     const filters = this.checkFilters(options.filters);
     const minRelevance = options.minRelevance ?? 0;
     const limit = searchLimit(options.limit, this.maxSearchResults);
@@ -148,7 +148,7 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
   }
 
   async *getList(index: string, options: ListOptions = {}): AsyncIterable<MemoryRecord> {
-    const name = this.indexName(index);
+    const name = this.checkIndexName(index);
     const filters = this.checkFilters(options.filters);
     const limit = options.limit !== undefined && options.limit > 0 ? Math.floor(options.limit) : undefined;
     const withEmbeddings = options.withEmbeddings ?? false;
@@ -168,7 +168,7 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
   }
 
   async delete(index: string, record: { id: string }): Promise<void> {
-    const name = this.indexName(index);
+    const name = this.checkIndexName(index);
     const id = record?.id;
     if (typeof id !== 'string' || id.length === 0) {
       throw new InvalidInputError('invalid_argument', 'record id must be a non-empty string', { connector: this.name });
@@ -183,7 +183,7 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
   }
 
   /** The normalised name, within the driver's limit. */
-  private indexName(index: string): string {
+  private checkIndexName(index: string): string {
     const name = normalizeIndexName(index);
     const limit = this.driver.indexNameLimit;
     const bytes = Buffer.byteLength(name, 'utf8');
