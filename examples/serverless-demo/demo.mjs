@@ -6,10 +6,12 @@
 //   pnpm start -- "your question"       ask your own question
 //   KM_DATA_DIR=/tmp/km pnpm start      keep the data elsewhere (default: .km-data)
 import { resolve } from 'node:path';
-import { DefaultEmbeddingGenerator, KernelMemoryBuilder, MemoryFilters } from '@km/core';
+import { createDefaultEmbeddingGenerator } from '@km/ai-local';
+import { KernelMemoryBuilder, MemoryFilters } from '@km/core';
 
 const dataDir = resolve(process.env.KM_DATA_DIR ?? resolve(import.meta.dirname, '../../.km-data'));
-const embeddings = new DefaultEmbeddingGenerator();
+// Core loads no model by itself: the application picks its embeddings (here the offline one).
+const embeddings = createDefaultEmbeddingGenerator();
 const memory = new KernelMemoryBuilder().withDataDirectory(dataDir).withEmbeddingGenerator(embeddings).build();
 await embeddings.ready();
 console.log(`embeddings: ${embeddings.modelName}`);

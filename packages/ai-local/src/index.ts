@@ -1,4 +1,3 @@
-import type { ITextEmbeddingGenerator } from '@km/core';
 import { UniversalSentenceEncoderGenerator } from './use/universal-sentence-encoder-generator.js';
 
 export { UniversalSentenceEncoderGenerator, type UniversalSentenceEncoderOptions } from './use/universal-sentence-encoder-generator.js';
@@ -10,9 +9,14 @@ export {
 export { HIGH_PRIORITY_STREAK, WorkerPool, type JobPriority } from './worker-pool.js';
 
 /**
- * The embedded default of km (`KernelMemoryBuilder` finds it when this package is installed):
- * Universal Sentence Encoder lite in one worker thread per core.
+ * The offline embedding model of km's embedded defaults: Universal Sentence Encoder lite in one
+ * worker thread per core. Core loads no model package by itself; choose this where the
+ * application is assembled (the service and the CLI do):
+ *
+ * ```ts
+ * new KernelMemoryBuilder().withEmbeddingGenerator(createDefaultEmbeddingGenerator()).build();
+ * ```
  */
-export function createDefaultEmbeddingGenerator(): ITextEmbeddingGenerator {
+export function createDefaultEmbeddingGenerator(): UniversalSentenceEncoderGenerator {
   return new UniversalSentenceEncoderGenerator();
 }

@@ -94,7 +94,6 @@ export { documentIdsOf, isRecordLossSource, type RecordLoss, type RecordLossSour
 
 // AI
 export { BpeTokenizer, CL100KTokenizer, PLAIN_TEXT_ENCODING, type BpeEncoding } from './ai/gpt-tokenizer.js';
-export { DefaultEmbeddingGenerator, LOCAL_MODEL_PACKAGE, type DefaultEmbeddingGeneratorOptions } from './ai/default-embedding-generator.js';
 export { HashingEmbeddingGenerator, type HashingEmbeddingGeneratorOptions } from './ai/hashing-embedding-generator.js';
 
 // Decoders

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { DefaultEmbeddingGenerator } from './ai/default-embedding-generator.js';
 import { DiskContentStorage } from './content-storage/disk-content-storage.js';
 import { MemoryContentStorage } from './content-storage/memory-content-storage.js';
+import { HashingEmbeddingGenerator } from './ai/hashing-embedding-generator.js';
 import type { IContentDecoder } from './contracts/content-decoder.js';
 import type { IContentStorage } from './contracts/content-storage.js';
 import type { IMemoryDb } from './contracts/memory-db.js';
@@ -71,7 +71,12 @@ export class KernelMemoryBuilder {
     return this;
   }
 
-  /** Sets the embedding generator; `null` means none (keyword-only memory DBs). */
+  /**
+   * Sets the embedding generator; `null` means none (keyword-only memory DBs). Without this
+   * call the memory uses {@link HashingEmbeddingGenerator} (words, not meaning) and says so in
+   * a warning: core loads no model package by itself. The offline model is
+   * `createDefaultEmbeddingGenerator()` of `@km/ai-local`.
+   */
   withEmbeddingGenerator(generator: ITextEmbeddingGenerator | null): this {
     this.embeddingGenerator = generator;
     return this;
@@ -199,8 +204,7 @@ export class KernelMemoryBuilder {
   private assemble(): { context: PipelineContext; searchClient: SearchClient } {
     const dir = this.dataDirectory;
     const logger = this.logger ?? createConsoleLogger();
-    const embeddingGenerator =
-      this.embeddingGenerator === undefined ? new DefaultEmbeddingGenerator({ logger }) : (this.embeddingGenerator ?? undefined);
+    const embeddingGenerator = this.embeddingGenerator === undefined ? fallbackEmbeddings(logger) : (this.embeddingGenerator ?? undefined);
     const memoryDbs =
       this.memoryDbs.length > 0
         ? [...this.memoryDbs]
@@ -229,4 +233,13 @@ export class KernelMemoryBuilder {
     );
     return { context, searchClient };
   }
+}
+
+/** The visible fallback when the application chose no embedding generator. */
+function fallbackEmbeddings(logger: Logger): ITextEmbeddingGenerator {
+  logger.warn(
+    'no embedding generator configured: using hashing embeddings, which match words, not meaning. ' +
+      "Choose one with withEmbeddingGenerator(), e.g. createDefaultEmbeddingGenerator() from '@km/ai-local' (offline) or an OpenAI one.",
+  );
+  return new HashingEmbeddingGenerator();
 }
