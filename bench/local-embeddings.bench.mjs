@@ -9,7 +9,8 @@
 //
 //   pnpm --filter @km/bench bench:embeddings        KM_BENCH_SCALE=2 for twice the passages
 import { availableParallelism } from 'node:os';
-import { CL100KTokenizer, GenerateEmbeddingsHandler, KernelMemoryBuilder, mapWithConcurrency, batches, silentLogger } from '@km/core';
+import { CL100KTokenizer, KernelMemoryBuilder, silentLogger } from '@km/core';
+import { GenerateEmbeddingsHandler, mapWithConcurrency, batches } from '@km/core/connector';
 import { loadUseModel, UniversalSentenceEncoderGenerator } from '@km/ai-local';
 
 const scale = Number(process.env.KM_BENCH_SCALE ?? 1);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeEmbeddingGenerator } from '@km/conformance';
-import { l2norm } from '@km/core';
+import { l2norm } from '@km/core/connector';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TransformersEmbeddingGenerator } from '../src/index.js';
 import { TINY_MODEL_DIMENSIONS, writeTinyOnnxModel } from './fixtures/tiny-onnx-model.js';

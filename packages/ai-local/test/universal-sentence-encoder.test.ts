@@ -1,4 +1,5 @@
-import { cosineSimilarity, HashingEmbeddingGenerator, isKmError } from '@km/core';
+import { HashingEmbeddingGenerator, isKmError } from '@km/core';
+import { cosineSimilarity } from '@km/core/connector';
 import { describeEmbeddingGenerator } from '@km/conformance';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UniversalSentenceEncoderGenerator } from '../src/index.js';

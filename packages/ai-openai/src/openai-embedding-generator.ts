@@ -1,4 +1,5 @@
-import { InvalidInputError, KmError, mapWithConcurrency, type ITextEmbeddingGenerator, type ITextTokenizer, type Logger } from '@km/core';
+import { InvalidInputError, KmError, type ITextEmbeddingGenerator, type ITextTokenizer, type Logger } from '@km/core';
+import { mapWithConcurrency } from '@km/core/connector';
 import type OpenAI from 'openai';
 import { createOpenAIClient, modelIdentity, type OpenAIConnectionOptions } from './connection.js';
 import { CONNECTOR } from './errors.js';

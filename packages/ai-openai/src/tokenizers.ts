@@ -1,4 +1,5 @@
-import { BpeTokenizer, CL100KTokenizer, type ITextTokenizer } from '@km/core';
+import { CL100KTokenizer, type ITextTokenizer } from '@km/core';
+import { BpeTokenizer } from '@km/core/connector';
 import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
 
 /** OpenAI's o200k_base tokenizer (GPT-4o, GPT-4.1, GPT-5, o-series), through `gpt-tokenizer`. */

@@ -1,4 +1,5 @@
-import { cosineSimilarity, isKmError } from '@km/core';
+import { isKmError } from '@km/core';
+import { cosineSimilarity } from '@km/core/connector';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { OpenAIEmbeddingGenerator, type OpenAIEmbeddingGeneratorOptions } from '../src/index.js';
 import { useFakeOpenAIServer } from './fake-openai-server.js';

@@ -1,4 +1,6 @@
-// @km/core/connector: what connector authors need and applications do not.
+// @km/core/connector: what authors of connectors (memory DBs, queues, storages, AI providers),
+// pipeline handlers and decoders need, and applications do not. See the root README, "Write a
+// connector".
 
 // Memory DB drivers
 export {
@@ -8,14 +10,103 @@ export {
   type DriverSearch,
   type MemoryDbDriver,
 } from './memory-storage/memory-db-driver.js';
-
-export type { CheckedRecord } from './memory-storage/record-input.js';
-export { compareRecordIds } from './memory-storage/result-order.js';
-export { l2norm } from './memory-storage/vector-math.js';
+export { checkRecord, checkVectorRecord, checkBatchForIndex, type CheckedRecord } from './memory-storage/record-input.js';
+export { compareRecordIds, rankResults } from './memory-storage/result-order.js';
+export { searchLimit } from './memory-storage/search-limit.js';
+export { resolveQueryVector } from './memory-storage/query-vector.js';
+export { upsertRecords, listRecordIds } from './memory-storage/memory-db-operations.js';
+export { cosineSimilarity, normalize, l2norm, checkVector } from './memory-storage/vector-math.js';
+export { documentIdsOf, isRecordLossSource, type RecordLoss, type RecordLossSource } from './memory-storage/record-loss.js';
 export { encodeTag, encodeTags, decodeTags } from './models/tag-encoding.js';
+export {
+  addTag,
+  cloneTags,
+  mergeTags,
+  parseTag,
+  tagPairs,
+  validateTagKey,
+  validateTagValue,
+  validateTags,
+} from './models/tag-collection.js';
+export { matchesCondition } from './models/memory-filter.js';
+export { unstorableTextReason } from './models/memory-record.js';
 export { indexNamesUnderPrefix, isNormalizedIndexName } from './validation/index-name.js';
+export { uploadedNameOf } from './validation/file-name.js';
+export {
+  MAX_PATH_SEGMENT_BYTES,
+  MAX_DOCUMENT_ID_BYTES,
+  MAX_FILE_NAME_BYTES,
+  DERIVED_FILE_SUFFIX_BYTES,
+  utf8Length,
+} from './validation/name-limits.js';
 
-// Retries
+// Retries and timing
 export { BackoffPolicy, type BackoffJitter, type BackoffOptions } from './retry/backoff-policy.js';
 export { withRetries, isTransient, type WithRetriesOptions } from './retry/with-retries.js';
 export { parseRetryAfterMs, type HeaderReader } from './retry/retry-after.js';
+export { withTimeout } from './util/timeout.js';
+export { mapWithConcurrency, batches } from './util/concurrency.js';
+export { operationSignal, type OperationSignal } from './util/operation-signal.js';
+
+// AI providers
+export { BpeTokenizer, PLAIN_TEXT_ENCODING, type BpeEncoding } from './ai/gpt-tokenizer.js';
+
+// Pipeline handlers and orchestrators
+export type { PipelineContext } from './pipeline/pipeline-context.js';
+export {
+  failedFilesOf,
+  failedFilesReason,
+  isPipelineComplete,
+  logOnFile,
+} from './models/data-pipeline.js';
+export { pendingFiles, markProcessed } from './handlers/handler-utils.js';
+export { stableId, contentHash, generatedFilesOf, writeGeneratedFile, readTextFile } from './pipeline/pipeline-files.js';
+export { createDefaultHandlers } from './handlers/default-handlers.js';
+export { TextExtractionHandler } from './handlers/text-extraction-handler.js';
+export { TextPartitioningHandler } from './handlers/text-partitioning-handler.js';
+export { GenerateEmbeddingsHandler } from './handlers/generate-embeddings-handler.js';
+export { SaveRecordsHandler } from './handlers/save-records-handler.js';
+export { SummarizationHandler } from './handlers/summarization-handler.js';
+export { DeleteGeneratedFilesHandler } from './handlers/delete-generated-files-handler.js';
+export { DeleteDocumentHandler } from './handlers/delete-document-handler.js';
+export { DeleteIndexHandler } from './handlers/delete-index-handler.js';
+export { InProcessPipelineOrchestrator } from './pipeline/in-process-orchestrator.js';
+export { BasePipelineOrchestrator, newExecutionId, type PipelineOrchestrator } from './pipeline/pipeline-orchestrator.js';
+export {
+  DistributedPipelineOrchestrator,
+  type DistributedOrchestratorOptions,
+  type OrchestratorStartOptions,
+  type PipelinePointer,
+} from './pipeline/distributed-orchestrator.js';
+export { PipelineStatusStore } from './pipeline/pipeline-status-store.js';
+export { checkIndexNameFits } from './pipeline/check-index-name-fits.js';
+export {
+  checkEmbeddingModelName,
+  checkIngestionArgs,
+  checkRetrievalArgs,
+  readIngestionArgs,
+  type IngestionArgs,
+  type RetrievalArgs,
+} from './models/request-args.js';
+
+// Search and prompts
+export { SearchClient, type RetrievalRequest } from './search/search-client.js';
+export { ANSWER_PROMPT, SUMMARY_PROMPT, FACT_TEMPLATE } from './search/prompts.js';
+export { renderFact, type FactFields } from './search/fact-template.js';
+
+// Decoders and file types
+export { DecoderRegistry } from './decoders/decoder-registry.js';
+export { PlainTextDecoder } from './decoders/plain-text-decoder.js';
+export { MarkdownDecoder } from './decoders/markdown-decoder.js';
+export { HtmlDecoder, htmlToMarkdown } from './decoders/html-decoder.js';
+export { JsonDecoder } from './decoders/json-decoder.js';
+export { mimeTypeOf, registerMimeType, baseMimeType, extensionOfMimeType } from './decoders/mime-types.js';
+export {
+  detectFileType,
+  sniffContent,
+  FILE_TYPE_HEAD_BYTES,
+  type FileTypeEvidence,
+  type SniffedContent,
+} from './decoders/detect-file-type.js';
+export { missingDecoderReason } from './decoders/missing-decoder.js';
+export { sniffMimeType } from './web/sniff-mime-type.js';

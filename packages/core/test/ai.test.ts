@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CL100KTokenizer, HashingEmbeddingGenerator, cosineSimilarity, l2norm } from '../src/index.js';
+import { CL100KTokenizer, HashingEmbeddingGenerator } from '../src/index.js';
+import { cosineSimilarity, l2norm } from '../src/connector.js';
 
 describe('HashingEmbeddingGenerator', () => {
   const g = new HashingEmbeddingGenerator();

@@ -3,16 +3,15 @@ import { describe, expect, it } from 'vitest';
 import {
   HashingEmbeddingGenerator,
   KernelMemoryBuilder,
-  SearchClient,
   SimpleVectorDb,
   defaultPromptProvider,
   isKmError,
   silentLogger,
   type IPromptProvider,
   type ITextEmbeddingGenerator,
-  type RetrievalRequest,
   type TextGenerationOptions,
 } from '../src/index.js';
+import { SearchClient, type RetrievalRequest } from '../src/connector.js';
 import { ScriptedTextGenerator, collect } from './helpers.js';
 
 const MOON = 'The Moon orbits the Earth at an average distance of 384,400 km. It takes about 27 days to orbit once.';

@@ -7,13 +7,12 @@ import {
   PayloadFields,
   ReservedTags,
   SimpleVectorDb,
-  checkIngestionArgs,
-  checkRetrievalArgs,
   defaultPromptProvider,
   isKmError,
   silentLogger,
   type IPromptProvider,
 } from '../src/index.js';
+import { checkIngestionArgs, checkRetrievalArgs } from '../src/connector.js';
 import { ScriptedTextGenerator, allRecords } from './helpers.js';
 
 const STEPS = ['extract', 'summarize', 'gen_embeddings', 'save_records'];

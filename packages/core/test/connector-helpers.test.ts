@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkBatchForIndex,
-  checkQueueConnect,
-  checkVectorRecord,
-  decodeTags,
-  encodeTags,
-  isKmError,
-  rankResults,
-  type KmError,
-  type MemoryRecord,
-  type QueueClientState,
-} from '../src/index.js';
+import { checkQueueConnect, isKmError, type KmError, type MemoryRecord, type QueueClientState } from '../src/index.js';
+import { checkBatchForIndex, checkVectorRecord, decodeTags, encodeTags, rankResults } from '../src/connector.js';
 
 describe('helpers shared by connectors', () => {
   it('key:value tag encoding round-trips several values, null and empty values, colons in values', () => {
@@ -44,13 +34,13 @@ describe('helpers shared by connectors', () => {
 
 describe('indexNamesUnderPrefix and withTimeout', () => {
   it('keeps the normalised names under the prefix, without it, sorted and once', async () => {
-    const { indexNamesUnderPrefix } = await import('../src/index.js');
+    const { indexNamesUnderPrefix } = await import('../src/connector.js');
     expect(indexNamesUnderPrefix(['km-b', 'km-a', 'other', 'km-A.b', 'km-a', 'km-'], 'km-')).toEqual(['a', 'b']);
     expect(indexNamesUnderPrefix(['notes', 'Bad Name'], '')).toEqual(['notes']);
   });
 
   it('withTimeout settles with the promise, or rejects with the given error at the deadline', async () => {
-    const { withTimeout } = await import('../src/index.js');
+    const { withTimeout } = await import('../src/connector.js');
     await expect(withTimeout(Promise.resolve(7), 1000, () => new Error('late'))).resolves.toBe(7);
     await expect(withTimeout(new Promise(() => undefined), 10, () => new Error('late'))).rejects.toThrow('late');
   });

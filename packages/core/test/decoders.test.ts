@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DecoderRegistry, HtmlDecoder, JsonDecoder, PlainTextDecoder, htmlToMarkdown, isKmError } from '../src/index.js';
+import { isKmError } from '../src/index.js';
+import { DecoderRegistry, HtmlDecoder, JsonDecoder, PlainTextDecoder, htmlToMarkdown } from '../src/connector.js';
 
 describe('htmlToMarkdown', () => {
   it('keeps headings and lists as markdown and drops scripts and styles', () => {

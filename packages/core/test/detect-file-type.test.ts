@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectFileType, sniffMimeType } from '../src/index.js';
+import { detectFileType, sniffMimeType } from '../src/connector.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  HashingEmbeddingGenerator,
-  JsonDecoder,
-  KernelMemoryBuilder,
-  MemoryContentStorage,
-  SimpleVectorDb,
-  silentLogger,
-} from '../src/index.js';
+import { HashingEmbeddingGenerator, KernelMemoryBuilder, MemoryContentStorage, SimpleVectorDb, silentLogger } from '../src/index.js';
+import { JsonDecoder } from '../src/connector.js';
 
 const SETTINGS = `{
   // Where the harbour master keeps the tide tables

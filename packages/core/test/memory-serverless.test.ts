@@ -8,7 +8,6 @@ import {
   Document,
   EXTRACTIVE_PREAMBLE,
   HashingEmbeddingGenerator,
-  SaveRecordsHandler,
   KernelMemoryBuilder,
   MemoryContentStorage,
   MemoryFilters,
@@ -18,14 +17,12 @@ import {
   SimpleVectorDb,
   WebPageFetcher,
   isKmError,
-  markProcessed,
-  pendingFiles,
   silentLogger,
   type DataPipeline,
   type IPipelineStepHandler,
-  type PipelineContext,
   type StepOutcome,
 } from '../src/index.js';
+import { SaveRecordsHandler, markProcessed, pendingFiles, type PipelineContext } from '../src/connector.js';
 import { ScriptedTextGenerator, allRecords, collect } from './helpers.js';
 
 const dirs: string[] = [];

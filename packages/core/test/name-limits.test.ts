@@ -6,15 +6,12 @@ import {
   Document,
   HashingEmbeddingGenerator,
   KernelMemoryBuilder,
-  MAX_DOCUMENT_ID_BYTES,
-  MAX_FILE_NAME_BYTES,
-  MAX_PATH_SEGMENT_BYTES,
   isKmError,
   silentLogger,
-  utf8Length,
   validateDocumentId,
   validateFileName,
 } from '../src/index.js';
+import { MAX_DOCUMENT_ID_BYTES, MAX_FILE_NAME_BYTES, MAX_PATH_SEGMENT_BYTES, utf8Length } from '../src/connector.js';
 
 const code = (fn: () => unknown): string | undefined => {
   try {

@@ -2,15 +2,8 @@ import { mkdtemp, rm, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  SimpleTextDb,
-  SimpleVectorDb,
-  documentIdsOf,
-  type IMemoryDb,
-  type Logger,
-  type RecordLoss,
-  type RecordLossSource,
-} from '../src/index.js';
+import { SimpleTextDb, SimpleVectorDb, type IMemoryDb, type Logger } from '../src/index.js';
+import { documentIdsOf, type RecordLoss, type RecordLossSource } from '../src/connector.js';
 import { allRecords } from './helpers.js';
 
 const dirs: string[] = [];

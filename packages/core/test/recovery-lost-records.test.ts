@@ -12,8 +12,8 @@ import {
   silentLogger,
   type MemoryRecord,
   type MemoryServerless,
-  type RecordLoss,
 } from '../src/index.js';
+import type { RecordLoss } from '../src/connector.js';
 import { RecordLossNotifier } from '../src/memory-storage/record-loss.js';
 import { allRecords, cleanupAfterTests } from './helpers.js';
 

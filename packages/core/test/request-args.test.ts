@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkIngestionArgs, checkRetrievalArgs, isKmError, readIngestionArgs, REQUEST_ARG_SPECS } from '../src/index.js';
+import { isKmError, REQUEST_ARG_SPECS } from '../src/index.js';
+import { checkIngestionArgs, checkRetrievalArgs, readIngestionArgs } from '../src/connector.js';
 
 function refusal(fn: () => unknown): string {
   try {

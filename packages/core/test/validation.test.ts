@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  Document,
-  MemoryFilter,
-  MemoryFilters,
-  isKmError,
-  normalizeIndexName,
-  parseTag,
-  validateDocumentId,
-  validateTags,
-} from '../src/index.js';
+import { Document, MemoryFilter, MemoryFilters, isKmError, normalizeIndexName, validateDocumentId } from '../src/index.js';
+import { parseTag, validateTags } from '../src/connector.js';
 
 const code = (fn: () => unknown): string | undefined => {
   try {

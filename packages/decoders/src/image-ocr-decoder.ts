@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ExtractedContent, IContentDecoder } from '@km/core';
-import { KmError, withTimeout } from '@km/core';
+import { KmError } from '@km/core';
+import { withTimeout } from '@km/core/connector';
 import { checkAborted, checkFileSize, DEFAULT_LIMITS, overLimit, unreadable, type DecoderLimits } from './limits.js';
 import { imageSize } from './image-size.js';
 

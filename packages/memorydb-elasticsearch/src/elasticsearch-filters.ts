@@ -1,5 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
-import { encodeTag, type MemoryFilter } from '@km/core';
+import type { MemoryFilter } from '@km/core';
+import { encodeTag } from '@km/core/connector';
 
 /** The field holding the `key:value` tags (keyword). */
 export const TAGS_FIELD = 'tags';

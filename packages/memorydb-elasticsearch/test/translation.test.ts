@@ -1,4 +1,5 @@
-import { MemoryFilter, MemoryFilters, checkVectorRecord, isKmError } from '@km/core';
+import { MemoryFilter, MemoryFilters, isKmError } from '@km/core';
+import { checkVectorRecord } from '@km/core/connector';
 import { describe, expect, it } from 'vitest';
 import {
   checkIndexPrefix,

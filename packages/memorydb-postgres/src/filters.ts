@@ -1,4 +1,5 @@
-import { encodeTag, type MemoryFilter } from '@km/core';
+import type { MemoryFilter } from '@km/core';
+import { encodeTag } from '@km/core/connector';
 
 /** A SQL condition with its parameters, numbered from `firstParameter`. */
 export interface SqlCondition {

@@ -1,4 +1,5 @@
-import { encodeTag, type MemoryFilter } from '@km/core';
+import type { MemoryFilter } from '@km/core';
+import { encodeTag } from '@km/core/connector';
 import { PayloadFields } from './payload-fields.js';
 
 /** A field condition of Qdrant's filter language on the `tags` keyword array. */

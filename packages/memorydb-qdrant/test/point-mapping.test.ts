@@ -1,4 +1,5 @@
-import { checkVectorRecord, isKmError } from '@km/core';
+import { isKmError } from '@km/core';
+import { checkVectorRecord } from '@km/core/connector';
 import { describe, expect, it } from 'vitest';
 import { PayloadFields, pointIdOf, toPoint, toRecord, translateQdrantError } from '../src/index.js';
 

@@ -5,12 +5,12 @@ import {
   KmError,
   checkQueueConnect,
   silentLogger,
-  withTimeout,
   type IQueue,
   type Logger,
   type QueueConnectOptions,
   type QueueHandlerResult,
 } from '@km/core';
+import { withTimeout } from '@km/core/connector';
 import amqp, { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import type { RabbitMqQueueOptions } from './rabbitmq-config.js';
 import { translateAmqpError } from './rabbitmq-errors.js';

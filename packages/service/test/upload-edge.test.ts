@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_DOCUMENT_ID_BYTES, MAX_FILE_NAME_BYTES } from '@km/core';
+import { MAX_DOCUMENT_ID_BYTES, MAX_FILE_NAME_BYTES } from '@km/core/connector';
 import { startTestService, waitForCompletion } from './helpers.js';
 import { multipartBody, sendRaw } from './raw-http.js';
 import { newSpoolFolderName } from '../src/http/upload-spool.js';

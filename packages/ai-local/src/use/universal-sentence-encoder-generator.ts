@@ -3,11 +3,11 @@ import { availableParallelism } from 'node:os';
 import {
   CL100KTokenizer,
   InvalidInputError,
-  operationSignal,
   type EmbeddingRequestOptions,
   type ITextEmbeddingGenerator,
   type ITextTokenizer,
 } from '@km/core';
+import { operationSignal } from '@km/core/connector';
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
 import { WorkerPool } from '../worker-pool.js';
 import { embedPacked, loadUseModel, USE_DIMENSIONS } from './use-model.js';

@@ -1,4 +1,5 @@
-import { cosineSimilarity, type ITextEmbeddingGenerator } from '@km/core';
+import type { ITextEmbeddingGenerator } from '@km/core';
+import { cosineSimilarity } from '@km/core/connector';
 import { describe, expect, it } from 'vitest';
 
 /** How the suite gets an embedding generator. */

@@ -1,4 +1,4 @@
-import { cosineSimilarity } from '@km/core';
+import { cosineSimilarity } from '@km/core/connector';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { collect, eventually } from '../util/async.js';
 import { NO_VECTOR_SEARCH, record, upsertAll, type MemoryDbFixture } from './memory-db-fixture.js';

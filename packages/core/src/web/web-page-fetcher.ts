@@ -163,11 +163,6 @@ export class WebPageFetcher implements IWebPageFetcher {
   }
 }
 
-/** @deprecated The former name of {@link WebPageFetcher}. */
-export const BasicWebPageFetcher = WebPageFetcher;
-/** @deprecated The former name of {@link WebPageFetcherOptions}. */
-export type BasicWebPageFetcherOptions = WebPageFetcherOptions;
-
 type Fetched = { location: string } | { data: Buffer; contentType: string | undefined };
 
 function parseHttpUrl(url: string): URL {

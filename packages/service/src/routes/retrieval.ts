@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { checkRetrievalArgs, toMemoryFilters, type MemoryAnswer, type MemoryService, type RetrievalOptions } from '@km/core';
+import { toMemoryFilters, type MemoryAnswer, type MemoryService, type RetrievalOptions } from '@km/core';
+import { checkRetrievalArgs } from '@km/core/connector';
 import { HttpProblem, toProblem } from '../http/problem-details.js';
 
 /** Body of `POST /search` (KM's SearchQuery). */
