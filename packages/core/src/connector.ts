@@ -6,6 +6,7 @@
 export {
   DEFAULT_CAPABILITIES,
   driverCapabilities,
+  indexNameLimit,
   type DriverList,
   type DriverSearch,
   type MemoryDbDriver,

@@ -1,8 +1,8 @@
 import type { Client } from '@elastic/elasticsearch';
-import type { ITextEmbeddingGenerator } from '@km/core';
+import type { MemoryDbOptions } from '@km/core';
 
 /** How to reach Elasticsearch and how to lay out indexes. */
-export interface ElasticsearchMemoryDbOptions {
+export interface ElasticsearchMemoryDbOptions extends MemoryDbOptions {
   /** A client you built and own (closed by you); otherwise one is built from the fields below. */
   client?: Client;
   /** Node URL(s), e.g. `http://127.0.0.1:9200`. Give this or `cloudId`. */
@@ -33,15 +33,11 @@ export interface ElasticsearchMemoryDbOptions {
   batchSize?: number;
   /** Candidates per shard of a kNN search (at least the limit, at most 10000). @default max(100, 2 × limit) */
   numCandidates?: number;
-  /** Results of a similarity search when the caller gives no positive limit. @default 100 */
-  maxSearchResults?: number;
   /** HNSW graph settings of new indexes. @default { m: 16, efConstruction: 100 } */
   hnsw?: { m?: number; efConstruction?: number };
   /** Shards and replicas of new indexes; Elasticsearch's defaults when unset. */
   numberOfShards?: number;
   numberOfReplicas?: number;
-  /** Embeds text queries; without it, getSimilarList takes vectors only. */
-  embeddingGenerator?: ITextEmbeddingGenerator;
 }
 
 /** The client options of the connector's own client. */

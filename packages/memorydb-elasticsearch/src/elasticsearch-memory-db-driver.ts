@@ -1,6 +1,7 @@
 import { Client, type estypes } from '@elastic/elasticsearch';
 import { InvalidInputError, KmError, type MemoryRecord } from '@km/core';
-import { indexNamesUnderPrefix, type CheckedRecord, type DriverList, type DriverSearch, type MemoryDbDriver } from '@km/core/connector';
+import { indexNameLimit, indexNamesUnderPrefix } from '@km/core/connector';
+import type { CheckedRecord, DriverList, DriverSearch, MemoryDbDriver } from '@km/core/connector';
 import { documentIdOf } from './document-id.js';
 import { clientOptions, type ElasticsearchMemoryDbOptions } from './elasticsearch-config.js';
 import { bulkItemError, errorType, isMissingIndex, translateElasticsearchError } from './elasticsearch-errors.js';
@@ -47,11 +48,7 @@ export class ElasticsearchMemoryDbDriver implements MemoryDbDriver {
     }
     this.options = options;
     this.prefix = checkIndexPrefix(options.indexPrefix ?? 'km-');
-    const prefixBytes = Buffer.byteLength(this.prefix, 'utf8');
-    this.indexNameLimit = {
-      bytes: MAX_ELASTICSEARCH_INDEX_BYTES - prefixBytes,
-      reason: `Elasticsearch index names hold ${MAX_ELASTICSEARCH_INDEX_BYTES} bytes and the prefix "${this.prefix}" takes ${prefixBytes}`,
-    };
+    this.indexNameLimit = indexNameLimit('Elasticsearch index names', MAX_ELASTICSEARCH_INDEX_BYTES, this.prefix);
     this.maxBatchSize = Math.max(1, options.batchSize ?? 500);
     this.ownsClient = !options.client;
     this.client = options.client ?? new Client(clientOptions(options));
@@ -108,10 +105,6 @@ export class ElasticsearchMemoryDbDriver implements MemoryDbDriver {
         expand_wildcards: 'none',
       }),
     );
-  }
-
-  async upsert(index: string, record: CheckedRecord): Promise<void> {
-    await this.upsertBatch(index, [record]);
   }
 
   async upsertBatch(index: string, records: CheckedRecord[]): Promise<void> {

@@ -12,10 +12,7 @@ import { ElasticsearchMemoryDbDriver } from './elasticsearch-memory-db-driver.js
  */
 export class ElasticsearchMemoryDb extends MemoryDb<ElasticsearchMemoryDbDriver> {
   constructor(options: ElasticsearchMemoryDbOptions) {
-    super(new ElasticsearchMemoryDbDriver(options), {
-      embeddingGenerator: options.embeddingGenerator,
-      maxSearchResults: options.maxSearchResults,
-    });
+    super(new ElasticsearchMemoryDbDriver(options), options);
   }
 
   /** The Elasticsearch index of a km index name. */

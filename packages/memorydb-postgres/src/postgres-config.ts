@@ -1,4 +1,4 @@
-import type { ITextEmbeddingGenerator, Logger } from '@km/core';
+import type { Logger, MemoryDbOptions } from '@km/core';
 import type { PGliteLike, PgPoolLike } from './sql-client.js';
 
 /** Column names of a memory table; map them to use an existing table (KM's custom schema). */
@@ -16,7 +16,7 @@ export interface PostgresColumns {
 }
 
 /** Options of {@link PostgresMemoryDb}. Give one of `pool`, `connectionString` or `pglite`. */
-export interface PostgresMemoryDbOptions {
+export interface PostgresMemoryDbOptions extends MemoryDbOptions {
   /** A ready `pg.Pool` (not closed by the connector). When it has no `error` listener the connector adds one that logs (without any, `pg` ends the process when an idle connection dies). */
   pool?: PgPoolLike;
   /** Connection string for a pool the connector creates (and closes). */
@@ -51,12 +51,8 @@ export interface PostgresMemoryDbOptions {
   createVectorIndex?: boolean;
   /** `hnsw.ef_search` of searches (raised to the limit when smaller). @default 100 */
   efSearch?: number;
-  /** Results of a search whose limit is `<= 0`. @default 100 */
-  maxSearchResults?: number;
   /** Records per INSERT statement in batch upserts. @default 500 */
   batchSize?: number;
-  /** Embeds text queries passed to `getSimilarList`; vector queries need none. */
-  embeddingGenerator?: ITextEmbeddingGenerator;
   /** Where lost connections and the pgvector < 0.8 recall caveat are reported. @default createConsoleLogger() */
   logger?: Logger;
 }

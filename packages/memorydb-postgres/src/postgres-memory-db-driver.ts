@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createConsoleLogger, InvalidInputError, KmError, type Logger, type MemoryRecord } from '@km/core';
-import {
-  decodeTags,
-  encodeTags,
-  indexNamesUnderPrefix,
-  type CheckedRecord,
-  type DriverList,
-  type DriverSearch,
-  type MemoryDbDriver,
-} from '@km/core/connector';
+import { decodeTags, encodeTags, indexNameLimit, indexNamesUnderPrefix } from '@km/core/connector';
+import type { CheckedRecord, DriverList, DriverSearch, MemoryDbDriver } from '@km/core/connector';
 import pgvector from 'pgvector';
 import { toSqlCondition } from './filters.js';
 import { MAX_IDENTIFIER_BYTES, qualified, quoteIdent } from './identifiers.js';
@@ -61,16 +54,7 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
     this.logger = options.logger ?? createConsoleLogger();
     this.connection = new PostgresConnection(options, this.logger);
     for (const column of Object.values(this.columns)) quoteIdent(column);
-    const bytes = MAX_IDENTIFIER_BYTES - Buffer.byteLength(this.prefix, 'utf8');
-    if (bytes < 1) {
-      throw new InvalidInputError(
-        'invalid_argument',
-        `tablePrefix "${this.prefix}" leaves no room for index names in PostgreSQL's ${MAX_IDENTIFIER_BYTES}-byte identifiers`,
-        { connector: CONNECTOR },
-      );
-    }
-    const reason = `PostgreSQL identifiers hold ${MAX_IDENTIFIER_BYTES} bytes and the table prefix "${this.prefix}" takes ${MAX_IDENTIFIER_BYTES - bytes}`;
-    this.indexNameLimit = { bytes, reason };
+    this.indexNameLimit = indexNameLimit('PostgreSQL identifiers', MAX_IDENTIFIER_BYTES, this.prefix);
   }
 
   async vectorSize(index: string): Promise<number | undefined> {
@@ -120,10 +104,6 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
 
   async deleteIndex(index: string): Promise<void> {
     await this.run(index, (db) => db.query(this.statements(index).drop()));
-  }
-
-  async upsert(index: string, record: CheckedRecord): Promise<void> {
-    await this.upsertBatch(index, [record]);
   }
 
   async upsertBatch(index: string, records: CheckedRecord[]): Promise<void> {

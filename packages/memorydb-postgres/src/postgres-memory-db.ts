@@ -15,9 +15,6 @@ import { PostgresMemoryDbDriver } from './postgres-memory-db-driver.js';
  */
 export class PostgresMemoryDb extends MemoryDb<PostgresMemoryDbDriver> {
   constructor(options: PostgresMemoryDbOptions) {
-    super(new PostgresMemoryDbDriver(options), {
-      embeddingGenerator: options.embeddingGenerator,
-      maxSearchResults: options.maxSearchResults,
-    });
+    super(new PostgresMemoryDbDriver(options), options);
   }
 }

@@ -1,8 +1,8 @@
-import type { ITextEmbeddingGenerator } from '@km/core';
+import type { MemoryDbOptions } from '@km/core';
 import type { QdrantClient } from '@qdrant/js-client-rest';
 
 /** How to reach Qdrant and how to lay out collections. */
-export interface QdrantMemoryDbOptions {
+export interface QdrantMemoryDbOptions extends MemoryDbOptions {
   /** A client you built and own (closed by you); otherwise one is built from the fields below. */
   client?: QdrantClient;
   /** Server URL, e.g. `http://127.0.0.1:6333` or `https://xyz.cloud.qdrant.io:6333`. */
@@ -21,12 +21,8 @@ export interface QdrantMemoryDbOptions {
   collectionPrefix?: string;
   /** Points per upsert request; a larger batch is sent as several requests. @default 256 */
   batchSize?: number;
-  /** Results of a similarity search when the caller gives no positive limit. @default 100 */
-  maxSearchResults?: number;
   /** HNSW `ef` at search time; higher is more accurate and slower. Qdrant's default when unset. */
   hnswEf?: number;
   /** Exact (brute-force) search instead of HNSW. @default false */
   exactSearch?: boolean;
-  /** Embeds text queries; without it, getSimilarList takes vectors only. */
-  embeddingGenerator?: ITextEmbeddingGenerator;
 }

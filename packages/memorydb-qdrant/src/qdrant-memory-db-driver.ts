@@ -1,12 +1,6 @@
 import { InvalidInputError, KmError, type MemoryRecord } from '@km/core';
-import {
-  compareRecordIds,
-  indexNamesUnderPrefix,
-  type CheckedRecord,
-  type DriverList,
-  type DriverSearch,
-  type MemoryDbDriver,
-} from '@km/core/connector';
+import { compareRecordIds, indexNameLimit, indexNamesUnderPrefix } from '@km/core/connector';
+import type { CheckedRecord, DriverList, DriverSearch, MemoryDbDriver } from '@km/core/connector';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { PayloadFields } from './payload-fields.js';
 import { pointIdOf } from './point-id.js';
@@ -46,11 +40,7 @@ export class QdrantMemoryDbDriver implements MemoryDbDriver {
         connector: CONNECTOR,
       });
     }
-    const prefixBytes = Buffer.byteLength(this.prefix, 'utf8');
-    this.indexNameLimit = {
-      bytes: 255 - prefixBytes,
-      reason: `Qdrant collection names hold 255 bytes and the prefix takes ${prefixBytes}`,
-    };
+    this.indexNameLimit = indexNameLimit('Qdrant collection names', 255, this.prefix);
     this.maxBatchSize = Math.max(1, options.batchSize ?? 256);
     this.client =
       options.client ??
@@ -101,10 +91,6 @@ export class QdrantMemoryDbDriver implements MemoryDbDriver {
 
   async deleteIndex(index: string): Promise<void> {
     await this.call(index, () => this.client.deleteCollection(this.collection(index)));
-  }
-
-  async upsert(index: string, record: CheckedRecord): Promise<void> {
-    await this.upsertBatch(index, [record]);
   }
 
   async upsertBatch(index: string, records: CheckedRecord[]): Promise<void> {

@@ -12,10 +12,7 @@ import { QdrantMemoryDbDriver } from './qdrant-memory-db-driver.js';
  */
 export class QdrantMemoryDb extends MemoryDb<QdrantMemoryDbDriver> {
   constructor(options: QdrantMemoryDbOptions) {
-    super(new QdrantMemoryDbDriver(options), {
-      embeddingGenerator: options.embeddingGenerator,
-      maxSearchResults: options.maxSearchResults,
-    });
+    super(new QdrantMemoryDbDriver(options), options);
   }
 
   /** The collection name of a normalised index. */

@@ -32,7 +32,7 @@ function spyDriver(inner: MemoryDbDriver, capabilities: Partial<MemoryDbCapabili
     createIndex: (index, size) => inner.createIndex(index, size),
     listIndexes: () => inner.listIndexes(),
     deleteIndex: (index) => inner.deleteIndex(index),
-    upsert: (index, r) => (calls.upsert++, inner.upsert(index, r)),
+    upsert: (index, r) => (calls.upsert++, inner.upsert ? inner.upsert(index, r) : upsertBatch!(index, [r])),
     ...(batch && upsertBatch
       ? { upsertBatch: (index: string, rs: Parameters<typeof upsertBatch>[1]) => (calls.upsertBatch++, upsertBatch(index, rs)) }
       : {}),

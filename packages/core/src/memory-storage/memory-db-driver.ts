@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../errors/km-error.js';
 import type { MemoryDbCapabilities } from '../contracts/memory-db.js';
 import type { MemoryFilter } from '../models/memory-filter.js';
 import type { MemoryRecord } from '../models/memory-record.js';
@@ -45,7 +46,7 @@ export interface DriverList {
  *   async createIndex(index, vectorSize) { ... }
  *   async listIndexes() { ... }
  *   async deleteIndex(index) { ... }
- *   async upsert(index, record) { ... }
+ *   async upsertBatch(index, records) { ... } // or upsert(index, record): core loops it
  *   async search(index, query) { ... }          // [record, cosine][]
  *   async *list(index, query) { ... }           // id order
  *   async delete(index, id) { ... }
@@ -80,10 +81,10 @@ export interface MemoryDbDriver {
   listIndexes(): Promise<string[]>;
   /** Deletes an index and its records; a no-op when missing. */
   deleteIndex(index: string): Promise<void>;
-  /** Writes one checked record into an existing index. */
-  upsert(index: string, record: CheckedRecord): Promise<void>;
-  /** Writes checked records (ids unique) in one call; optional: the wrapper loops {@link upsert}. */
+  /** Writes checked records (ids unique) into an existing index in one call. Give this or {@link upsert}. */
   upsertBatch?(index: string, records: CheckedRecord[]): Promise<void>;
+  /** Writes one checked record into an existing index; the wrapper loops it for a backend without batches. */
+  upsert?(index: string, record: CheckedRecord): Promise<void>;
   /** Records matching the filters, with their cosine similarity to the query; the wrapper ranks them. */
   search(index: string, query: DriverSearch): Promise<Array<[MemoryRecord, number]>>;
   /** Records matching the filters in id order (`compareRecordIds`), at most `limit`. */
@@ -106,4 +107,23 @@ export const DEFAULT_CAPABILITIES: Required<MemoryDbCapabilities> = Object.freez
 /** A driver's capabilities with defaults applied; `nativeBatch` is true when it has `upsertBatch`. */
 export function driverCapabilities(driver: MemoryDbDriver): Required<MemoryDbCapabilities> {
   return Object.freeze({ ...DEFAULT_CAPABILITIES, ...driver.capabilities, nativeBatch: typeof driver.upsertBatch === 'function' });
+}
+
+/**
+ * The {@link MemoryDbDriver.indexNameLimit} of a backend whose names hold `maxBytes` and to
+ * which the driver adds `prefix`; refuses a prefix that leaves no room.
+ *
+ * ```ts
+ * indexNameLimit('PostgreSQL identifiers', 63, 'km-'); // { bytes: 60, reason: 'PostgreSQL identifiers hold 63 bytes and the prefix "km-" takes 3' }
+ * ```
+ */
+export function indexNameLimit(names: string, maxBytes: number, prefix: string): { bytes: number; reason: string } {
+  const prefixBytes = Buffer.byteLength(prefix, 'utf8');
+  if (prefixBytes >= maxBytes) {
+    throw new InvalidInputError(
+      'invalid_argument',
+      `the prefix "${prefix}" leaves no room for index names: ${names} hold ${maxBytes} bytes`,
+    );
+  }
+  return { bytes: maxBytes - prefixBytes, reason: `${names} hold ${maxBytes} bytes and the prefix "${prefix}" takes ${prefixBytes}` };
 }

@@ -46,6 +46,9 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
   private readonly sizes = new Map<string, number>();
 
   constructor(driver: Driver, options: MemoryDbOptions = {}) {
+    if (typeof driver?.upsertBatch !== 'function' && typeof driver?.upsert !== 'function') {
+      throw new InvalidInputError('invalid_argument', `the ${driver?.name ?? 'memory DB'} driver has neither upsertBatch nor upsert`);
+    }
     this.driver = driver;
     this.name = driver.name;
     this.capabilities = driverCapabilities(driver);
@@ -222,7 +225,7 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
   private async write(name: string, records: CheckedRecord[]): Promise<void> {
     const { driver } = this;
     if (!driver.upsertBatch) {
-      for (const record of records) await driver.upsert(name, record);
+      for (const record of records) await driver.upsert!(name, record);
       return;
     }
     for (const batch of batches(records, driver.maxBatchSize ?? records.length)) await driver.upsertBatch(name, batch);

@@ -1,29 +1,19 @@
-import { mkdir, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { matchesFilters } from '../models/memory-filter.js';
 import type { MemoryRecord } from '../models/memory-record.js';
 import { cloneTags, type TagCollection } from '../models/tag-collection.js';
-import { KeyedMutex } from '../util/keyed-mutex.js';
-import type { Logger } from '../util/logger.js';
-import { listIndexFolders } from './index-folders.js';
+import { LogBackedDriver, type LogBackedDriverOptions } from './log-backed-driver.js';
 import type { DriverList, DriverSearch, MemoryDbDriver } from './memory-db-driver.js';
 import type { CheckedRecord } from './record-input.js';
 import { RecordLog } from './record-log.js';
-import { RecordLossNotifier, type RecordLoss, type RecordLossSource } from './record-loss.js';
 import { compareRecordIds } from './result-order.js';
 
 const CONNECTOR = 'simple-text-db';
 const WORD = /[\p{L}\p{N}]+/gu;
 
 /** Options of {@link SimpleTextDbDriver}. */
-export interface SimpleTextDbDriverOptions {
-  /** Folder that persists every index; volatile when missing. */
-  directory?: string | undefined;
-  /** @default true */
-  durable?: boolean | undefined;
-  /** Where a torn log tail cut on load is reported, with the record ids it dropped. @default a process warning */
-  logger?: Logger | undefined;
-}
+export type SimpleTextDbDriverOptions = LogBackedDriverOptions;
 
 interface TextEntry {
   id: string;
@@ -42,21 +32,9 @@ interface TextIndex {
  * log per index); a search returns the records whose `payload.text` contains the query's words,
  * scored by the share of the query's distinct words found.
  */
-export class SimpleTextDbDriver implements MemoryDbDriver, RecordLossSource {
+export class SimpleTextDbDriver extends LogBackedDriver<TextIndex> implements MemoryDbDriver {
   readonly name = CONNECTOR;
   readonly capabilities = { vectorSearch: false, createsIndexOnUpsert: true };
-  private readonly directory: string | undefined;
-  private readonly durable: boolean;
-  private readonly indexes = new Map<string, TextIndex>();
-  private readonly mutex = new KeyedMutex();
-  private loading: Promise<void> | undefined;
-  private readonly losses: RecordLossNotifier;
-
-  constructor(options: SimpleTextDbDriverOptions = {}) {
-    this.losses = new RecordLossNotifier(options.logger);
-    this.directory = options.directory === undefined ? undefined : resolve(options.directory);
-    this.durable = options.durable ?? true;
-  }
 
   async vectorSize(name: string): Promise<number | undefined> {
     await this.ready();
@@ -71,19 +49,6 @@ export class SimpleTextDbDriver implements MemoryDbDriver, RecordLossSource {
   async listIndexes(): Promise<string[]> {
     await this.ready();
     return [...this.indexes.keys()];
-  }
-
-  async deleteIndex(name: string): Promise<void> {
-    await this.ready();
-    await this.mutex.run(name, async () => {
-      await this.indexes.get(name)?.log?.close();
-      this.indexes.delete(name);
-      if (this.directory) await rm(join(this.directory, name), { recursive: true, force: true });
-    });
-  }
-
-  async upsert(name: string, record: CheckedRecord): Promise<void> {
-    await this.upsertBatch(name, [record]);
   }
 
   async upsertBatch(name: string, records: CheckedRecord[]): Promise<void> {
@@ -129,33 +94,15 @@ export class SimpleTextDbDriver implements MemoryDbDriver, RecordLossSource {
     });
   }
 
-  async close(): Promise<void> {
-    for (const t of this.indexes.values()) await t.log?.close();
-  }
-
-  /** Reports the records lost to a torn log tail cut on load (see `SimpleVectorDb.onRecordsLost`). */
-  onRecordsLost(listener: (loss: RecordLoss) => void): () => void {
-    return this.losses.onRecordsLost(listener);
-  }
-
-  private ready(): Promise<void> {
-    this.loading ??= this.loadAll();
-    return this.loading;
-  }
-
-  private async loadAll(): Promise<void> {
-    if (!this.directory) return;
-    for (const name of await listIndexFolders(this.directory)) {
-      const log = new RecordLog(join(this.directory, name), this.durable);
-      const records = new Map<string, TextEntry>();
-      for (const e of await log.load()) {
-        if (e.op === 'delete') records.delete(e.id);
-        else records.set(e.record.id, toEntry(e.record.id, e.record.tags as TagCollection, e.record.payloadJson));
-      }
-      if (log.lastCut)
-        this.losses.report({ connector: CONNECTOR, index: name, bytes: log.lastCut.bytes, recordIds: log.lastCut.recordIds });
-      this.indexes.set(name, { records, log });
+  protected async loadIndex(name: string): Promise<TextIndex> {
+    const log = new RecordLog(join(this.directory!, name), this.durable);
+    const records = new Map<string, TextEntry>();
+    for (const e of await log.load()) {
+      if (e.op === 'delete') records.delete(e.id);
+      else records.set(e.record.id, toEntry(e.record.id, e.record.tags as TagCollection, e.record.payloadJson));
     }
+    this.reportCut(name, log);
+    return { records, log };
   }
 
   private async open(name: string): Promise<TextIndex> {

@@ -1,29 +1,20 @@
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { IndexNotFoundError, KmError } from '../errors/km-error.js';
 import type { MemoryRecord } from '../models/memory-record.js';
 import { cloneTags } from '../models/tag-collection.js';
-import { KeyedMutex } from '../util/keyed-mutex.js';
-import type { Logger } from '../util/logger.js';
 import { listIndexFolders } from './index-folders.js';
+import { LogBackedDriver, type LogBackedDriverOptions } from './log-backed-driver.js';
 import type { DriverList, DriverSearch, MemoryDbDriver } from './memory-db-driver.js';
 import type { CheckedRecord } from './record-input.js';
 import { RecordLog, type LogEntry } from './record-log.js';
-import { RecordLossNotifier, type RecordLoss, type RecordLossSource } from './record-loss.js';
 import { VectorIndex, type IndexEntry } from './vector-index.js';
 
 const CONNECTOR = 'simple-vector-db';
 const INDEX_META = 'index.json';
 
 /** Options of {@link SimpleVectorDbDriver}. */
-export interface SimpleVectorDbDriverOptions {
-  /** Folder that persists every index; volatile (process memory only) when missing. */
-  directory?: string | undefined;
-  /** fsync every write, so an acknowledged write survives a power cut. @default true */
-  durable?: boolean | undefined;
-  /** Where a torn log tail cut on load is reported, with the record ids it dropped. @default a process warning */
-  logger?: Logger | undefined;
-}
+export type SimpleVectorDbDriverOptions = LogBackedDriverOptions;
 
 interface LoadedIndex {
   vectors: VectorIndex;
@@ -42,21 +33,9 @@ interface LoadedIndex {
  * appended to the log (one `stat` per read when nothing changed) and reload after another
  * process compacted it. One process at a time may write an index.
  */
-export class SimpleVectorDbDriver implements MemoryDbDriver, RecordLossSource {
+export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implements MemoryDbDriver {
   readonly name = CONNECTOR;
   readonly capabilities = { createsIndexOnUpsert: true };
-  private readonly directory: string | undefined;
-  private readonly durable: boolean;
-  private readonly indexes = new Map<string, LoadedIndex>();
-  private readonly mutex = new KeyedMutex();
-  private loading: Promise<void> | undefined;
-  private readonly losses: RecordLossNotifier;
-
-  constructor(options: SimpleVectorDbDriverOptions = {}) {
-    this.losses = new RecordLossNotifier(options.logger);
-    this.directory = options.directory === undefined ? undefined : resolve(options.directory);
-    this.durable = options.durable ?? true;
-  }
 
   async vectorSize(name: string): Promise<number | undefined> {
     await this.ready();
@@ -75,20 +54,6 @@ export class SimpleVectorDbDriver implements MemoryDbDriver, RecordLossSource {
       for (const name of names) await this.refresh(name);
     }
     return [...this.indexes.keys()];
-  }
-
-  async deleteIndex(name: string): Promise<void> {
-    await this.ready();
-    await this.mutex.run(name, async () => {
-      const loaded = this.indexes.get(name);
-      this.indexes.delete(name);
-      await loaded?.log?.close();
-      if (this.directory) await rm(join(this.directory, name), { recursive: true, force: true });
-    });
-  }
-
-  async upsert(name: string, record: CheckedRecord): Promise<void> {
-    await this.upsertBatch(name, [record]);
   }
 
   async upsertBatch(name: string, records: CheckedRecord[]): Promise<void> {
@@ -132,24 +97,10 @@ export class SimpleVectorDbDriver implements MemoryDbDriver, RecordLossSource {
     });
   }
 
-  /**
-   * Reports the records lost to a torn log tail (a crash mid-write) that this process cut when
-   * it opened an index; losses found before subscribing are replayed. `MemoryService` re-runs
-   * `save_records` for the documents named.
-   */
-  onRecordsLost(listener: (loss: RecordLoss) => void): () => void {
-    return this.losses.onRecordsLost(listener);
-  }
-
   /** Number of records in an index (0 when missing). */
   async count(name: string): Promise<number> {
     await this.ready();
     return (await this.refresh(name))?.vectors.size ?? 0;
-  }
-
-  /** Closes open files; the instance must not be used afterwards. */
-  async close(): Promise<void> {
-    for (const loaded of this.indexes.values()) await loaded.log?.close();
   }
 
   /** @internal The in-memory index, for benchmarks. */
@@ -165,21 +116,12 @@ export class SimpleVectorDbDriver implements MemoryDbDriver, RecordLossSource {
     return loaded;
   }
 
-  private ready(): Promise<void> {
-    this.loading ??= this.loadAll();
-    return this.loading;
-  }
-
-  private async loadAll(): Promise<void> {
-    if (!this.directory) return;
-    for (const name of await listIndexFolders(this.directory)) {
-      const loaded = await this.loadIndex(name, true);
-      if (loaded) this.indexes.set(name, loaded);
-    }
+  protected loadIndex(name: string): Promise<LoadedIndex | undefined> {
+    return this.readIndex(name, true);
   }
 
   /** Reads an index folder; undefined when it is not (yet) an index. */
-  private async loadIndex(name: string, repair: boolean): Promise<LoadedIndex | undefined> {
+  private async readIndex(name: string, repair: boolean): Promise<LoadedIndex | undefined> {
     const folder = join(this.directory!, name);
     let meta: { vectorSize?: unknown };
     try {
@@ -198,8 +140,7 @@ export class SimpleVectorDbDriver implements MemoryDbDriver, RecordLossSource {
     let loaded: LoadedIndex;
     if (repair) {
       entries = await log.load();
-      if (log.lastCut)
-        this.losses.report({ connector: CONNECTOR, index: name, bytes: log.lastCut.bytes, recordIds: log.lastCut.recordIds });
+      this.reportCut(name, log);
       const position = await log.position();
       loaded = { vectors, log, ino: position?.ino ?? 0, applied: position?.size ?? 0 };
     } else {
@@ -254,7 +195,7 @@ export class SimpleVectorDbDriver implements MemoryDbDriver, RecordLossSource {
     }
     // New to this process, or compacted by another one: read it again.
     await loaded?.log?.close();
-    const fresh = await this.loadIndex(name, false);
+    const fresh = await this.readIndex(name, false);
     if (fresh) this.indexes.set(name, fresh);
     else this.indexes.delete(name);
     return fresh;
