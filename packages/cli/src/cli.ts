@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { KmError, MemoryFilter, isKmError, isStatusReady, statusFailure, type DataPipelineStatus, type MemoryAnswer } from '@km/core';
-import { parseTags, startService, startWorker, type MemoryDbType, type QueueType, type ServiceConfigInput } from '@km/service';
+import { MEMORY_DB_FACTORIES, parseTags, startService, startWorker, type QueueType, type ServiceConfigInput } from '@km/service';
 import { formatSearch, formatSources } from './format.js';
 import { expandInputs } from './inputs.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
@@ -187,13 +187,26 @@ interface PipelineOptions {
   queue?: string;
   rabbitmqUrl?: string;
   memoryDb?: string;
-  postgresUrl?: string;
-  qdrantUrl?: string;
-  elasticsearchUrl?: string;
+  /** Values of the memory DB factories' flags (`--postgres-url`, `--qdrant-url`, ...), by setting key. */
+  [setting: string]: unknown;
 }
 
+/** The memory DB settings that have a command-line flag, from every factory the service knows, with their options. */
+const memoryDbFlags = () =>
+  MEMORY_DB_FACTORIES.flatMap((factory) =>
+    factory.settings
+      .filter((setting) => setting.flag)
+      .map((setting) => ({
+        setting,
+        option: new Option(
+          `${setting.flag} <value>`,
+          `${setting.description}, for --memory-db ${factory.type} (default: $${setting.env[0]})`,
+        ),
+      })),
+  );
+
 function addPipelineOptions(command: Command): Command {
-  return command
+  command
     .option(
       '--queue <type>',
       'pipeline queues: file (default), rabbitmq ($KM_RABBITMQ_URL), azure ($KM_AZURE_QUEUE_CONNECTION_STRING) or memory',
@@ -201,14 +214,10 @@ function addPipelineOptions(command: Command): Command {
     .option('--rabbitmq-url <url>', 'AMQP URL of the rabbitmq queue (default: $KM_RABBITMQ_URL or amqp://guest:guest@127.0.0.1:5672)')
     .option(
       '--memory-db <type>',
-      'memory records: simple (default, one writing process), or postgres, qdrant or elasticsearch (shared by every worker)',
-    )
-    .option('--postgres-url <url>', 'PostgreSQL with pgvector for --memory-db postgres (default: $KM_POSTGRES_URL)')
-    .option('--qdrant-url <url>', 'Qdrant for --memory-db qdrant (default: $KM_QDRANT_URL; key in $KM_QDRANT_API_KEY)')
-    .option(
-      '--elasticsearch-url <url>',
-      'Elasticsearch for --memory-db elasticsearch (default: $KM_ELASTICSEARCH_URL; $KM_ELASTICSEARCH_API_KEY)',
+      `memory records: simple (default, one writing process), or ${MEMORY_DB_FACTORIES.map((f) => f.type).join(', ')} (shared by every worker)`,
     );
+  for (const { option } of memoryDbFlags()) command.addOption(option);
+  return command;
 }
 
 function pipelineOverrides(opts: PipelineOptions): ServiceConfigInput {
@@ -216,12 +225,11 @@ function pipelineOverrides(opts: PipelineOptions): ServiceConfigInput {
     ...(opts.queue ? { type: opts.queue as QueueType } : {}),
     ...(opts.rabbitmqUrl ? { rabbitmqUrl: opts.rabbitmqUrl } : {}),
   };
-  const memoryDb = {
-    ...(opts.memoryDb ? { type: opts.memoryDb as MemoryDbType } : {}),
-    ...(opts.postgresUrl ? { postgresUrl: opts.postgresUrl } : {}),
-    ...(opts.qdrantUrl ? { qdrantUrl: opts.qdrantUrl } : {}),
-    ...(opts.elasticsearchUrl ? { elasticsearchUrl: opts.elasticsearchUrl } : {}),
-  };
+  const memoryDb: Record<string, string> = opts.memoryDb ? { type: opts.memoryDb } : {};
+  for (const { setting, option } of memoryDbFlags()) {
+    const value = opts[option.attributeName()];
+    if (typeof value === 'string' && value !== '') memoryDb[setting.key] = value;
+  }
   return { ...(Object.keys(queue).length ? { queue } : {}), ...(Object.keys(memoryDb).length ? { memoryDb } : {}) };
 }
 

@@ -111,3 +111,15 @@ export {
 } from './decoders/detect-file-type.js';
 export { missingDecoderReason } from './decoders/missing-decoder.js';
 export { sniffMimeType } from './web/sniff-mime-type.js';
+
+// Factories: how hosts build connectors from configuration
+export type {
+  ConnectorFactory,
+  ConnectorSetting,
+  ConnectorSettings,
+  FactoryContext,
+  MemoryDbFactory,
+  QueueFactory,
+  QueueFactoryContext,
+} from './factories/connector-factory.js';
+export { readSettings, settingsFromEnv, type SettingsSource } from './factories/read-settings.js';

@@ -8,3 +8,4 @@ export { relevanceFromScore, scoreFromRelevance } from './relevance.js';
 export { elasticsearchIndexName, checkIndexPrefix, MAX_ELASTICSEARCH_INDEX_BYTES } from './index-names.js';
 export { documentIdOf, MAX_ELASTICSEARCH_ID_BYTES } from './document-id.js';
 export { translateElasticsearchError } from './elasticsearch-errors.js';
+export { elasticsearchMemoryDbFactory } from './elasticsearch-factory.js';

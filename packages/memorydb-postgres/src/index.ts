@@ -3,3 +3,4 @@ export { PostgresMemoryDbDriver } from './postgres-memory-db-driver.js';
 export { DEFAULT_COLUMNS, type PostgresColumns, type PostgresMemoryDbOptions } from './postgres-config.js';
 export { toSqlCondition, type SqlCondition } from './filters.js';
 export type { PGliteLike, PgPoolLike, PgPoolClientLike } from './sql-client.js';
+export { postgresMemoryDbFactory } from './postgres-factory.js';

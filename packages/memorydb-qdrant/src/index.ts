@@ -6,3 +6,4 @@ export { toQdrantFilter, type QdrantFilter, type QdrantFieldCondition } from './
 export { pointIdOf, uuidV5, KM_POINT_ID_NAMESPACE } from './point-id.js';
 export { PayloadFields } from './payload-fields.js';
 export { translateQdrantError } from './qdrant-errors.js';
+export { qdrantMemoryDbFactory } from './qdrant-factory.js';

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { InvalidInputError } from '@km/core';
+import { readSettings, settingsFromEnv } from '@km/core/connector';
+import { MEMORY_DB_FACTORIES, memoryDbFactory } from './connectors.js';
 
-/** Where memory records live. */
-export type MemoryDbType = 'simple' | 'postgres' | 'qdrant' | 'elasticsearch';
-const MEMORY_DB_TYPES: readonly MemoryDbType[] = ['simple', 'postgres', 'qdrant', 'elasticsearch'];
+/** Where memory records live: `simple` (embedded) or the type of a factory in {@link MEMORY_DB_FACTORIES}. */
+export type MemoryDbType = string;
 
 /** Where the pipeline's queues live. */
 export type QueueType = 'file' | 'memory' | 'rabbitmq' | 'azure';
@@ -59,33 +60,14 @@ export interface ServiceConfig {
     /** Messages of one step handled at once by one process. @default 2 (env KM_QUEUE_CONCURRENCY) */
     concurrency: number;
   };
-  memoryDb: {
-    /**
-     * `simple` (the embedded SimpleVectorDb: one writing process), or a server every worker
-     * shares: `postgres`, `qdrant` or `elasticsearch`. @default 'simple' (env KM_MEMORY_DB)
-     */
-    type: MemoryDbType;
-    /** PostgreSQL with pgvector, for `postgres`. (env KM_POSTGRES_URL) */
-    postgresUrl?: string;
-    /** Connections of this process's pool. @default 10 (env KM_POSTGRES_MAX_CONNECTIONS) */
-    postgresMaxConnections: number;
-    /** Qdrant's URL, for `qdrant`, e.g. `http://127.0.0.1:6333`. (env KM_QDRANT_URL) */
-    qdrantUrl?: string;
-    /** Sent as Qdrant's `api-key` header. (env KM_QDRANT_API_KEY) */
-    qdrantApiKey?: string;
-    /** Elasticsearch's URL, for `elasticsearch`, e.g. `http://127.0.0.1:9200`. (env KM_ELASTICSEARCH_URL) */
-    elasticsearchUrl?: string;
-    /** An Elasticsearch API key (base64 `id:api_key`). (env KM_ELASTICSEARCH_API_KEY) */
-    elasticsearchApiKey?: string;
-    /** Elasticsearch basic authentication. (env KM_ELASTICSEARCH_USERNAME, KM_ELASTICSEARCH_PASSWORD) */
-    elasticsearchUsername?: string;
-    elasticsearchPassword?: string;
-    /**
-     * Prepended to every Qdrant collection or Elasticsearch index km creates, so km can share
-     * a server. @default '' for Qdrant, 'km-' for Elasticsearch (env KM_MEMORY_DB_PREFIX)
-     */
-    prefix?: string;
-  };
+  /**
+   * Where memory records live. `type` is `simple` (the embedded SimpleVectorDb: one writing
+   * process), or a server every worker shares: `postgres`, `qdrant`, `elasticsearch` (see
+   * {@link MEMORY_DB_FACTORIES}). The other keys are the settings the chosen connector's
+   * factory declares, each with its environment variable (e.g. `postgresUrl`, KM_POSTGRES_URL).
+   * @default { type: 'simple' } (env KM_MEMORY_DB)
+   */
+  memoryDb: { type: MemoryDbType; [setting: string]: string | number | undefined };
   embeddings: {
     /** @default 'local', or 'openai' when an OpenAI key or base URL is set (env KM_EMBEDDINGS) */
     provider: EmbeddingProvider;
@@ -180,7 +162,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
     pollIntervalMs: 250,
     concurrency: 2,
   },
-  memoryDb: { type: 'simple', postgresMaxConnections: 10 },
+  memoryDb: { type: 'simple' },
   embeddings: { provider: 'local' },
   openai: { embeddingModel: 'text-embedding-3-small', textModel: 'gpt-4o-mini' },
   azureOpenai: { auth: 'key', apiVersion: '2024-10-21' },
@@ -299,22 +281,8 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (azure) queue.azureConnectionString = azure;
   if (Object.keys(queue).length) out.queue = queue;
 
-  const memoryDb: Partial<ServiceConfig['memoryDb']> = {};
-  if (str('KM_MEMORY_DB')) memoryDb.type = str('KM_MEMORY_DB') as ServiceConfig['memoryDb']['type'];
-  if (str('KM_POSTGRES_URL')) memoryDb.postgresUrl = str('KM_POSTGRES_URL')!;
-  if (num('KM_POSTGRES_MAX_CONNECTIONS') !== undefined) memoryDb.postgresMaxConnections = num('KM_POSTGRES_MAX_CONNECTIONS')!;
-  const memoryDbStrings = {
-    qdrantUrl: 'KM_QDRANT_URL',
-    qdrantApiKey: 'KM_QDRANT_API_KEY',
-    elasticsearchUrl: 'KM_ELASTICSEARCH_URL',
-    elasticsearchApiKey: 'KM_ELASTICSEARCH_API_KEY',
-    elasticsearchUsername: 'KM_ELASTICSEARCH_USERNAME',
-    elasticsearchPassword: 'KM_ELASTICSEARCH_PASSWORD',
-    prefix: 'KM_MEMORY_DB_PREFIX',
-  } as const;
-  for (const [key, name] of Object.entries(memoryDbStrings) as Array<[keyof typeof memoryDbStrings, string]>) {
-    if (str(name) !== undefined) memoryDb[key] = str(name)!;
-  }
+  const memoryDb: Partial<ServiceConfig['memoryDb']> = settingsFromEnv(MEMORY_DB_FACTORIES, env);
+  if (str('KM_MEMORY_DB')) memoryDb.type = str('KM_MEMORY_DB')!;
   if (Object.keys(memoryDb).length) out.memoryDb = memoryDb;
 
   const openai: Partial<ServiceConfig['openai']> = {};
@@ -389,25 +357,7 @@ function validate(config: ServiceConfig): ServiceConfig {
   if (config.queue.type === 'azure' && !config.queue.azureConnectionString) {
     fail('queue.type is azure but no connection string is set (KM_AZURE_QUEUE_CONNECTION_STRING)');
   }
-  if (!MEMORY_DB_TYPES.includes(config.memoryDb.type)) {
-    fail(`memoryDb.type must be one of ${MEMORY_DB_TYPES.map((t) => `"${t}"`).join(', ')}, got ${JSON.stringify(config.memoryDb.type)}`);
-  }
-  if (config.memoryDb.type === 'postgres' && !/^postgres(ql)?:\/\//.test(config.memoryDb.postgresUrl ?? '')) {
-    fail('memoryDb.type is postgres but memoryDb.postgresUrl (KM_POSTGRES_URL) is not a postgres:// URL');
-  }
-  if (config.memoryDb.type === 'qdrant' && !isHttpUrl(config.memoryDb.qdrantUrl)) {
-    fail('memoryDb.type is qdrant but memoryDb.qdrantUrl (KM_QDRANT_URL) is not an http:// or https:// URL');
-  }
-  if (config.memoryDb.type === 'elasticsearch' && !isHttpUrl(config.memoryDb.elasticsearchUrl)) {
-    fail('memoryDb.type is elasticsearch but memoryDb.elasticsearchUrl (KM_ELASTICSEARCH_URL) is not an http:// or https:// URL');
-  }
-  if ((config.memoryDb.elasticsearchUsername === undefined) !== (config.memoryDb.elasticsearchPassword === undefined)) {
-    fail(
-      'memoryDb.elasticsearchUsername and memoryDb.elasticsearchPassword go together (KM_ELASTICSEARCH_USERNAME, KM_ELASTICSEARCH_PASSWORD)',
-    );
-  }
-  if (!Number.isInteger(config.memoryDb.postgresMaxConnections) || config.memoryDb.postgresMaxConnections < 1)
-    fail('memoryDb.postgresMaxConnections must be a positive integer');
+  validateMemoryDb(config, fail);
   for (const key of ['maxAttempts', 'maxStepAttempts', 'concurrency'] as const) {
     if (!Number.isInteger(config.queue[key]) || config.queue[key] < 1) fail(`queue.${key} must be a positive integer`);
   }
@@ -447,6 +397,16 @@ function validate(config: ServiceConfig): ServiceConfig {
     }
   }
   return config;
+}
+
+/** The memory DB type is known, and its factory's settings are present and well-formed (stored back checked). */
+function validateMemoryDb(config: ServiceConfig, fail: (message: string) => never): void {
+  const types = ['simple', ...MEMORY_DB_FACTORIES.map((f) => f.type)];
+  if (!types.includes(config.memoryDb.type)) {
+    fail(`memoryDb.type must be one of ${types.map((t) => `"${t}"`).join(', ')}, got ${JSON.stringify(config.memoryDb.type)}`);
+  }
+  const factory = memoryDbFactory(config.memoryDb.type);
+  if (factory) Object.assign(config.memoryDb, readSettings(factory, { env: {}, section: config.memoryDb, sectionName: 'memoryDb' }));
 }
 
 function validateAzureOpenAI(config: ServiceConfig, fail: (message: string) => never): void {

@@ -36,7 +36,7 @@ export async function createMemoryFromConfig(config: ServiceConfig, options: Mem
       ...(options.observer ? { observer: options.observer } : {}),
     })
     .withEmbeddingGenerator(await embeddingGenerator(config));
-  const memoryDb = await memoryDbFromConfig(config.memoryDb);
+  const memoryDb = await memoryDbFromConfig(config.memoryDb, { logger: options.logger });
   if (memoryDb) builder = builder.withMemoryDb(memoryDb);
   for (const decoder of createDecoders()) builder = builder.withDecoder(decoder);
   const azure = config.azureOpenai;

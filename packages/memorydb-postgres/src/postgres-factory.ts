@@ -1,0 +1,37 @@
+import type { MemoryDbFactory } from '@km/core/connector';
+
+/**
+ * How the service and `km worker` build a {@link PostgresMemoryDb} from configuration
+ * (`KM_MEMORY_DB=postgres`). The connector and `pg` load only when it is chosen.
+ */
+export const postgresMemoryDbFactory: MemoryDbFactory = {
+  type: 'postgres',
+  description: 'PostgreSQL with pgvector, shared by every worker (pg)',
+  settings: [
+    {
+      key: 'postgresUrl',
+      env: ['KM_POSTGRES_URL'],
+      type: 'url',
+      schemes: ['postgres:', 'postgresql:'],
+      required: true,
+      flag: '--postgres-url',
+      description: 'PostgreSQL with pgvector, e.g. postgres://user:pass@host:5432/db',
+    },
+    {
+      key: 'postgresMaxConnections',
+      env: ['KM_POSTGRES_MAX_CONNECTIONS'],
+      type: 'number',
+      min: 1,
+      default: 10,
+      description: "connections of this process's pool",
+    },
+  ],
+  async create(settings, { logger }) {
+    const { PostgresMemoryDb } = await import('./postgres-memory-db.js');
+    return new PostgresMemoryDb({
+      connectionString: String(settings.postgresUrl),
+      maxConnections: Number(settings.postgresMaxConnections),
+      logger,
+    });
+  },
+};

@@ -1,0 +1,20 @@
+import type { MemoryDbFactory } from '@km/core/connector';
+import { elasticsearchMemoryDbFactory } from '@km/memorydb-elasticsearch/factory';
+import { postgresMemoryDbFactory } from '@km/memorydb-postgres/factory';
+import { qdrantMemoryDbFactory } from '@km/memorydb-qdrant/factory';
+
+/**
+ * The memory DBs the service can use besides the embedded `simple` one: one line per
+ * connector package, whose factory declares its settings (environment variables, flags) and
+ * builds it. A factory loads its SDK only when it is the one configured.
+ */
+export const MEMORY_DB_FACTORIES: readonly MemoryDbFactory[] = [
+  postgresMemoryDbFactory,
+  qdrantMemoryDbFactory,
+  elasticsearchMemoryDbFactory,
+];
+
+/** The factory of a configured memory DB type, if any (`simple` has none: the builder's embedded default). */
+export function memoryDbFactory(type: string): MemoryDbFactory | undefined {
+  return MEMORY_DB_FACTORIES.find((f) => f.type === type);
+}
