@@ -30,7 +30,7 @@ export {
   validateTags,
 } from './models/tag-collection.js';
 export { matchesCondition } from './models/memory-filter.js';
-export { unstorableTextReason } from './models/memory-record.js';
+export { unstorableTextReason } from './validation/unstorable-text.js';
 export { indexNamesUnderPrefix, isNormalizedIndexName } from './validation/index-name.js';
 export { uploadedNameOf } from './validation/file-name.js';
 export {

@@ -1,5 +1,6 @@
 import { InvalidInputError, KmError } from '../errors/km-error.js';
-import { unstorableTextReason, type MemoryRecord } from '../models/memory-record.js';
+import type { MemoryRecord } from '../models/memory-record.js';
+import { unstorableTextReason } from '../validation/unstorable-text.js';
 import { validateTags, type TagCollection } from '../models/tag-collection.js';
 import { checkVector } from './vector-math.js';
 

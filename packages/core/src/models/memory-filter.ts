@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors/km-error.js';
 import { RESERVED_TAG_KEYS, RESERVED_TAG_PREFIX, ReservedTags } from './constants.js';
-import { unstorableTextReason } from './memory-record.js';
+import { unstorableTextReason } from '../validation/unstorable-text.js';
 import type { TagCollection } from './tag-collection.js';
 
 /** One condition of a filter: equality on a tag value, optionally negated. */

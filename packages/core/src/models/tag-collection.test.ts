@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isKmError } from '../errors/km-error.js';
 import { documentFromInput } from './document-input.js';
 import { Document } from './document.js';
-import { unstorableTextReason } from './memory-record.js';
+import { unstorableTextReason } from '../validation/unstorable-text.js';
 import { addTag, validateTags } from './tag-collection.js';
 
 const invalidTag = (e: unknown) => isKmError(e, 'invalid_tag');

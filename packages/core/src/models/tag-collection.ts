@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors/km-error.js';
 import { RESERVED_TAG_PREFIX } from './constants.js';
-import { unstorableTextReason } from './memory-record.js';
+import { unstorableTextReason } from '../validation/unstorable-text.js';
 
 /**
  * Tags of a document or record: key → list of values. Keys and values are case-sensitive;
