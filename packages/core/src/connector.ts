@@ -4,3 +4,15 @@
 export { BackoffPolicy, type BackoffJitter, type BackoffOptions } from './retry/backoff-policy.js';
 export { withRetries, isTransient, type WithRetriesOptions } from './retry/with-retries.js';
 export { parseRetryAfterMs, type HeaderReader } from './retry/retry-after.js';
+
+// Queues
+export { TransportQueue, type QueueConsumerOptions } from './queue/transport-queue.js';
+export type {
+  QueueTransport,
+  QueueTransportCapabilities,
+  QueueConsumerDefaults,
+  TransportMessage,
+  TransportOpenOptions,
+} from './queue/queue-transport.js';
+export { LeaseRenewal } from './queue/lease-renewal.js';
+export { checkQueueConnect, type QueueClientState } from './queue/connect-checks.js';

@@ -192,6 +192,14 @@ export { operationSignal, type OperationSignal } from './util/operation-signal.j
 export { createConsoleLogger, silentLogger, type Logger, type LogLevel } from './util/logger.js';
 
 // Queues
-export { InMemoryQueue, InMemoryQueueBroker, poisonQueueName, type InMemoryQueueOptions } from './queue/in-memory-queue.js';
+export { InMemoryQueue, type InMemoryQueueOptions } from './queue/in-memory-queue.js';
+export { InMemoryQueueBroker } from './queue/in-memory-queue-broker.js';
+export { poisonQueueName } from './queue/poison-queue-name.js';
 export { FileQueue, type FileQueueOptions } from './queue/file-queue.js';
 export { checkQueueConnect, type QueueClientState } from './queue/connect-checks.js';
+export {
+  DEFAULT_STEP_ATTEMPTS,
+  stepQueueMaxAttempts,
+  type QueueFactory,
+  type StepQueueSettings,
+} from './pipeline/step-attempts.js';
