@@ -4,6 +4,7 @@
 export { BackoffPolicy, type BackoffJitter, type BackoffOptions } from './retry/backoff-policy.js';
 export { withRetries, isTransient, type WithRetriesOptions } from './retry/with-retries.js';
 export { parseRetryAfterMs, type HeaderReader } from './retry/retry-after.js';
+export { ConnectionKeeper, type ConnectionKeeperOptions, type ConnectionUseOptions } from './retry/connection-keeper.js';
 
 // Queues
 export { TransportQueue, type QueueConsumerOptions } from './queue/transport-queue.js';

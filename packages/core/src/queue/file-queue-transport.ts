@@ -37,7 +37,6 @@ let sequence = 0;
 export class FileQueueTransport implements QueueTransport<FileMessage> {
   readonly names = { connector: 'file-queue', className: 'FileQueue', label: 'file queue' };
   readonly capabilities: QueueTransportCapabilities;
-  readonly defaults = { maxAttempts: 5, retryDelayMs: 1000, maxRetryDelayMs: 60_000 };
   private name = '';
   private wake: (() => void) | undefined;
   private watcher: FSWatcher | undefined;

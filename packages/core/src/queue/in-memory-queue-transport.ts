@@ -13,7 +13,7 @@ export interface InMemoryMessage extends TransportMessage {
 export class InMemoryQueueTransport implements QueueTransport<InMemoryMessage> {
   readonly names = { connector: 'in-memory-queue', className: 'InMemoryQueue', label: 'in-memory queue' };
   readonly capabilities = { retryJitter: 'none' } as const;
-  readonly defaults = { maxAttempts: 3, retryDelayMs: 100, maxRetryDelayMs: 60_000 };
+  readonly defaults = { maxAttempts: 3, retryDelayMs: 100 };
   private name = '';
   private wake: (() => void) | undefined;
   /** Messages waiting for their retry delay, returned to the queue at once if this client closes first. */

@@ -20,14 +20,14 @@ export interface QueueTransportCapabilities {
   retryJitter?: BackoffJitter;
 }
 
-/** Defaults of the consumer options ({@link QueueConsumerOptions}) on one transport. */
+/** Defaults of the consumer options (`QueueConsumerOptions`) on one transport; each one absent is core's. */
 export interface QueueConsumerDefaults {
-  /** @see QueueConsumerOptions.maxAttempts */
-  maxAttempts: number;
-  /** @see QueueConsumerOptions.retryDelayMs */
-  retryDelayMs: number;
-  /** @see QueueConsumerOptions.maxRetryDelayMs */
-  maxRetryDelayMs: number;
+  /** @default 5 */
+  maxAttempts?: number;
+  /** In ms. @default 1000 */
+  retryDelayMs?: number;
+  /** In ms. @default 60000 */
+  maxRetryDelayMs?: number;
 }
 
 /** What the engine passes to {@link QueueTransport.open}. */
@@ -50,7 +50,10 @@ export interface QueueTransport<M extends TransportMessage = TransportMessage> {
   /** `connector` for errors, `className` for messages, `label` for logs (`'Azure queue'`). */
   readonly names: { readonly connector: string; readonly className: string; readonly label: string };
   readonly capabilities: QueueTransportCapabilities;
-  readonly defaults: QueueConsumerDefaults;
+  /** @default core's: 5 attempts, 1000 ms first retry delay, 60000 ms longest */
+  readonly defaults?: QueueConsumerDefaults;
+  /** The backend's name of the queue once opened, when it differs from km's (a prefix, a mapping). */
+  readonly queueName?: string | undefined;
   /** Checks the name, creates the queue and its poison queue if missing, and connects. Called once. */
   open(name: string, options: TransportOpenOptions): Promise<void>;
   /** Adds a message; resolves once the backend has it. */

@@ -7,17 +7,24 @@ import { checkQueueConnect } from './connect-checks.js';
 import { LeaseRenewal } from './lease-renewal.js';
 import type { QueueTransport, TransportMessage } from './queue-transport.js';
 
-/** Options of the consumer engine, shared by every queue; each transport declares its defaults. */
+/**
+ * Options of the consumer engine, shared by every queue's options; a transport may declare other
+ * defaults (see `QueueTransport.defaults`).
+ */
 export interface QueueConsumerOptions {
-  /** Deliveries of a message before it moves to the poison queue; a message delivered more often (consumers dying on it) is poisoned unread. @default the transport's */
+  /**
+   * Deliveries of a message before it moves to the poison queue; a message delivered more often
+   * (consumers dying on it) is poisoned unread. Queues made for the distributed orchestrator get
+   * it derived from the step attempts (`stepQueueMaxAttempts`). @default 5
+   */
   maxAttempts?: number;
-  /** Ceiling of the first retry's delay of a transient failure, in ms, doubled per attempt (`BackoffPolicy`). @default the transport's */
+  /** Ceiling of the first retry's delay of a transient failure, in ms, doubled per attempt (`BackoffPolicy`). @default 1000 */
   retryDelayMs?: number;
-  /** Longest retry delay, in ms. @default the transport's */
+  /** Longest retry delay, in ms. @default 60000 */
   maxRetryDelayMs?: number;
-  /** Messages handled at once by this client. @default 1 */
+  /** Messages handled at once by this client (a broker's prefetch). @default 1 */
   concurrency?: number;
-  /** Told about handler errors, failed receives, settles and renewals, poisoned messages. @default silentLogger */
+  /** Told about handler errors, failed receives, settles and renewals, poisoned messages, lost connections. @default silentLogger */
   logger?: Logger;
 }
 
@@ -64,14 +71,19 @@ export class TransportQueue<M extends TransportMessage = TransportMessage> imple
   private waiter: (() => void) | undefined;
 
   constructor(transport: QueueTransport<M>, options: QueueConsumerOptions = {}) {
-    const { defaults, capabilities } = transport;
+    const { defaults = {}, capabilities } = transport;
     this.transport = transport;
-    this.maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? defaults.maxAttempts));
+    this.maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? defaults.maxAttempts ?? 5));
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
-    const initialDelayMs = Math.max(0, options.retryDelayMs ?? defaults.retryDelayMs);
-    const maxDelayMs = Math.max(initialDelayMs, options.maxRetryDelayMs ?? defaults.maxRetryDelayMs);
+    const initialDelayMs = Math.max(0, options.retryDelayMs ?? defaults.retryDelayMs ?? 1000);
+    const maxDelayMs = Math.max(initialDelayMs, options.maxRetryDelayMs ?? defaults.maxRetryDelayMs ?? 60_000);
     this.backoff = new BackoffPolicy({ initialDelayMs, maxDelayMs, jitter: capabilities.retryJitter ?? 'full' });
     this.logger = options.logger ?? silentLogger;
+  }
+
+  /** The backend's name of the queue this client is connected to (prefixed or mapped as the transport does). */
+  get queueName(): string | undefined {
+    return this.name === undefined ? undefined : (this.transport.queueName ?? this.name);
   }
 
   onDequeue(handler: Handler): void {
