@@ -96,10 +96,9 @@ export class ConnectionKeeper<T extends object> {
       signal: this.closing.signal,
       onRetry: ({ error, delayMs }) =>
         this.logger.warn(`${label} reconnection failed`, { error: (error as Error).message, retryInMs: delayMs }),
-    }).then(
-      () => this.logger.info(`${label} reconnected`),
-      () => undefined, // closed meanwhile
-    );
+    })
+      .then(() => this.logger.info(`${label} reconnected`))
+      .catch(() => undefined); // closed meanwhile (or a logger that throws)
   }
 
   /**
