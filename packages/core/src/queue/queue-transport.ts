@@ -54,7 +54,7 @@ export interface QueueTransport<M extends TransportMessage = TransportMessage> {
   readonly defaults?: QueueConsumerDefaults;
   /** The backend's name of the queue once opened, when it differs from km's (a prefix, a mapping). */
   readonly queueName?: string | undefined;
-  /** Checks the name, creates the queue and its poison queue if missing, and connects. Called once. */
+  /** Checks the name, creates the queue and its poison queue if missing, and connects. Called again only after it threw. */
   open(name: string, options: TransportOpenOptions): Promise<void>;
   /** Adds a message; resolves once the backend has it. */
   publish(body: string): Promise<void>;
