@@ -45,6 +45,7 @@ export {
 export { BackoffPolicy, type BackoffJitter, type BackoffOptions } from './retry/backoff-policy.js';
 export { withRetries, isTransient, type WithRetriesOptions } from './retry/with-retries.js';
 export { parseRetryAfterMs, type HeaderReader } from './retry/retry-after.js';
+export { ConnectionKeeper, type ConnectionKeeperOptions, type ConnectionUseOptions } from './retry/connection-keeper.js';
 export { withTimeout } from './util/timeout.js';
 export { mapWithConcurrency, batches } from './util/concurrency.js';
 export { operationSignal, type OperationSignal } from './util/operation-signal.js';
@@ -123,3 +124,15 @@ export type {
   QueueFactoryContext,
 } from './factories/connector-factory.js';
 export { readSettings, settingsFromEnv, type SettingsSource } from './factories/read-settings.js';
+
+// Queues
+export { TransportQueue, type QueueConsumerOptions } from './queue/transport-queue.js';
+export type {
+  QueueTransport,
+  QueueTransportCapabilities,
+  QueueConsumerDefaults,
+  TransportMessage,
+  TransportOpenOptions,
+} from './queue/queue-transport.js';
+export { LeaseRenewal } from './queue/lease-renewal.js';
+export { checkQueueConnect, type QueueClientState } from './queue/connect-checks.js';

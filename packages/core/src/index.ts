@@ -85,6 +85,13 @@ export { isBlockedAddress } from './web/address-policy.js';
 export { createConsoleLogger, silentLogger, type Logger, type LogLevel } from './util/logger.js';
 
 // Queues
-export { InMemoryQueue, InMemoryQueueBroker, poisonQueueName, type InMemoryQueueOptions } from './queue/in-memory-queue.js';
+export { InMemoryQueue, type InMemoryQueueOptions } from './queue/in-memory-queue.js';
+export { InMemoryQueueBroker } from './queue/in-memory-queue-broker.js';
+export { poisonQueueName } from './queue/poison-queue-name.js';
 export { FileQueue, type FileQueueOptions } from './queue/file-queue.js';
-export { checkQueueConnect, type QueueClientState } from './queue/connect-checks.js';
+export {
+  DEFAULT_STEP_ATTEMPTS,
+  stepQueueMaxAttempts,
+  type StepQueueFactory,
+  type StepQueueSettings,
+} from './pipeline/step-attempts.js';

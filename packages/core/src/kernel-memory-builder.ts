@@ -15,9 +15,10 @@ import { MemoryServerless } from './memory-serverless.js';
 import { InProcessPipelineOrchestrator, type OrchestratorOptions } from './pipeline/in-process-orchestrator.js';
 import { DistributedPipelineOrchestrator } from './pipeline/distributed-orchestrator.js';
 import type { PipelineOrchestrator } from './pipeline/pipeline-orchestrator.js';
-import type { IQueue } from './contracts/queue.js';
+import type { StepQueueFactory } from './pipeline/step-attempts.js';
 import { FileQueue } from './queue/file-queue.js';
-import { InMemoryQueue, InMemoryQueueBroker } from './queue/in-memory-queue.js';
+import { InMemoryQueue } from './queue/in-memory-queue.js';
+import { InMemoryQueueBroker } from './queue/in-memory-queue-broker.js';
 import { MemoryService } from './memory-service.js';
 import type { EmbeddingOptions, ExtractionOptions, PartitionOptions, PipelineContext } from './pipeline/pipeline-context.js';
 import type { IPromptProvider, PromptProviderContext } from './search/prompt-provider.js';
@@ -57,7 +58,7 @@ export class KernelMemoryBuilder {
   private searchOptions: Partial<SearchClientOptions> = {};
   private orchestratorOptions: OrchestratorOptions = {};
   private webFetcher: IWebPageFetcher | undefined;
-  private queueFactory: ((step: string) => IQueue) | undefined;
+  private queueFactory: StepQueueFactory | undefined;
   private promptProvider: IPromptProvider | undefined;
 
   /** Adds a memory DB. Records go to every DB added; search reads the first. */
@@ -157,8 +158,12 @@ export class KernelMemoryBuilder {
     return this;
   }
 
-  /** Sets the queues of {@link buildService}: a new client per step name. */
-  withQueueFactory(factory: (step: string) => IQueue): this {
+  /**
+   * Sets the queues of {@link buildService}: a new client per step name. The factory is told
+   * the delivery cap derived from the orchestrator's step attempts (`settings.maxAttempts`);
+   * pass it on rather than configuring the queue's own.
+   */
+  withQueueFactory(factory: StepQueueFactory): this {
     this.queueFactory = factory;
     return this;
   }
@@ -188,7 +193,9 @@ export class KernelMemoryBuilder {
     if (!queueFactory) {
       const dir = this.dataDirectory;
       const broker = new InMemoryQueueBroker();
-      queueFactory = dir ? () => new FileQueue({ directory: join(dir, 'queues') }) : () => new InMemoryQueue({ broker, maxAttempts: 5 });
+      queueFactory = dir
+        ? (_step, { maxAttempts }) => new FileQueue({ directory: join(dir, 'queues'), maxAttempts })
+        : (_step, { maxAttempts }) => new InMemoryQueue({ broker, maxAttempts });
     }
     const orchestrator = new DistributedPipelineOrchestrator(context, { ...this.orchestratorOptions, queueFactory });
     this.register(orchestrator, context);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkQueueConnect, isKmError, type KmError, type MemoryRecord, type QueueClientState } from '../src/index.js';
+import { isKmError, type KmError, type MemoryRecord } from '../src/index.js';
+import { checkQueueConnect, type QueueClientState } from '../src/connector.js';
 import { checkBatchForIndex, checkVectorRecord, decodeTags, encodeTags, rankResults } from '../src/connector.js';
 
 describe('helpers shared by connectors', () => {

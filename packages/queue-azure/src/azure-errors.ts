@@ -1,7 +1,5 @@
 import { KmError } from '@km/core';
 
-const CONNECTOR = 'azure-queue';
-
 /**
  * Azure SDK errors (`RestError`) → km errors: refused credentials are `unauthorized`, 429
  * and 503 `rate_limited`, other 5xx and network failures transient, the rest `upstream_error`.
@@ -12,17 +10,13 @@ export function translateAzureError(error: unknown, queue: string): KmError {
   const status = typeof shape.statusCode === 'number' ? shape.statusCode : undefined;
   const code = typeof shape.code === 'string' ? shape.code : '';
   const message = typeof shape.message === 'string' ? shape.message.split('\n')[0]! : String(error);
-  const what = `Azure queue "${queue}"`;
+  const [what, options] = [`Azure queue "${queue}"`, { connector: 'azure-queue', cause: error }];
   if (status === 401 || status === 403 || /AuthenticationFailed|AuthorizationFailure/.test(code)) {
-    return new KmError('unauthorized', `${what}: the storage account refused the credentials (${code || status})`, {
-      connector: CONNECTOR,
-      cause: error,
-    });
+    return new KmError('unauthorized', `${what}: the storage account refused the credentials (${code || status})`, options);
   }
-  if (status === 429 || status === 503)
-    return new KmError('rate_limited', `${what}: ${message}`, { connector: CONNECTOR, cause: error, transient: true });
-  if ((status !== undefined && status >= 500) || status === undefined || /REQUEST_SEND_ERROR|ECONN|ETIMEDOUT/.test(`${code} ${message}`)) {
-    return new KmError('transient', `${what}: ${message}`, { connector: CONNECTOR, cause: error, transient: true });
+  if (status === 429 || status === 503) return new KmError('rate_limited', `${what}: ${message}`, { ...options, transient: true });
+  if (status === undefined || status >= 500 || /REQUEST_SEND_ERROR|ECONN|ETIMEDOUT/.test(`${code} ${message}`)) {
+    return new KmError('transient', `${what}: ${message}`, { ...options, transient: true });
   }
-  return new KmError('upstream_error', `${what} (${status}${code ? ` ${code}` : ''}): ${message}`, { connector: CONNECTOR, cause: error });
+  return new KmError('upstream_error', `${what} (${status}${code ? ` ${code}` : ''}): ${message}`, options);
 }

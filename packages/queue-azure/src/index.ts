@@ -1,5 +1,6 @@
 export { AzureQueue } from './azure-queue.js';
-export type { AzureQueueOptions } from './azure-queue-config.js';
+export type { AzureQueueOptions, TokenCredentialLike } from './azure-queue-config.js';
+export { AzureQueueTransport, type AzureMessage } from './azure-queue-transport.js';
 export { azureQueueName, azurePoisonQueueName } from './queue-names.js';
 export { encodeMessage, decodeMessage, MAX_AZURE_MESSAGE_BYTES } from './message-encoding.js';
 export { translateAzureError } from './azure-errors.js';

@@ -9,16 +9,9 @@ export const MAX_AZURE_MESSAGE_BYTES = 64 * 1024;
  */
 export function encodeMessage(message: string): string {
   const text = Buffer.from(message, 'utf8').toString('base64');
-  if (text.length > MAX_AZURE_MESSAGE_BYTES) {
-    throw new InvalidInputError(
-      'invalid_argument',
-      `a queue message is ${text.length} bytes in Base64; Azure takes at most ${MAX_AZURE_MESSAGE_BYTES}`,
-      {
-        connector: 'azure-queue',
-      },
-    );
-  }
-  return text;
+  if (text.length <= MAX_AZURE_MESSAGE_BYTES) return text;
+  const refusal = `a queue message is ${text.length} bytes in Base64; Azure takes at most ${MAX_AZURE_MESSAGE_BYTES}`;
+  throw new InvalidInputError('invalid_argument', refusal, { connector: 'azure-queue' });
 }
 
 /** The km message of an Azure message text. */

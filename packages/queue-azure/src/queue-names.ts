@@ -19,16 +19,9 @@ export function azureQueueName(prefix: string, name: string): string {
     .replace(/[^a-z0-9-]/g, '-')
     .replace(/-{2,}/g, '-')
     .replace(/^-+|-+$/g, '');
-  if (mapped.length < 3 || mapped.length > MAX_BASE_LENGTH) {
-    throw new InvalidInputError(
-      'invalid_argument',
-      `"${prefix}${name}" gives the Azure queue name "${mapped}", which must have 3 to ${MAX_BASE_LENGTH} characters`,
-      {
-        connector: 'azure-queue',
-      },
-    );
-  }
-  return mapped;
+  if (mapped.length >= 3 && mapped.length <= MAX_BASE_LENGTH) return mapped;
+  const message = `"${prefix}${name}" gives the Azure queue name "${mapped}", which must have 3 to ${MAX_BASE_LENGTH} characters`;
+  throw new InvalidInputError('invalid_argument', message, { connector: 'azure-queue' });
 }
 
 /** The poison queue of an Azure queue name. */

@@ -1,4 +1,5 @@
 export { RabbitMqQueue } from './rabbitmq-queue.js';
-export type { RabbitMqQueueOptions } from './rabbitmq-config.js';
-export { QueueNames, ATTEMPTS_HEADER, retryDelay, queueArguments, deliveryAttempt } from './rabbitmq-topology.js';
+export { amqpUrl, type RabbitMqQueueOptions } from './rabbitmq-config.js';
+export { QueueNames, ATTEMPTS_HEADER, retryDelay, queueArguments, deliveryAttempt, checkQueueName } from './rabbitmq-topology.js';
+export { RabbitMqTransport, type RabbitMqDelivery } from './rabbitmq-transport.js';
 export { translateAmqpError } from './rabbitmq-errors.js';

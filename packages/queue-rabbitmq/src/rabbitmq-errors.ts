@@ -1,13 +1,5 @@
 import { KmError } from '@km/core';
 
-const CONNECTOR = 'rabbitmq';
-
-interface AmqpErrorShape {
-  code?: unknown;
-  message?: unknown;
-  name?: unknown;
-}
-
 /**
  * amqplib errors → km errors. Network trouble and broker shutdowns are transient; refused
  * credentials are `unauthorized`; a queue declared elsewhere with other arguments (406
@@ -15,21 +7,12 @@ interface AmqpErrorShape {
  */
 export function translateAmqpError(error: unknown, queue: string): KmError {
   if (error instanceof KmError) return error;
-  const shape = (error ?? {}) as AmqpErrorShape;
-  const message = typeof shape.message === 'string' ? shape.message : String(error);
-  const code = shape.code;
-  const what = queue ? `RabbitMQ (queue "${queue}")` : 'RabbitMQ';
-  if (code === 403 || /ACCESS_REFUSED|ACCESS-REFUSED|403/.test(message)) {
-    return new KmError('unauthorized', `${what} refused the credentials: ${message}`, { connector: CONNECTOR, cause: error });
-  }
-  if (code === 406 || /PRECONDITION_FAILED/.test(message)) {
-    return new KmError('upstream_error', `${what}: ${message} (a queue of this name exists with other arguments?)`, {
-      connector: CONNECTOR,
-      cause: error,
-    });
-  }
-  if (code === 404 || /NOT_FOUND/.test(message)) {
-    return new KmError('upstream_error', `${what}: ${message}`, { connector: CONNECTOR, cause: error });
-  }
-  return new KmError('transient', `${what}: ${message}`, { connector: CONNECTOR, cause: error, transient: true });
+  const { code, message: raw } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const text = typeof raw === 'string' ? raw : String(error);
+  const [message, options] = [`RabbitMQ${queue ? ` (queue "${queue}")` : ''}: ${text}`, { connector: 'rabbitmq', cause: error }];
+  if (code === 403 || /ACCESS[_-]REFUSED|403/.test(text)) return new KmError('unauthorized', `${message} (credentials refused)`, options);
+  if (code === 406 || /PRECONDITION_FAILED/.test(text))
+    return new KmError('upstream_error', `${message} (a queue of this name exists with other arguments?)`, options);
+  if (code === 404 || /NOT_FOUND/.test(text)) return new KmError('upstream_error', message, options);
+  return new KmError('transient', message, { ...options, transient: true });
 }

@@ -1,3 +1,5 @@
+import { InvalidInputError } from '@km/core';
+import { BackoffPolicy } from '@km/core/connector';
 import type { Options } from 'amqplib';
 
 /** The names of a km queue's companions on the broker. */
@@ -9,51 +11,41 @@ export const QueueNames = {
 /** The message header counting the deliveries of earlier copies of a retried message. */
 export const ATTEMPTS_HEADER = 'x-km-attempts';
 
-/**
- * The retry delay after the `attempt`-th failed delivery: `retryDelayMs × 2^(attempt−1)`,
- * at most `maxRetryDelayMs`. Each distinct delay is one delay queue (a tier).
- */
+/** The retry delay after the `attempt`-th failed delivery, a tier: `BackoffPolicy` without jitter (`retryDelayMs × 2^(attempt−1)`, capped). */
 export function retryDelay(attempt: number, retryDelayMs: number, maxRetryDelayMs: number): number {
-  return Math.min(maxRetryDelayMs, Math.round(retryDelayMs * 2 ** Math.max(0, attempt - 1)));
+  return new BackoffPolicy({ initialDelayMs: retryDelayMs, maxDelayMs: maxRetryDelayMs, jitter: 'none' }).ceilingMs(attempt);
 }
 
 /**
- * Declarations of a km queue, its poison queue and a delay tier. Dead-lettering moves a
- * message from the main queue to `{queue}-poison` (rejected: fatal or out of attempts) and from
- * a delay queue back to the main queue (TTL expired). Every delay queue has one TTL for all its
- * messages, so no message waits behind a longer one, as per-message TTLs would. On quorum
- * queues dead-lettering is at-least-once, so a broker failure cannot drop a message on the way.
+ * Declarations of a km queue and a delay tier. Rejected messages dead-letter to `{queue}-poison`,
+ * expired ones from a delay queue back to the queue: one TTL per delay queue, so no message waits
+ * behind a longer one. On quorum queues dead-lettering is at-least-once.
  */
-export function queueArguments(type: 'quorum' | 'classic') {
+export function queueArguments(type: 'quorum' | 'classic' = 'quorum') {
   const reliable = type === 'quorum' ? { 'x-dead-letter-strategy': 'at-least-once', 'x-overflow': 'reject-publish' } : {};
+  const deadLetter = (to: string) => ({ 'x-queue-type': type, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': to, ...reliable });
   return {
-    /** A step queue, and a poison queue too: both are km queues, so any client may consume either with the same declaration. */
-    queue: (queue: string): Options.AssertQueue => ({
+    /** A step queue, and a poison queue too: any client may consume either with the same declaration. */
+    queue: (queue: string): Options.AssertQueue => ({ durable: true, arguments: deadLetter(QueueNames.poison(queue)) }),
+    delay: (queue: string, ms: number): Options.AssertQueue => ({
       durable: true,
-      arguments: { 'x-queue-type': type, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': QueueNames.poison(queue), ...reliable },
-    }),
-    delay: (queue: string, delayMs: number): Options.AssertQueue => ({
-      durable: true,
-      arguments: {
-        'x-queue-type': type,
-        'x-message-ttl': delayMs,
-        'x-dead-letter-exchange': '',
-        'x-dead-letter-routing-key': queue,
-        ...reliable,
-      },
+      arguments: { ...deadLetter(queue), 'x-message-ttl': ms },
     }),
   };
 }
 
 /**
- * Deliveries of a message so far, this one included: those of its earlier copies (the header
- * a retry carries), plus redeliveries of this copy after a consumer died without
- * acknowledging (counted by quorum queues in `x-delivery-count`; classic queues only flag a
- * redelivery).
+ * Deliveries of a message so far, this one included: its earlier copies' (the header a retry
+ * carries) plus this copy's redeliveries (quorum queues count them; classic ones flag one).
  */
 export function deliveryAttempt(headers: Record<string, unknown> | undefined, redelivered: boolean): number {
-  const failed = Number(headers?.[ATTEMPTS_HEADER] ?? 0);
-  const deliveryCount = headers?.['x-delivery-count'];
-  const redeliveries = typeof deliveryCount === 'number' ? deliveryCount : redelivered ? 1 : 0;
-  return (Number.isFinite(failed) ? failed : 0) + redeliveries + 1;
+  const [failed, count] = [Number(headers?.[ATTEMPTS_HEADER] ?? 0), headers?.['x-delivery-count']];
+  return (Number.isFinite(failed) ? failed : 0) + (typeof count === 'number' ? count : redelivered ? 1 : 0) + 1;
+}
+
+/** AMQP queue names: 1 to 255 bytes, `amq.` is reserved; km adds suffixes, so at most 200. */
+export function checkQueueName(name: string): string {
+  if (name.length > 0 && Buffer.byteLength(name) <= 200 && !name.startsWith('amq.') && !/[\u0000-\u001f]/.test(name)) return name;
+  const message = `"${name}" cannot be a RabbitMQ queue name (1 to 200 bytes, not starting with "amq.")`;
+  throw new InvalidInputError('invalid_argument', message, { connector: 'rabbitmq' });
 }

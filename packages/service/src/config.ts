@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { InvalidInputError } from '@km/core';
+import { InvalidInputError, stepQueueMaxAttempts } from '@km/core';
 import { readSettings, settingsFromEnv } from '@km/core/connector';
 import { MEMORY_DB_FACTORIES, memoryDbFactory } from './connectors.js';
 
@@ -47,9 +47,13 @@ export interface ServiceConfig {
     rabbitmqUrl: string;
     /** Storage connection string of the `azure` queue. (env KM_AZURE_QUEUE_CONNECTION_STRING or AZURE_STORAGE_CONNECTION_STRING) */
     azureConnectionString?: string;
-    /** Deliveries of a message before its queue poisons it. @default 5 */
+    /**
+     * Deliveries of a message before its queue poisons it: a safety net for messages whose worker
+     * dies without answering. Derived from `maxStepAttempts` (+2, core's `stepQueueMaxAttempts`)
+     * unless given; a value given must be greater than `maxStepAttempts`. @default 5 (derived)
+     */
     maxAttempts: number;
-    /** Attempts of a step before the document fails. @default 3 (env KM_MAX_STEP_ATTEMPTS) */
+    /** Attempts of a step before the document fails: the one number that decides it. @default 3 (env KM_MAX_STEP_ATTEMPTS) */
     maxStepAttempts: number;
     /** @default 1000 */
     retryDelayMs: number;
@@ -212,6 +216,10 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
     merge(merge(DEFAULT_CONFIG, fromFile), fromEnv(env, { ...fromFile, ...options.overrides })),
     options.overrides ?? {},
   );
+  // The queues' delivery cap follows the step attempts unless it was given.
+  if ((options.overrides?.queue?.maxAttempts ?? fromFile.queue?.maxAttempts) === undefined) {
+    merged.queue = { ...merged.queue, maxAttempts: stepQueueMaxAttempts(merged.queue.maxStepAttempts) };
+  }
   return validate(merged);
 }
 

@@ -1,13 +1,14 @@
 import { join } from 'node:path';
-import { FileQueue, InMemoryQueue, InMemoryQueueBroker, type IQueue, type Logger } from '@km/core';
+import { FileQueue, InMemoryQueue, InMemoryQueueBroker, type Logger, type StepQueueFactory } from '@km/core';
 import type { ServiceConfig } from './config.js';
 
 /**
  * The queue client factory of the configured queue type; one client per pipeline step. A
  * broker's connector is imported only when configured: a service on the file queue does not
- * load amqplib or the Azure SDK.
+ * load amqplib or the Azure SDK. Every queue's delivery cap is `queue.maxAttempts`, which
+ * `loadConfig` derives from `queue.maxStepAttempts` as the orchestrator does (unless given).
  */
-export async function queueFactory(config: ServiceConfig, dataDirectory: string, logger: Logger): Promise<(step: string) => IQueue> {
+export async function queueFactory(config: ServiceConfig, dataDirectory: string, logger: Logger): Promise<StepQueueFactory> {
   const q = config.queue;
   switch (q.type) {
     case 'rabbitmq': {

@@ -28,6 +28,14 @@ describe('loadConfig', () => {
     });
   });
 
+  it('derives queue.maxAttempts (the queues’ delivery cap) from queue.maxStepAttempts, unless it is given', () => {
+    expect(loadConfig({ env: { KM_MAX_STEP_ATTEMPTS: '6' } }).queue).toMatchObject({ maxStepAttempts: 6, maxAttempts: 8 });
+    expect(loadConfig({ env: {}, overrides: { queue: { maxAttempts: 9 } } }).queue).toMatchObject({ maxStepAttempts: 3, maxAttempts: 9 });
+    expect(() => loadConfig({ env: { KM_MAX_STEP_ATTEMPTS: '6' }, overrides: { queue: { maxAttempts: 5 } } })).toThrow(
+      'queue.maxAttempts must be greater than queue.maxStepAttempts',
+    );
+  });
+
   it('switches embeddings to OpenAI when a key or a compatible endpoint is set, and turns auth on with a key', () => {
     const key = 'x'.repeat(32);
     expect(loadConfig({ env: { OPENAI_API_KEY: 'sk-test' } }).embeddings.provider).toBe('openai');

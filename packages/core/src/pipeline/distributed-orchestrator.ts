@@ -15,6 +15,7 @@ import {
   type PipelineOrchestrator,
   type PipelineRequest,
 } from './pipeline-orchestrator.js';
+import { type StepQueueFactory, stepQueueMaxAttempts } from './step-attempts.js';
 
 /** The message put on a step's queue: a pointer to the saved pipeline state. */
 export interface PipelinePointer {
@@ -25,8 +26,11 @@ export interface PipelinePointer {
 
 /** Options of {@link DistributedPipelineOrchestrator}. */
 export interface DistributedOrchestratorOptions extends OrchestratorOptions {
-  /** Makes a queue client; called once per step name. */
-  queueFactory: (step: string) => IQueue;
+  /**
+   * Makes a queue client; called once per step name, with the delivery cap the queue should use
+   * (derived from `maxAttempts`, see {@link stepQueueMaxAttempts}).
+   */
+  queueFactory: StepQueueFactory;
 }
 
 /** Options of {@link DistributedPipelineOrchestrator.start}. */
@@ -46,18 +50,20 @@ export interface OrchestratorStartOptions {
  *   between saving the state and acknowledging the message).
  * - Attempts of a step are counted in the saved state, so they survive crashes; after
  *   `maxAttempts`, or on a fatal error, the document is `failed` with the reason and the
- *   message goes to the queue's poison queue.
+ *   message goes to the queue's poison queue. These step attempts are the one number that
+ *   decides when a document fails: the factory is told the queue's delivery cap, derived from
+ *   them ({@link stepQueueMaxAttempts}), a safety net for consumers that die without answering.
  *
  * ```ts
  * const orchestrator = new DistributedPipelineOrchestrator(context, {
- *   queueFactory: () => new FileQueue({ directory: './km-data/queues' }),
+ *   queueFactory: (step, { maxAttempts }) => new FileQueue({ directory: './km-data/queues', maxAttempts }),
  * });
  * for (const h of createDefaultHandlers(context)) orchestrator.addHandler(h);
  * await orchestrator.start();
  * ```
  */
 export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator implements PipelineOrchestrator {
-  private readonly queueFactory: (step: string) => IQueue;
+  private readonly queueFactory: StepQueueFactory;
   private readonly queues = new Map<string, IQueue>();
   private readonly inFlight = new Set<Promise<QueueHandlerResult>>();
   private starting: Promise<void> | undefined;
@@ -108,7 +114,7 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
     this.runHandlers = runHandlers;
     try {
       for (const step of this.stepNames) {
-        const queue = this.queueFactory(step);
+        const queue = this.queueFactory(step, { maxAttempts: stepQueueMaxAttempts(this.maxAttempts) });
         if (this.runHandlers) queue.onDequeue((message) => this.receive(step, message));
         this.queues.set(step, queue);
         await queue.connect(step, { dequeue: this.runHandlers });

@@ -18,6 +18,7 @@ import { checkIndexNameFits } from './check-index-name-fits.js';
 import { captureHead } from './head-capture.js';
 import { fileNamesOf, generatedFilesOf, stableId } from './pipeline-files.js';
 import { PipelineStatusStore } from './pipeline-status-store.js';
+import { DEFAULT_STEP_ATTEMPTS } from './step-attempts.js';
 
 /** What an observer hears when a step ends (for metrics and tracing). */
 export interface StepFinishedEvent {
@@ -45,7 +46,11 @@ export interface PipelineObserver {
 
 /** Options shared by the orchestrators. */
 export interface OrchestratorOptions {
-  /** Attempts of a step that fails transiently before the document fails. @default 3 */
+  /**
+   * Attempts of a step that fails transiently before the document fails: the one number that
+   * decides it. Queues created for the distributed orchestrator derive their delivery cap from
+   * it (see `stepQueueMaxAttempts`). @default 3
+   */
   maxAttempts?: number;
   /** Ceiling of the first in-process retry's delay, doubled each time, with full jitter (see `BackoffPolicy`). @default 200 */
   retryDelayMs?: number;
@@ -107,7 +112,7 @@ export abstract class BasePipelineOrchestrator {
     options: OrchestratorOptions = {},
   ) {
     this.statusStore = new PipelineStatusStore(context.contentStorage);
-    this.maxAttempts = Math.max(1, options.maxAttempts ?? 3);
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_STEP_ATTEMPTS);
     this.observer = options.observer;
   }
 
