@@ -3,42 +3,40 @@ import { HIGH_PRIORITY_STREAK, WorkerPool } from '../src/index.js';
 
 const script = new URL('./fixtures/scripted-worker.mjs', import.meta.url);
 type Reply = { value: number; thread: number };
+type ScriptedPool = WorkerPool<number | string, Reply>;
+
+/** Runs `test` on a pool of `size` scripted workers (`workerData` tells them how to behave), closed after. */
+async function withPool(size: number, workerData: object, test: (pool: ScriptedPool) => Promise<void>): Promise<void> {
+  const pool = new WorkerPool<number | string, Reply>(script, size, workerData, 'test');
+  try {
+    await test(pool);
+  } finally {
+    await pool.close();
+  }
+}
 
 describe('WorkerPool', () => {
-  it('runs jobs on every worker, in parallel, with results matched to their jobs', async () => {
-    const pool = new WorkerPool<number | string, Reply>(script, 2, { delayMs: 50 }, 'test');
-    try {
+  it('runs jobs on every worker, in parallel, with results matched to their jobs', () =>
+    withPool(2, { delayMs: 50 }, async (pool) => {
       const replies = await Promise.all([1, 2, 3, 4].map((n) => pool.run(n)));
       expect(replies.map((r) => r.value)).toEqual([2, 4, 6, 8]);
       expect(new Set(replies.map((r) => r.thread)).size).toBe(2);
-    } finally {
-      await pool.close();
-    }
-  });
+    }));
 
-  it('a worker that dies fails only its own job, transiently, and is replaced', async () => {
-    const pool = new WorkerPool<number | string, Reply>(script, 1, {}, 'test');
-    try {
+  it('a worker that dies fails only its own job, transiently, and is replaced', () =>
+    withPool(1, {}, async (pool) => {
       await expect(pool.run('crash')).rejects.toMatchObject({ code: 'transient', transient: true });
       expect((await pool.run(5)).value).toBe(10);
-    } finally {
-      await pool.close();
-    }
-  });
+    }));
 
-  it('a job error is reported as a typed error and the worker keeps serving', async () => {
-    const pool = new WorkerPool<number | string, Reply>(script, 1, {}, 'test');
-    try {
+  it('a job error is reported as a typed error and the worker keeps serving', () =>
+    withPool(1, {}, async (pool) => {
       await expect(pool.run('fail')).rejects.toMatchObject({ code: 'upstream_error', message: expect.stringMatching(/bad input/) });
       expect((await pool.run(1)).value).toBe(2);
-    } finally {
-      await pool.close();
-    }
-  });
+    }));
 
-  it('serves a high-priority job (a query) before every queued normal job (ingestion batches)', async () => {
-    const pool = new WorkerPool<number | string, Reply>(script, 1, { delayMs: 5 }, 'test');
-    try {
+  it('serves a high-priority job (a query) before every queued normal job (ingestion batches)', () =>
+    withPool(1, { delayMs: 5 }, async (pool) => {
       await pool.start();
       const order: number[] = [];
       const track = (n: number, priority: 'high' | 'normal') => pool.run(n, [], undefined, priority).then(() => void order.push(n));
@@ -47,14 +45,10 @@ describe('WorkerPool', () => {
       await Promise.all([...batches, ...queries]);
       // Batch 1 was already running when the queries arrived; they overtake the rest, in order.
       expect(order).toEqual([1, 100, 101, 2, 3, 4, 5, 6]);
-    } finally {
-      await pool.close();
-    }
-  });
+    }));
 
-  it('a steady stream of high-priority jobs still lets a queued normal job run (after a streak of high ones)', async () => {
-    const pool = new WorkerPool<number | string, Reply>(script, 1, { delayMs: 1 }, 'test');
-    try {
+  it('a steady stream of high-priority jobs still lets a queued normal job run (after a streak of high ones)', () =>
+    withPool(1, { delayMs: 1 }, async (pool) => {
       await pool.start();
       const order: string[] = [];
       const queries: Promise<void>[] = [];
@@ -82,10 +76,7 @@ describe('WorkerPool', () => {
         'waiting batch',
       ]);
       expect(order.filter((o) => o.startsWith('q'))).toHaveLength(40);
-    } finally {
-      await pool.close();
-    }
-  });
+    }));
 
   it('a model that cannot load fails start with not_configured', async () => {
     const pool = new WorkerPool<number, Reply>(script, 1, { failInit: true }, 'test');

@@ -10,6 +10,7 @@ export {
 } from './connection.js';
 export { OpenAIRequestError, toKmError, isRetryableStatus } from './errors.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retry.js';
+export type { OpenAIEndpointOptions } from './openai-model-api.js';
 export { O200KTokenizer, tokenizerForModel } from './tokenizers.js';
 export {
   chatModelInfo,

@@ -1,16 +1,14 @@
-import { InvalidInputError, KmError, type ITextEmbeddingGenerator, type ITextTokenizer, type Logger } from '@km/core';
+import { InvalidInputError, KmError, type ITextEmbeddingGenerator, type ITextTokenizer } from '@km/core';
 import { mapWithConcurrency } from '@km/core/connector';
-import type OpenAI from 'openai';
-import { createOpenAIClient, modelIdentity, type OpenAIConnectionOptions } from './connection.js';
+import { modelIdentity } from './connection.js';
 import { CONNECTOR } from './errors.js';
 import { EMBEDDINGS_REQUEST_LIMITS, embeddingModelInfo } from './model-catalog.js';
+import { OpenAIModelApi, type OpenAIEndpointOptions } from './openai-model-api.js';
 import { modelNamePrefix } from './provider-names.js';
-import { DEFAULT_RETRY, withOpenAIRetries, type RetryOptions } from './retry.js';
 import { tokenizerForModel } from './tokenizers.js';
 
 /** Options of {@link OpenAIEmbeddingGenerator}. */
-export interface OpenAIEmbeddingGeneratorOptions {
-  connection: OpenAIConnectionOptions;
+export interface OpenAIEmbeddingGeneratorOptions extends OpenAIEndpointOptions {
   /** Model name, e.g. `text-embedding-3-small`. On Azure, the model behind the deployment (for its limits); defaults to the deployment name. */
   model?: string;
   /** Shortened embeddings, for models that take `dimensions` (text-embedding-3-*). */
@@ -27,11 +25,7 @@ export interface OpenAIEmbeddingGeneratorOptions {
   maxTokensPerRequest?: number;
   /** HTTP requests in flight per call. @default 4 */
   maxParallelRequests?: number;
-  retry?: RetryOptions;
   tokenizer?: ITextTokenizer;
-  logger?: Logger;
-  /** An SDK client of your own (proxies, custom fetch); `connection` still names the provider. */
-  client?: OpenAI;
 }
 
 interface EmbeddingRequest {
@@ -57,14 +51,11 @@ export class OpenAIEmbeddingGenerator implements ITextEmbeddingGenerator {
   readonly modelName: string;
   readonly maxBatchSize: number;
   readonly tokenizer: ITextTokenizer;
-  private readonly client: OpenAI;
-  private readonly requestModel: string;
+  private readonly api: OpenAIModelApi;
   private readonly sendDimensions: boolean;
-  private readonly retry: Required<RetryOptions>;
 
   constructor(private readonly options: OpenAIEmbeddingGeneratorOptions) {
     const { requestModel, name } = modelIdentity(options.connection, options.model);
-    this.requestModel = requestModel;
     const info = embeddingModelInfo(name);
     if (options.dimensions !== undefined && (!Number.isInteger(options.dimensions) || options.dimensions <= 0)) {
       throw new InvalidInputError('invalid_argument', `dimensions must be a positive integer, got ${options.dimensions}`, {
@@ -80,8 +71,7 @@ export class OpenAIEmbeddingGenerator implements ITextEmbeddingGenerator {
     this.maxBatchSize = options.maxBatchSize ?? 100;
     this.tokenizer = options.tokenizer ?? tokenizerForModel(name);
     this.modelName = `${modelNamePrefix(options.connection)}/${name}${options.dimensions !== undefined ? `@${options.dimensions}` : ''}`;
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
-    this.client = options.client ?? createOpenAIClient(options.connection);
+    this.api = new OpenAIModelApi(requestModel, options);
   }
 
   async generateEmbeddings(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
@@ -134,20 +124,19 @@ export class OpenAIEmbeddingGenerator implements ITextEmbeddingGenerator {
   }
 
   private async send(inputs: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    const response = await withOpenAIRetries(
+    const response = await this.api.send(
       'embeddings',
-      () =>
-        this.client.embeddings.create(
+      (client) =>
+        client.embeddings.create(
           {
-            model: this.requestModel,
+            model: this.api.requestModel,
             input: inputs,
             encoding_format: 'float',
             ...(this.sendDimensions ? { dimensions: this.options.dimensions } : {}),
           },
           { signal },
         ),
-      this.retry,
-      { signal, logger: this.options.logger },
+      signal,
     );
     const data = [...(response.data ?? [])].sort((a, b) => a.index - b.index);
     if (data.length !== inputs.length) {

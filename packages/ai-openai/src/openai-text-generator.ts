@@ -1,16 +1,15 @@
-import type { ITextGenerator, ITextTokenizer, Logger, TextGenerationOptions, TokenUsage } from '@km/core';
+import type { ITextGenerator, ITextTokenizer, TextGenerationOptions, TokenUsage } from '@km/core';
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { createOpenAIClient, modelIdentity, type OpenAIConnectionOptions } from './connection.js';
+import { modelIdentity } from './connection.js';
 import { toKmError } from './errors.js';
 import { chatModelInfo } from './model-catalog.js';
+import { OpenAIModelApi, type OpenAIEndpointOptions } from './openai-model-api.js';
 import { modelNamePrefix, serviceType } from './provider-names.js';
-import { DEFAULT_RETRY, withOpenAIRetries, type RetryOptions } from './retry.js';
 import { tokenizerForModel } from './tokenizers.js';
 
 /** Options of {@link OpenAITextGenerator}. */
-export interface OpenAITextGeneratorOptions {
-  connection: OpenAIConnectionOptions;
+export interface OpenAITextGeneratorOptions extends OpenAIEndpointOptions {
   /** Model name, e.g. `gpt-4o-mini`. On Azure, the model behind the deployment; defaults to the deployment name. */
   model?: string;
   /** Context window, prompt plus answer. @default the model's, or 8192 for unknown models */
@@ -24,11 +23,7 @@ export interface OpenAITextGeneratorOptions {
   reasoningModel?: boolean;
   /** Ask the server for usage at the end of the stream (`stream_options.include_usage`). @default true */
   streamUsage?: boolean;
-  retry?: RetryOptions;
   tokenizer?: ITextTokenizer;
-  logger?: Logger;
-  /** An SDK client of your own; `connection` still names the provider. */
-  client?: OpenAI;
 }
 
 /**
@@ -45,31 +40,24 @@ export class OpenAITextGenerator implements ITextGenerator {
   readonly maxTokenTotal: number;
   readonly modelName: string;
   readonly tokenizer: ITextTokenizer;
-  private readonly client: OpenAI;
-  private readonly requestModel: string;
+  private readonly api: OpenAIModelApi;
   private readonly reasoning: boolean;
-  private readonly retry: Required<RetryOptions>;
 
   constructor(private readonly options: OpenAITextGeneratorOptions) {
     const { requestModel, name } = modelIdentity(options.connection, options.model);
-    this.requestModel = requestModel;
     const info = chatModelInfo(name);
     this.maxTokenTotal = options.maxTokenTotal ?? info?.contextWindow ?? 8192;
     this.reasoning = options.reasoningModel ?? info?.reasoning ?? false;
     this.tokenizer = options.tokenizer ?? tokenizerForModel(name);
     this.modelName = `${modelNamePrefix(options.connection)}/${name}`;
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
-    this.client = options.client ?? createOpenAIClient(options.connection);
+    this.api = new OpenAIModelApi(requestModel, options);
   }
 
   async *generate(prompt: string, options: TextGenerationOptions): AsyncIterable<string> {
     const { signal } = options;
     signal?.throwIfAborted();
     const params = this.request(prompt, options);
-    const stream = await withOpenAIRetries('chat completion', () => this.client.chat.completions.create(params, { signal }), this.retry, {
-      signal,
-      logger: this.options.logger,
-    });
+    const stream = await this.api.send('chat completion', (client) => client.chat.completions.create(params, { signal }), signal);
     let answer = '';
     let usage: OpenAI.CompletionUsage | undefined;
     try {
@@ -93,7 +81,7 @@ export class OpenAITextGenerator implements ITextGenerator {
     messages.push({ role: 'user', content: prompt });
     const maxTokens = options.maxTokens ?? 300;
     return {
-      model: this.requestModel,
+      model: this.api.requestModel,
       messages,
       stream: true,
       ...(this.options.streamUsage === false ? {} : { stream_options: { include_usage: true } }),

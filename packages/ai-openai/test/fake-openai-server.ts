@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { HashingEmbeddingGenerator } from '@km/core';
 import { afterAll, beforeAll } from 'vitest';
+import type { AzureOpenAIConnection } from '../src/index.js';
 
 /** One request the server received. */
 export interface RecordedRequest {
@@ -144,13 +145,24 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 }
 
-/** Starts a fake server for the current test file; `url()` is its OpenAI base URL (`.../v1`). */
-export function useFakeOpenAIServer(): { server: FakeOpenAIServer; url: () => string } {
+/**
+ * Starts a fake server for the current test file; `url()` is its OpenAI base URL (`.../v1`),
+ * `azure(…)` an Azure OpenAI connection to it (the SDK adds `/openai/deployments/…` to the root).
+ */
+export function useFakeOpenAIServer(): {
+  server: FakeOpenAIServer;
+  url: () => string;
+  azure: (connection: Omit<AzureOpenAIConnection, 'provider' | 'endpoint'>) => AzureOpenAIConnection;
+} {
   const server = new FakeOpenAIServer();
   let baseURL = '';
   beforeAll(async () => {
     baseURL = `${await server.start()}/v1`;
   });
   afterAll(() => server.stop());
-  return { server, url: () => baseURL };
+  return {
+    server,
+    url: () => baseURL,
+    azure: (connection) => ({ provider: 'azure', endpoint: baseURL.replace('/v1', ''), ...connection }),
+  };
 }

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { OpenAIEmbeddingGenerator, type OpenAIEmbeddingGeneratorOptions } from '../src/index.js';
 import { useFakeOpenAIServer } from './fake-openai-server.js';
 
-const { server, url } = useFakeOpenAIServer();
+const { server, url, azure } = useFakeOpenAIServer();
 beforeEach(() => {
   server.requests.length = 0;
   server.failures.length = 0;
@@ -171,13 +171,7 @@ describe('OpenAIEmbeddingGenerator retries', () => {
 describe('OpenAIEmbeddingGenerator providers', () => {
   it('Azure OpenAI: deployment path, api-version and api-key header', async () => {
     const g = new OpenAIEmbeddingGenerator({
-      connection: {
-        provider: 'azure',
-        endpoint: url().replace('/v1', ''),
-        deployment: 'emb-small',
-        apiKey: 'azure-key',
-        apiVersion: '2024-10-21',
-      },
+      connection: azure({ deployment: 'emb-small', apiKey: 'azure-key', apiVersion: '2024-10-21' }),
       model: 'text-embedding-3-small',
       dimensions: 32,
     });
@@ -190,14 +184,7 @@ describe('OpenAIEmbeddingGenerator providers', () => {
   });
 
   it('Azure OpenAI with a token provider sends a bearer token', async () => {
-    const g = new OpenAIEmbeddingGenerator({
-      connection: {
-        provider: 'azure',
-        endpoint: url().replace('/v1', ''),
-        deployment: 'emb',
-        azureADTokenProvider: async () => 'entra-token',
-      },
-    });
+    const g = new OpenAIEmbeddingGenerator({ connection: azure({ deployment: 'emb', azureADTokenProvider: async () => 'entra-token' }) });
     await g.generateEmbeddings(['hello']);
     expect(server.requestsTo('embeddings')[0]!.headers.authorization).toBe('Bearer entra-token');
   });

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { OpenAITextGenerator, type OpenAITextGeneratorOptions } from '../src/index.js';
 import { useFakeOpenAIServer } from './fake-openai-server.js';
 
-const { server, url } = useFakeOpenAIServer();
+const { server, url, azure } = useFakeOpenAIServer();
 beforeEach(() => {
   server.requests.length = 0;
   server.failures.length = 0;
@@ -102,7 +102,7 @@ describe('OpenAITextGenerator', () => {
 
   it('Azure OpenAI uses the deployment path', async () => {
     const g = new OpenAITextGenerator({
-      connection: { provider: 'azure', endpoint: url().replace('/v1', ''), deployment: 'chat-deploy', apiKey: 'k' },
+      connection: azure({ deployment: 'chat-deploy', apiKey: 'k' }),
       model: 'gpt-4o',
     });
     let usage: TokenUsage | undefined;

@@ -1,17 +1,16 @@
 import { Command, Option } from 'commander';
-import { KmError, MemoryFilter, isKmError, isStatusReady, statusFailure, type DataPipelineStatus, type MemoryAnswer } from '@km/core';
+import { KmError, isKmError, isStatusReady, statusFailure, type DataPipelineStatus, type MemoryAnswer } from '@km/core';
 import { MEMORY_DB_FACTORIES, parseTags, startService, startWorker, type QueueType, type ServiceConfigInput } from '@km/service';
 import { formatSearch, formatSources } from './format.js';
 import { expandInputs } from './inputs.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
 import { ImportProgress } from './progress.js';
+import { addRetrievalOptions, collect, retrievalOf, type RetrievalCliOptions } from './retrieval-options.js';
 
 interface CommonOptions extends TargetOptions {
   index?: string;
   json?: boolean;
 }
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function addTargetOptions(command: Command): Command {
   return command
@@ -98,16 +97,13 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       });
     });
 
-  addTargetOptions(program.command('ask'))
+  addRetrievalOptions(addTargetOptions(program.command('ask')))
     .description('answer a question from memory, with sources')
     .argument('<question>')
-    .option('-f, --filter <key:value>', 'only records with this tag (repeatable, all must match)', collect, [])
-    .option('--not <key:value>', 'only records without this tag (repeatable)', collect, [])
-    .option('--min-relevance <n>', 'minimum cosine similarity', Number)
     .option('--no-stream', 'print the answer at the end instead of as it comes')
-    .action(async (question: string, opts: CommonOptions & { filter: string[]; not: string[]; minRelevance?: number; stream: boolean }) => {
+    .action(async (question: string, opts: CommonOptions & RetrievalCliOptions & { stream: boolean }) => {
       await withTarget(opts, async (target) => {
-        const options = retrieval(opts);
+        const options = retrievalOf(opts);
         if (opts.json || !opts.stream) {
           const answer = await target.memory.ask(question, options);
           print(opts.json ? `${JSON.stringify(answer)}\n` : `${answer.text}\n${formatSources(answer)}`);
@@ -122,17 +118,14 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       });
     });
 
-  addTargetOptions(program.command('search'))
+  addRetrievalOptions(addTargetOptions(program.command('search')))
     .description('search memory; results grouped by source')
     .argument('<query>')
-    .option('-f, --filter <key:value>', 'only records with this tag (repeatable, all must match)', collect, [])
-    .option('--not <key:value>', 'only records without this tag (repeatable)', collect, [])
-    .option('--min-relevance <n>', 'minimum cosine similarity', Number)
     .option('-l, --limit <n>', 'most partitions', Number)
-    .action(async (query: string, opts: CommonOptions & { filter: string[]; not: string[]; minRelevance?: number; limit?: number }) => {
+    .action(async (query: string, opts: CommonOptions & RetrievalCliOptions & { limit?: number }) => {
       await withTarget(opts, async (target) => {
         const result = await target.memory.search(query, {
-          ...retrieval(opts),
+          ...retrievalOf(opts),
           ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
         });
         print(opts.json ? `${JSON.stringify(result)}\n` : formatSearch(result));
@@ -250,25 +243,6 @@ async function withTarget(opts: TargetOptions, run: (target: MemoryTarget) => Pr
   } finally {
     await target.close();
   }
-}
-
-function retrieval(opts: CommonOptions & { filter: string[]; not: string[]; minRelevance?: number }) {
-  let filter = new MemoryFilter();
-  for (const [key, value] of opts.filter.map(filterPair)) filter = filter.byTag(key, value);
-  for (const [key, value] of opts.not.map(filterPair)) filter = filter.notTag(key, value);
-  return {
-    ...(opts.index ? { index: opts.index } : {}),
-    ...(filter.isEmpty() ? {} : { filter }),
-    ...(opts.minRelevance !== undefined ? { minRelevance: opts.minRelevance } : {}),
-  };
-}
-
-/** `key:value` of a filter; unlike tags, reserved keys such as `__document_id` may be filtered on. */
-function filterPair(text: string): [string, string | null] {
-  const colon = text.indexOf(':');
-  if (colon <= 0) throw new KmError('invalid_filter', `filter ${JSON.stringify(text)} must be written key:value`);
-  const value = text.slice(colon + 1).trim();
-  return [text.slice(0, colon).trim(), value === '' ? null : value];
 }
 
 async function waitAll(target: MemoryTarget, ids: string[], index: string | undefined): Promise<DataPipelineStatus[]> {

@@ -1,28 +1,12 @@
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type RunningService } from '@km/service';
+import { startTestService, type TestService } from '@km/service/testing';
 import { toDocumentId } from '../src/index.js';
+import { km } from './helpers.js';
 
-const run = promisify(execFile);
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const KEY = 'cli-test-key-'.padEnd(40, 'k');
-const ENV = { ...process.env, KM_EMBEDDINGS: 'hashing', KM_LOG_LEVEL: 'error', KM_URL: '', KM_API_KEY: '' };
-
-async function km(args: string[], env: NodeJS.ProcessEnv = ENV): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env, timeout: 60_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const e = error as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
-}
 
 let dir: string;
 let docs: string;
@@ -37,21 +21,11 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('km against a service URL', () => {
-  let service: RunningService;
+  let service: TestService;
   beforeAll(async () => {
-    service = await startService({
-      overrides: {
-        port: 0,
-        dataDirectory: join(dir, 'service-data'),
-        logLevel: 'silent',
-        embeddings: { provider: 'hashing' },
-        auth: { enabled: true, keys: [KEY] },
-        queue: { pollIntervalMs: 20 },
-      },
-      logDestination: new Writable({ write: (_c, _e, done) => done() }),
-    });
+    service = await startTestService({ logLevel: 'silent', auth: { enabled: true, keys: [KEY] } });
   });
-  afterAll(() => service.close());
+  afterAll(() => service.dispose());
 
   const remote = () => ['--url', service.url, '--key', KEY];
 

@@ -1,28 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Document } from '@km/core';
 import { MemoryWebClient } from '@km/client';
-import { startService } from '@km/service';
-
-const run = promisify(execFile);
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-const ENV = { ...process.env, KM_EMBEDDINGS: 'hashing', KM_LOG_LEVEL: 'error', KM_URL: '', KM_API_KEY: '' };
-
-async function km(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: ENV, timeout: 60_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const e = error as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
-}
+import { startTestService } from '@km/service/testing';
+import { km } from './helpers.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -46,16 +29,7 @@ describe('km shows a document whose file failed as failed', () => {
   });
 
   it('status of a document with one failed file among good ones (uploaded to a service) says failed, naming the file', async () => {
-    const service = await startService({
-      overrides: {
-        port: 0,
-        dataDirectory: join(dir, 'service-data'),
-        logLevel: 'silent',
-        embeddings: { provider: 'hashing' },
-        queue: { pollIntervalMs: 20 },
-      },
-      logDestination: new Writable({ write: (_c, _e, done) => done() }),
-    });
+    const service = await startTestService({ logLevel: 'silent' });
     try {
       const client = new MemoryWebClient(service.url);
       await client.importDocument(
@@ -69,7 +43,7 @@ describe('km shows a document whose file failed as failed', () => {
       const json = await km(['status', 'partly', '--json', '--url', service.url]);
       expect(JSON.parse(json.stdout)).toMatchObject({ completed: false, failed: true, failed_files: [{ name: 'blob.dat' }] });
     } finally {
-      await service.close();
+      await service.dispose();
     }
   });
 });

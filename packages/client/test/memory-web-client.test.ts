@@ -1,33 +1,22 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Document, MemoryFilters, isKmError, type IKernelMemory } from '@km/core';
-import { startService, type RunningService } from '@km/service';
+import { startTestService, type TestService } from '@km/service/testing';
 import { MemoryWebClient, MemoryWebClientError, readServerSentEvents } from '../src/index.js';
 
 const KEY = 'client-test-key-'.padEnd(40, 'x');
-let service: RunningService;
+let service: TestService;
 let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'km-client-'));
-  service = await startService({
-    overrides: {
-      port: 0,
-      dataDirectory: join(dir, 'data'),
-      logLevel: 'warn',
-      embeddings: { provider: 'hashing' },
-      auth: { enabled: true, keys: [KEY] },
-      queue: { pollIntervalMs: 20 },
-    },
-    logDestination: new Writable({ write: (_c, _e, done) => done() }),
-  });
+  service = await startTestService({ logLevel: 'warn', auth: { enabled: true, keys: [KEY] } });
 });
 afterAll(async () => {
-  await service.close();
+  await service.dispose();
   await rm(dir, { recursive: true, force: true });
 });
 

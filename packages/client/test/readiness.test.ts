@@ -1,28 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Document, isKmError, type DataPipelineStatus } from '@km/core';
-import { startService, type RunningService } from '@km/service';
+import { startTestService, type TestService } from '@km/service/testing';
 import { MemoryWebClient } from '../src/index.js';
 
 describe('a document whose files partly failed is not ready for the client', () => {
-  let service: RunningService;
-  let dir: string;
+  let service: TestService;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'km-client-ready-'));
-    service = await startService({
-      overrides: { port: 0, dataDirectory: dir, logLevel: 'warn', embeddings: { provider: 'hashing' }, queue: { pollIntervalMs: 20 } },
-      logDestination: new Writable({ write: (_c, _e, done) => done() }),
-    });
+    service = await startTestService({ logLevel: 'warn' });
   });
-  afterAll(async () => {
-    await service.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => service.dispose());
 
   it('against a km service: waitForDocument rejects with pipeline_failed naming the file, isDocumentReady is false', async () => {
     const memory = new MemoryWebClient(service.url);

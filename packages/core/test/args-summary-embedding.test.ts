@@ -2,18 +2,15 @@ import { describe, expect, it } from 'vitest';
 import {
   CL100KTokenizer,
   HashingEmbeddingGenerator,
-  KernelMemoryBuilder,
-  MemoryContentStorage,
   PayloadFields,
   ReservedTags,
   SimpleVectorDb,
   defaultPromptProvider,
   isKmError,
-  silentLogger,
   type IPromptProvider,
 } from '../src/index.js';
 import { checkIngestionArgs, checkRetrievalArgs } from '../src/connector.js';
-import { ScriptedTextGenerator, allRecords } from './helpers.js';
+import { ScriptedTextGenerator, allRecords, inMemoryBuilder } from './helpers.js';
 
 const STEPS = ['extract', 'summarize', 'gen_embeddings', 'save_records'];
 const tokenizer = new CL100KTokenizer();
@@ -34,12 +31,7 @@ function shortening(share: number) {
 
 function setup(generator: ScriptedTextGenerator, promptProvider?: IPromptProvider) {
   const db = new SimpleVectorDb();
-  let builder = new KernelMemoryBuilder()
-    .withEmbeddingGenerator(new HashingEmbeddingGenerator())
-    .withMemoryDb(db)
-    .withContentStorage(new MemoryContentStorage())
-    .withTextGenerator(generator)
-    .withLogger(silentLogger);
+  let builder = inMemoryBuilder({ memoryDb: db }).withTextGenerator(generator);
   if (promptProvider) builder = builder.withPromptProvider(promptProvider);
   return { memory: builder.build(), db };
 }
@@ -143,12 +135,7 @@ describe("KM's summary and embedding model arguments", () => {
   it('custom_embedding_generation_model_name is refused unless it names the embedding generator’s model', async () => {
     const embeddings = new HashingEmbeddingGenerator();
     const db = new SimpleVectorDb();
-    const memory = new KernelMemoryBuilder()
-      .withEmbeddingGenerator(embeddings)
-      .withMemoryDb(db)
-      .withContentStorage(new MemoryContentStorage())
-      .withLogger(silentLogger)
-      .build();
+    const memory = inMemoryBuilder({ embeddingGenerator: embeddings, memoryDb: db }).build();
     const error = await memory
       .importText('Otters sleep.', { documentId: 'other', args: { custom_embedding_generation_model_name: 'text-embedding-3-small' } })
       .catch((e: unknown) => e);

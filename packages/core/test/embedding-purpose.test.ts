@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  HashingEmbeddingGenerator,
-  KernelMemoryBuilder,
-  MemoryContentStorage,
-  SimpleVectorDb,
-  silentLogger,
-  type EmbeddingRequestOptions,
-} from '../src/index.js';
+import { HashingEmbeddingGenerator, type EmbeddingRequestOptions } from '../src/index.js';
+import { inMemoryBuilder } from './helpers.js';
 
 /** Records the purpose of every call, with how many texts it carried. */
 class PurposeRecorder extends HashingEmbeddingGenerator {
@@ -22,12 +16,7 @@ class PurposeRecorder extends HashingEmbeddingGenerator {
 describe('GenerateEmbeddingsHandler states the purpose of its calls', () => {
   it('a one-chunk document is embedded as a document, a search as a query', async () => {
     const generator = new PurposeRecorder();
-    const memory = new KernelMemoryBuilder()
-      .withEmbeddingGenerator(generator)
-      .withMemoryDb(new SimpleVectorDb())
-      .withContentStorage(new MemoryContentStorage())
-      .withLogger(silentLogger)
-      .build();
+    const memory = inMemoryBuilder({ embeddingGenerator: generator }).build();
     await memory.importText('Comets are icy bodies that release gas near the Sun.', { documentId: 'comet' });
     expect(generator.calls).toEqual([{ texts: 1, purpose: 'document' }]);
     await memory.search('what is a comet?');

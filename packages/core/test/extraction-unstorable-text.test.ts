@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  HashingEmbeddingGenerator,
-  KernelMemoryBuilder,
-  MemoryContentStorage,
-  PayloadFields,
-  SimpleVectorDb,
-  isKmError,
-  silentLogger,
-  type IContentDecoder,
-} from '../src/index.js';
+import { PayloadFields, SimpleVectorDb, isKmError, type IContentDecoder } from '../src/index.js';
 import { cleanExtractedText } from '../src/handlers/text-extraction-handler.js';
-import { allRecords } from './helpers.js';
+import { allRecords, inMemoryBuilder } from './helpers.js';
 
 /** A decoder returning what pdf.js returns for unmapped glyphs: NUL characters, and a lone surrogate. */
 const glyphs: IContentDecoder = {
@@ -27,13 +18,7 @@ const glyphs: IContentDecoder = {
 
 function setup() {
   const db = new SimpleVectorDb();
-  const memory = new KernelMemoryBuilder()
-    .withEmbeddingGenerator(new HashingEmbeddingGenerator())
-    .withMemoryDb(db)
-    .withContentStorage(new MemoryContentStorage())
-    .withDecoder(glyphs)
-    .withLogger(silentLogger)
-    .build();
+  const memory = inMemoryBuilder({ memoryDb: db }).withDecoder(glyphs).build();
   return { memory, db };
 }
 

@@ -1,38 +1,13 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  Document,
-  HashingEmbeddingGenerator,
-  KernelMemoryBuilder,
-  MemoryContentStorage,
-  ReservedTags,
-  SimpleVectorDb,
-  WebPageFetcher,
-  silentLogger,
-} from '../src/index.js';
-import { allRecords } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { Document, ReservedTags, type SimpleVectorDb, WebPageFetcher } from '../src/index.js';
+import { allRecords, inMemory, useTempDirs } from './helpers.js';
 
-const dirs: string[] = [];
-afterAll(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
-
-function setup(extra: (b: KernelMemoryBuilder) => KernelMemoryBuilder = (b) => b) {
-  const db = new SimpleVectorDb();
-  const memory = extra(
-    new KernelMemoryBuilder()
-      .withEmbeddingGenerator(new HashingEmbeddingGenerator())
-      .withMemoryDb(db)
-      .withContentStorage(new MemoryContentStorage())
-      .withLogger(silentLogger),
-  ).build();
-  return { memory, db };
-}
+const tempDir = useTempDirs('km-types-');
 
 const PAGE =
   '<!DOCTYPE html><html><head><title>Harbours</title><style>p{color:red}</style></head><body><p>Tugboats push container ships into the harbour.</p></body></html>';
@@ -45,7 +20,7 @@ async function indexed(db: SimpleVectorDb, documentId: string) {
 
 describe('file types of imported files (extension, then a specific declared type that agrees with the bytes, then the bytes)', () => {
   it('an .html stream declared text/plain (as a multipart part without Content-Type) is indexed as text, not markup', async () => {
-    const { memory, db } = setup();
+    const { memory, db } = inMemory();
     await memory.importDocument(
       new Document('stream').addStream(
         'x.html',
@@ -61,10 +36,9 @@ describe('file types of imported files (extension, then a specific declared type
   });
 
   it('a file without extension declared text/plain is sniffed from its first bytes (buffer and path alike)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'km-types-'));
-    dirs.push(dir);
+    const dir = await tempDir();
     await writeFile(join(dir, 'page'), PAGE);
-    const { memory, db } = setup();
+    const { memory, db } = inMemory();
     await memory.importDocument(new Document('path').addFile(join(dir, 'page'), 'page', 'text/plain'));
     await memory.importDocument(new Document('buffer').addBuffer('settings', '{ "harbour": "Tugboats" }', 'application/octet-stream'));
     expect((await indexed(db, 'path')).types).toEqual(['text/html']);
@@ -73,7 +47,7 @@ describe('file types of imported files (extension, then a specific declared type
   });
 
   it('a PDF uploaded as text/plain is typed application/pdf, not refused as "looks binary" text', async () => {
-    const { memory } = setup();
+    const { memory } = inMemory();
     const pdf = Buffer.from('%PDF-1.4\n%\u00e2\u00e3\n1 0 obj\n<< >>\nendobj\n\u0000\u0001', 'latin1');
     await memory.importDocument(new Document('pdf').addBuffer('scan.pdf', pdf, 'text/plain')).catch(() => undefined);
     await memory.importDocument(new Document('pdf-noext').addBuffer('scan', pdf, 'text/plain')).catch(() => undefined);
@@ -92,7 +66,7 @@ describe('file types of imported files (extension, then a specific declared type
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/harbours`;
-      const { memory, db } = setup((b) => b.withWebPageFetcher(new WebPageFetcher({ allowPrivateNetworks: true })));
+      const { memory, db } = inMemory((b) => b.withWebPageFetcher(new WebPageFetcher({ allowPrivateNetworks: true })));
       await memory.importWebPage(url, { documentId: 'web' });
       const { text, types } = await indexed(db, 'web');
       expect(types).toEqual(['text/html']);

@@ -1,7 +1,27 @@
-import { rm } from 'node:fs/promises';
-import { afterAll, afterEach } from 'vitest';
-import type { IMemoryDb, ITextGenerator, MemoryRecord, MemoryService, TextGenerationOptions } from '../src/index.js';
-import { CL100KTokenizer } from '../src/index.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, expect, vi } from 'vitest';
+import type {
+  DataPipelineStatus,
+  IContentStorage,
+  IMemoryDb,
+  ITextEmbeddingGenerator,
+  ITextGenerator,
+  MemoryRecord,
+  MemoryServerless,
+  MemoryService,
+  TextGenerationOptions,
+} from '../src/index.js';
+import {
+  CL100KTokenizer,
+  HashingEmbeddingGenerator,
+  isKmError,
+  KernelMemoryBuilder,
+  MemoryContentStorage,
+  SimpleVectorDb,
+  silentLogger,
+} from '../src/index.js';
 
 export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -52,4 +72,80 @@ export function cleanupAfterTests(): { dirs: string[]; services: MemoryService[]
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
   return { dirs, services };
+}
+
+/**
+ * Makes folders under the OS temp folder, named `prefix…`, for the tests of a file, and removes
+ * them after the file's tests. Returns the function that makes one.
+ */
+export function useTempDirs(prefix: string): () => Promise<string> {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  });
+  return async () => {
+    const d = await mkdtemp(join(tmpdir(), prefix));
+    dirs.push(d);
+    return d;
+  };
+}
+
+/** The parts of {@link inMemoryBuilder} a test chooses; the others are the defaults. */
+export interface InMemoryParts {
+  /** @default a HashingEmbeddingGenerator */
+  embeddingGenerator?: ITextEmbeddingGenerator;
+  /** @default a SimpleVectorDb kept in memory */
+  memoryDb?: IMemoryDb;
+  /** @default a MemoryContentStorage */
+  contentStorage?: IContentStorage;
+}
+
+/**
+ * A builder that keeps everything in memory and logs nothing: hashing embeddings, a
+ * SimpleVectorDb and a MemoryContentStorage, unless `parts` names others. Chain more `with…`
+ * calls on it (another `withMemoryDb` adds a DB after the first).
+ */
+export function inMemoryBuilder(parts: InMemoryParts = {}): KernelMemoryBuilder {
+  return new KernelMemoryBuilder()
+    .withEmbeddingGenerator(parts.embeddingGenerator ?? new HashingEmbeddingGenerator())
+    .withMemoryDb(parts.memoryDb ?? new SimpleVectorDb())
+    .withContentStorage(parts.contentStorage ?? new MemoryContentStorage())
+    .withLogger(silentLogger);
+}
+
+/**
+ * A memory built by {@link inMemoryBuilder}, with its vector DB and content storage for the test
+ * to look into; `configure` adds to the builder.
+ */
+export function inMemory(configure: (builder: KernelMemoryBuilder) => KernelMemoryBuilder = (b) => b): {
+  memory: MemoryServerless;
+  db: SimpleVectorDb;
+  storage: MemoryContentStorage;
+} {
+  const db = new SimpleVectorDb();
+  const storage = new MemoryContentStorage();
+  const memory = configure(inMemoryBuilder({ memoryDb: db, contentStorage: storage })).build();
+  return { memory, db, storage };
+}
+
+/** The code of the KmError `fn` throws; undefined when it returns, a description of anything else it throws. */
+export function thrownCode(fn: () => unknown): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (e) {
+    return isKmError(e) ? e.code : `not a KmError: ${String(e)}`;
+  }
+}
+
+/** Waits, 10 s at most, polling every `intervalMs`, until the document's status says completed and not failed. */
+export function waitUntilCompleted(
+  memory: { getDocumentStatus(documentId: string): Promise<DataPipelineStatus | null> },
+  documentId: string,
+  intervalMs: number,
+): Promise<void> {
+  return vi.waitFor(async () => expect(await memory.getDocumentStatus(documentId)).toMatchObject({ completed: true, failed: false }), {
+    timeout: 10_000,
+    interval: intervalMs,
+  });
 }

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  HashingEmbeddingGenerator,
-  KernelMemoryBuilder,
-  MemoryContentStorage,
-  SimpleVectorDb,
-  isKmError,
-  silentLogger,
-} from '../src/index.js';
+import { MemoryContentStorage, SimpleVectorDb, isKmError } from '../src/index.js';
+import { inMemoryBuilder } from './helpers.js';
 
 /** SimpleVectorDb with a declared limit, as a connector declares its own. */
 class LimitedDb extends SimpleVectorDb {
@@ -16,12 +10,8 @@ class LimitedDb extends SimpleVectorDb {
 describe('an index name too long for a configured memory DB is refused at import, before anything is written', () => {
   const setup = () => {
     const storage = new MemoryContentStorage();
-    const builder = new KernelMemoryBuilder()
-      .withEmbeddingGenerator(new HashingEmbeddingGenerator())
-      .withMemoryDb(new SimpleVectorDb())
-      .withMemoryDb(new LimitedDb())
-      .withContentStorage(storage)
-      .withLogger(silentLogger);
+    // The SimpleVectorDb of inMemoryBuilder first, then the limited one.
+    const builder = inMemoryBuilder({ contentStorage: storage }).withMemoryDb(new LimitedDb());
     return { storage, memory: builder.build(), service: builder.buildService() };
   };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HashingEmbeddingGenerator, KernelMemoryBuilder, MemoryContentStorage, SimpleVectorDb, silentLogger } from '../src/index.js';
 import { JsonDecoder } from '../src/connector.js';
+import { inMemoryBuilder } from './helpers.js';
 
 const SETTINGS = `{
   // Where the harbour master keeps the tide tables
@@ -18,12 +18,7 @@ describe('JSON that is not strict JSON is indexed as text, as Kernel Memory inde
   });
 
   it('a settings file with comments is imported and searchable', async () => {
-    const memory = new KernelMemoryBuilder()
-      .withEmbeddingGenerator(new HashingEmbeddingGenerator())
-      .withMemoryDb(new SimpleVectorDb())
-      .withContentStorage(new MemoryContentStorage())
-      .withLogger(silentLogger)
-      .build();
+    const memory = inMemoryBuilder().build();
     await memory.importDocument({ name: 'settings.json', data: SETTINGS }, { documentId: 'settings' });
     expect(await memory.getDocumentStatus('settings')).toMatchObject({ completed: true, failed: false });
     const found = await memory.search('harbour master tide tables');

@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { HashingEmbeddingGenerator, KernelMemoryBuilder, MemoryContentStorage, SimpleVectorDb, silentLogger } from '../src/index.js';
-import { ScriptedTextGenerator } from './helpers.js';
+import { ScriptedTextGenerator, inMemoryBuilder } from './helpers.js';
 
 describe("Kernel Memory's gen_embeddings_parallel and summarize_parallel run as gen_embeddings and summarize", () => {
-  const builder = () =>
-    new KernelMemoryBuilder()
-      .withEmbeddingGenerator(new HashingEmbeddingGenerator())
-      .withTextGenerator(new ScriptedTextGenerator(() => 'Penguins live in the southern hemisphere.'))
-      .withMemoryDb(new SimpleVectorDb())
-      .withContentStorage(new MemoryContentStorage())
-      .withLogger(silentLogger);
+  const builder = () => inMemoryBuilder().withTextGenerator(new ScriptedTextGenerator(() => 'Penguins live in the southern hemisphere.'));
   const steps = [
     'extract',
     'partition',

@@ -1,15 +1,13 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Document,
   EXTRACTIVE_PREAMBLE,
   HashingEmbeddingGenerator,
   KernelMemoryBuilder,
-  MemoryContentStorage,
   MemoryFilters,
   NOT_FOUND_ANSWER,
   ReservedTags,
@@ -20,20 +18,13 @@ import {
   silentLogger,
   type DataPipeline,
   type IPipelineStepHandler,
+  type MemoryServerless,
   type StepOutcome,
 } from '../src/index.js';
 import { SaveRecordsHandler, markProcessed, pendingFiles, type PipelineContext } from '../src/connector.js';
-import { ScriptedTextGenerator, allRecords, collect } from './helpers.js';
+import { ScriptedTextGenerator, allRecords, collect, inMemory, useTempDirs } from './helpers.js';
 
-const dirs: string[] = [];
-afterAll(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
-const tempDir = async () => {
-  const d = await mkdtemp(join(tmpdir(), 'km-mem-'));
-  dirs.push(d);
-  return d;
-};
+const tempDir = useTempDirs('km-mem-');
 
 class CountingEmbeddingGenerator extends HashingEmbeddingGenerator {
   calls = 0;
@@ -41,19 +32,6 @@ class CountingEmbeddingGenerator extends HashingEmbeddingGenerator {
     this.calls += texts.length;
     return super.generateEmbeddings(texts, signal);
   }
-}
-
-function setup(extra: (b: KernelMemoryBuilder) => KernelMemoryBuilder = (b) => b) {
-  const db = new SimpleVectorDb();
-  const storage = new MemoryContentStorage();
-  const memory = extra(
-    new KernelMemoryBuilder()
-      .withEmbeddingGenerator(new HashingEmbeddingGenerator())
-      .withMemoryDb(db)
-      .withContentStorage(storage)
-      .withLogger(silentLogger),
-  ).build();
-  return { memory, db, storage };
 }
 
 const MOON = `# The Moon
@@ -68,7 +46,7 @@ const HTML = `<html><head><title>Volcanoes</title></head><body><h1>Volcanoes</h1
 <p>A volcano is a rupture in the crust where lava, ash and gases escape.</p><ul><li>Etna erupts often</li></ul></body></html>`;
 const JSON_DOC = JSON.stringify({ product: 'Teapot', material: 'porcelain', capacity_ml: 750, colors: ['white', 'blue'] });
 
-async function importCorpus(memory: ReturnType<typeof setup>['memory']) {
+async function importCorpus(memory: MemoryServerless) {
   await memory.importDocument({ name: 'moon.md', data: MOON }, { documentId: 'moon', tags: { topic: ['space'], user: ['alice'] } });
   await memory.importText(CARBON, { documentId: 'carbon', tags: { topic: ['chemistry'], user: ['bob'] } });
   await memory.importDocument(
@@ -80,7 +58,7 @@ async function importCorpus(memory: ReturnType<typeof setup>['memory']) {
 
 describe('MemoryServerless end to end', () => {
   it('imports text, markdown, HTML and JSON; records carry reserved and user tags', async () => {
-    const { memory, db } = setup();
+    const { memory, db } = inMemory();
     await importCorpus(memory);
     for (const id of ['moon', 'carbon', 'volcano', 'teapot']) expect(await memory.isDocumentReady(id)).toBe(true);
     const records = await allRecords(db);
@@ -96,7 +74,7 @@ describe('MemoryServerless end to end', () => {
   });
 
   it('search returns citations grouped by file, and filters keep only matching sources', async () => {
-    const { memory } = setup();
+    const { memory } = inMemory();
     await importCorpus(memory);
     const all = await memory.search('moon craters regolith');
     expect(all.noResult).toBe(false);
@@ -117,14 +95,14 @@ describe('MemoryServerless end to end', () => {
   });
 
   it('an empty query lists the records matching the filters (Kernel Memory behaviour)', async () => {
-    const { memory } = setup();
+    const { memory } = inMemory();
     await importCorpus(memory);
     const listed = await memory.search('', { filter: MemoryFilters.byTag('topic', 'chemistry') });
     expect(listed.results.map((c) => c.documentId)).toEqual(['carbon']);
   });
 
   it('ask without a language model quotes the most relevant sentences and cites them', async () => {
-    const { memory } = setup();
+    const { memory } = inMemory();
     await importCorpus(memory);
     const answer = await memory.ask('What covers the lunar surface of the Moon?');
     expect(answer.noResult).toBe(false);
@@ -135,7 +113,7 @@ describe('MemoryServerless end to end', () => {
 
   it('ask with a text generator puts the facts in the prompt and reports token usage', async () => {
     const generator = new ScriptedTextGenerator(() => 'The surface is covered in regolith.');
-    const { memory } = setup((b) => b.withTextGenerator(generator));
+    const { memory } = inMemory((b) => b.withTextGenerator(generator));
     await importCorpus(memory);
     const answer = await memory.ask('What covers the surface of the Moon?', { filter: MemoryFilters.byTag('topic', 'space') });
     expect(answer.text).toBe('The surface is covered in regolith.');
@@ -150,7 +128,7 @@ describe('MemoryServerless end to end', () => {
 
   it('INFO NOT FOUND from the model, or no matching memory, gives noResult', async () => {
     const generator = new ScriptedTextGenerator(() => NOT_FOUND_ANSWER);
-    const { memory } = setup((b) => b.withTextGenerator(generator));
+    const { memory } = inMemory((b) => b.withTextGenerator(generator));
     await importCorpus(memory);
     const unknown = await memory.ask('Who won the 1998 world cup?');
     expect(unknown.noResult).toBe(true);
@@ -161,7 +139,7 @@ describe('MemoryServerless end to end', () => {
 
   it('askStreaming yields reset, append chunks and last; the chunks add up to the answer', async () => {
     const generator = new ScriptedTextGenerator(() => 'Carbon has atomic number six, as the facts say.');
-    const { memory } = setup((b) => b.withTextGenerator(generator));
+    const { memory } = inMemory((b) => b.withTextGenerator(generator));
     await importCorpus(memory);
     const chunks = await collect(memory.askStreaming('What is the atomic number of carbon?'));
     expect(chunks[0]!.streamState).toBe('reset');
@@ -172,7 +150,7 @@ describe('MemoryServerless end to end', () => {
   });
 
   it('deleting a document leaves zero records and zero files', async () => {
-    const { memory, db, storage } = setup();
+    const { memory, db, storage } = inMemory();
     await importCorpus(memory);
     await memory.deleteDocument('moon');
     const left = await allRecords(db);
@@ -184,7 +162,7 @@ describe('MemoryServerless end to end', () => {
   });
 
   it('deleting an index removes its records and files', async () => {
-    const { memory, storage } = setup();
+    const { memory, storage } = inMemory();
     await memory.importText(CARBON, { index: 'Chem Notes', documentId: 'c1' });
     expect((await memory.listIndexes()).map((i) => i.name)).toContain('chem-notes');
     await memory.deleteIndex('chem notes');
@@ -193,7 +171,7 @@ describe('MemoryServerless end to end', () => {
   });
 
   it('re-importing a document that now has fewer partitions leaves no stale record or file', async () => {
-    const { memory, db, storage } = setup();
+    const { memory, db, storage } = inMemory();
     const long = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} explains fact number ${i} about tides.`).join('\n\n');
     await memory.importDocument(
       { name: 'notes.txt', data: long },
@@ -213,7 +191,7 @@ describe('MemoryServerless end to end', () => {
 
   it('re-importing unchanged text reuses stored embeddings (no new embedding call)', async () => {
     const counting = new CountingEmbeddingGenerator();
-    const { memory } = setup((b) => b.withEmbeddingGenerator(counting));
+    const { memory } = inMemory((b) => b.withEmbeddingGenerator(counting));
     await memory.importText(CARBON, { documentId: 'c' });
     const first = counting.calls;
     await memory.importText(CARBON, { documentId: 'c' });
@@ -239,7 +217,7 @@ describe('MemoryServerless end to end', () => {
         },
       };
     };
-    const { memory, db } = setup((b) => b.withHandler(flaky));
+    const { memory, db } = inMemory((b) => b.withHandler(flaky));
     const doc = new Document('two-files')
       .addBuffer('a.txt', 'Alpha file text about apples.')
       .addBuffer('b.txt', 'Beta file text about bananas.');
@@ -268,7 +246,7 @@ describe('MemoryServerless end to end', () => {
         return { result: 'success', pipeline };
       },
     };
-    const { memory, db } = setup((b) => b.withHandler(wordCount));
+    const { memory, db } = inMemory((b) => b.withHandler(wordCount));
     await memory.importText('one two three', {
       documentId: 'w',
       steps: ['word_count', 'extract', 'partition', 'gen_embeddings', 'save_records'],
@@ -282,7 +260,7 @@ describe('MemoryServerless end to end', () => {
 
   it('summarize writes a summary record tagged __synth:summary', async () => {
     const generator = new ScriptedTextGenerator(() => 'Summary: carbon is element six.');
-    const { memory, db } = setup((b) => b.withTextGenerator(generator));
+    const { memory, db } = inMemory((b) => b.withTextGenerator(generator));
     await memory.importText(CARBON, { documentId: 's', steps: ['extract', 'partition', 'summarize', 'gen_embeddings', 'save_records'] });
     const summaries = (await allRecords(db)).filter((r) => r.tags[ReservedTags.synthetic]?.includes('summary'));
     expect(summaries).toHaveLength(1);
@@ -290,14 +268,14 @@ describe('MemoryServerless end to end', () => {
   });
 
   it('summarize without a text generator fails the document with the reason', async () => {
-    const { memory } = setup();
+    const { memory } = inMemory();
     await expect(memory.importText(CARBON, { documentId: 's', steps: ['extract', 'summarize'] })).rejects.toThrow(/text generator/);
     expect((await memory.getDocumentStatus('s'))!.error).toContain('text generator');
   });
 
   it('writes every record to several memory DBs at once', async () => {
     const text = new SimpleTextDb();
-    const { memory, db } = setup((b) => b.withMemoryDb(new SimpleVectorDb()).withMemoryDb(text));
+    const { memory, db } = inMemory((b) => b.withMemoryDb(new SimpleVectorDb()).withMemoryDb(text));
     void db;
     await memory.importText(CARBON, { documentId: 'multi' });
     const hits = await collect(text.getSimilarList('default', 'graphite diamond'));
@@ -332,7 +310,7 @@ describe('MemoryServerless end to end', () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'a.md'), '# A\n\nAardvarks dig burrows.');
     await writeFile(join(dir, 'b.txt'), 'Bees make honey.');
-    const { memory, db } = setup();
+    const { memory, db } = inMemory();
     const id = await memory.importDocument([join(dir, 'a.md'), join(dir, 'b.txt')], { documentId: 'paths' });
     expect(id).toBe('paths');
     expect((await allRecords(db)).map((r) => r.payload.file).sort()).toEqual(['a.md', 'b.txt']);
@@ -346,9 +324,9 @@ describe('MemoryServerless end to end', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/page`;
-      const { memory: guarded } = setup();
+      const { memory: guarded } = inMemory();
       await expect(guarded.importWebPage(url, { documentId: 'web' })).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_argument'));
-      const { memory } = setup((b) => b.withWebPageFetcher(new WebPageFetcher({ allowPrivateNetworks: true })));
+      const { memory } = inMemory((b) => b.withWebPageFetcher(new WebPageFetcher({ allowPrivateNetworks: true })));
       await memory.importWebPage(url, { documentId: 'web' });
       const result = await memory.search('lighthouses ships');
       expect(result.results[0]).toMatchObject({ documentId: 'web', sourceUrl: url, sourceContentType: 'text/html' });
@@ -361,7 +339,7 @@ describe('MemoryServerless end to end', () => {
 
 describe('MemoryServerless bad input', () => {
   it.each(['a/b', '..', '../x', 'has space', 'semi;colon', 'ü'])('document id %j: typed error, nothing written', async (id) => {
-    const { memory, storage, db } = setup();
+    const { memory, storage, db } = inMemory();
     await expect(memory.importText('text', { documentId: id })).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_document_id'));
     await expect(memory.getDocumentStatus(id)).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_document_id'));
     await expect(memory.deleteDocument(id)).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_document_id'));
@@ -370,7 +348,7 @@ describe('MemoryServerless bad input', () => {
   });
 
   it('an index name that cannot be normalised: typed error, nothing written', async () => {
-    const { memory, storage } = setup();
+    const { memory, storage } = inMemory();
     for (const index of ['bad*index', "x' OR 1=1", 'ünï']) {
       await expect(memory.importText('t', { index })).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_index_name'));
       await expect(memory.search('t', { index })).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_index_name'));
@@ -379,7 +357,7 @@ describe('MemoryServerless bad input', () => {
   });
 
   it('an empty file is logged and skipped; the document completes with no record', async () => {
-    const { memory, db } = setup();
+    const { memory, db } = inMemory();
     await memory.importDocument({ name: 'empty.txt', data: '' }, { documentId: 'empty' });
     expect(await memory.getDocumentStatus('empty')).toMatchObject({ completed: true, failed: false });
     const pipeline = await memory.orchestrator.statusStore.read('default', 'empty');
@@ -388,7 +366,7 @@ describe('MemoryServerless bad input', () => {
   });
 
   it('a file whose type has no decoder fails, naming the package to install, while the other files are imported', async () => {
-    const { memory, db } = setup();
+    const { memory, db } = inMemory();
     const doc = new Document('mixed').addBuffer('scan.pdf', Buffer.from('%PDF-1.4 fake')).addBuffer('ok.txt', 'Readable text here.');
     await expect(memory.importDocument(doc)).rejects.toSatisfy((e: unknown) => isKmError(e, 'pipeline_failed'));
     const status = await memory.getDocumentStatus('mixed');
@@ -399,7 +377,7 @@ describe('MemoryServerless bad input', () => {
   });
 
   it('a corrupt file fails alone; a document whose only file is corrupt ends failed with the reason', async () => {
-    const { memory, db } = setup();
+    const { memory, db } = inMemory();
     const doc = new Document('half').addBuffer('bad.txt', Buffer.from([0x41, 0, 0x42])).addBuffer('good.txt', 'Good text.');
     await expect(memory.importDocument(doc)).rejects.toSatisfy((e: unknown) => isKmError(e, 'pipeline_failed'));
     const pipeline = await memory.orchestrator.statusStore.read('default', 'half');
@@ -412,7 +390,7 @@ describe('MemoryServerless bad input', () => {
   });
 
   it('a filter on a reserved tag written wrong gives invalid_filter', async () => {
-    const { memory } = setup();
+    const { memory } = inMemory();
     await expect(memory.search('x', { filters: [{ __document: ['d'] } as never] })).rejects.toSatisfy((e: unknown) =>
       isKmError(e, 'invalid_filter'),
     );
@@ -422,7 +400,7 @@ describe('MemoryServerless bad input', () => {
   });
 
   it('reserved tags cannot be set by callers', async () => {
-    const { memory, storage } = setup();
+    const { memory, storage } = inMemory();
     await expect(memory.importText('t', { documentId: 'r', tags: { __document_id: ['other'] } })).rejects.toSatisfy((e: unknown) =>
       isKmError(e, 'invalid_tag'),
     );
@@ -430,7 +408,7 @@ describe('MemoryServerless bad input', () => {
   });
 
   it('an unknown step is refused before anything is written', async () => {
-    const { memory, storage } = setup();
+    const { memory, storage } = inMemory();
     await expect(memory.importText('t', { documentId: 's', steps: ['extract', 'no_such_step'] })).rejects.toSatisfy((e: unknown) =>
       isKmError(e, 'handler_not_found'),
     );
@@ -438,7 +416,7 @@ describe('MemoryServerless bad input', () => {
   });
 
   it('bad minRelevance, missing file export and unknown document resume give typed errors', async () => {
-    const { memory } = setup();
+    const { memory } = inMemory();
     await expect(memory.search('x', { minRelevance: 2 })).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_argument'));
     await expect(memory.exportFile('nope', 'x.txt')).rejects.toSatisfy((e: unknown) => isKmError(e, 'file_not_found'));
     await expect(memory.exportFile('nope', '../x.txt')).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_file_name'));
@@ -447,13 +425,13 @@ describe('MemoryServerless bad input', () => {
   });
 
   it('a vector DB with no embedding generator fails the document with a clear reason', async () => {
-    const { memory } = setup((b) => b.withEmbeddingGenerator(null));
+    const { memory } = inMemory((b) => b.withEmbeddingGenerator(null));
     await expect(memory.importText('text', { documentId: 'nov' })).rejects.toSatisfy((e: unknown) => isKmError(e, 'pipeline_failed'));
     expect((await memory.getDocumentStatus('nov'))!.error).toContain('needs embeddings');
   });
 
   it('a stream that fails mid-upload leaves nothing behind', async () => {
-    const { memory, storage } = setup();
+    const { memory, storage } = inMemory();
     async function* failing() {
       yield Buffer.from('start');
       throw new Error('connection reset');

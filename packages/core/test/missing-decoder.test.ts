@@ -1,28 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import {
-  HashingEmbeddingGenerator,
-  KernelMemoryBuilder,
-  MemoryContentStorage,
-  SimpleVectorDb,
-  isKmError,
-  silentLogger,
-} from '../src/index.js';
+import { isKmError } from '../src/index.js';
 import { missingDecoderReason } from '../src/decoders/missing-decoder.js';
-
-function setup() {
-  return new KernelMemoryBuilder()
-    .withEmbeddingGenerator(new HashingEmbeddingGenerator())
-    .withMemoryDb(new SimpleVectorDb())
-    .withContentStorage(new MemoryContentStorage())
-    .withLogger(silentLogger)
-    .build();
-}
+import { inMemoryBuilder } from './helpers.js';
 
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\n', 'latin1');
 
 describe('a file nobody can decode fails with a reason naming what to install', () => {
   it('a PDF without @km/decoders: the document fails and says to install @km/decoders', async () => {
-    const memory = setup();
+    const memory = inMemoryBuilder().build();
     const error = await memory.importDocument({ name: 'report.pdf', data: PDF }, { documentId: 'pdf' }).catch((e: unknown) => e);
     expect(isKmError(error, 'pipeline_failed')).toBe(true);
     const status = await memory.getDocumentStatus('pdf');
@@ -33,7 +18,7 @@ describe('a file nobody can decode fails with a reason naming what to install', 
   });
 
   it('Office files and images name @km/decoders too; a type no package reads gets a generic reason', async () => {
-    const memory = setup();
+    const memory = inMemoryBuilder().build();
     await memory
       .importDocument({ name: 'photo.jpg', data: Buffer.from([0xff, 0xd8, 0xff, 0xe0]) }, { documentId: 'jpg' })
       .catch(() => undefined);
@@ -49,7 +34,7 @@ describe('a file nobody can decode fails with a reason naming what to install', 
   });
 
   it('a GIF or an SVG, which @km/decoders does not read, gets the generic reason, not "install @km/decoders"', async () => {
-    const memory = setup();
+    const memory = inMemoryBuilder().build();
     await memory
       .importDocument({ name: 'anim.gif', data: Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1') }, { documentId: 'gif' })
       .catch(() => undefined);

@@ -6,21 +6,12 @@ import {
   Document,
   HashingEmbeddingGenerator,
   KernelMemoryBuilder,
-  isKmError,
   silentLogger,
   validateDocumentId,
   validateFileName,
 } from '../src/index.js';
 import { MAX_DOCUMENT_ID_BYTES, MAX_FILE_NAME_BYTES, MAX_PATH_SEGMENT_BYTES, utf8Length } from '../src/connector.js';
-
-const code = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-    return undefined;
-  } catch (e) {
-    return isKmError(e) ? e.code : `not a KmError: ${String(e)}`;
-  }
-};
+import { thrownCode } from './helpers.js';
 
 /** A name of exactly `bytes` UTF-8 bytes ending in `.txt`, with two-byte characters in it. */
 const nameOf = (bytes: number): string => {
@@ -37,17 +28,17 @@ describe('name limits', () => {
 
   it('refuses a document id over 255 bytes (a 256-character id made ENAMETOOLONG)', () => {
     expect(validateDocumentId('a'.repeat(255))).toHaveLength(255);
-    expect(code(() => validateDocumentId('a'.repeat(256)))).toBe('invalid_document_id');
+    expect(thrownCode(() => validateDocumentId('a'.repeat(256)))).toBe('invalid_document_id');
   });
 
   it('counts a file name in UTF-8 bytes and refuses an uploaded name over 155', () => {
     expect(utf8Length(nameOf(155))).toBe(155);
     expect(validateFileName(nameOf(155), { uploaded: true })).toBe(nameOf(155));
-    expect(code(() => validateFileName(nameOf(156), { uploaded: true }))).toBe('invalid_file_name');
+    expect(thrownCode(() => validateFileName(nameOf(156), { uploaded: true }))).toBe('invalid_file_name');
     // 130 characters but 260 bytes
-    expect(code(() => validateFileName('é'.repeat(126) + '.txt'))).toBe('invalid_file_name');
-    expect(code(() => validateFileName('a'.repeat(200) + '.pdf'))).toBe('invalid_file_name');
-    expect(code(() => validateFileName('a'.repeat(255)))).toBe('invalid_file_name');
+    expect(thrownCode(() => validateFileName('é'.repeat(126) + '.txt'))).toBe('invalid_file_name');
+    expect(thrownCode(() => validateFileName('a'.repeat(200) + '.pdf'))).toBe('invalid_file_name');
+    expect(thrownCode(() => validateFileName('a'.repeat(255)))).toBe('invalid_file_name');
   });
 
   it('accepts the derived names of an uploaded name at the limit, and no derived name of a longer one', () => {
@@ -63,16 +54,16 @@ describe('name limits', () => {
     ]) {
       expect(validateFileName(derived)).toBe(derived);
     }
-    expect(code(() => validateFileName(`${nameOf(156)}.extract.txt`))).toBe('invalid_file_name');
+    expect(thrownCode(() => validateFileName(`${nameOf(156)}.extract.txt`))).toBe('invalid_file_name');
     // An upload may not pass for a derived name
-    expect(code(() => validateFileName(`${'a'.repeat(150)}.extract.txt`, { uploaded: true }))).toBe('invalid_file_name');
+    expect(thrownCode(() => validateFileName(`${'a'.repeat(150)}.extract.txt`, { uploaded: true }))).toBe('invalid_file_name');
   });
 
   it('makes an in-process import refuse a file name that is too long, with InvalidInputError', () => {
-    expect(code(() => new Document('d').addBuffer(nameOf(200), 'text'))).toBe('invalid_file_name');
-    expect(code(() => new Document('a'.repeat(256)))).toBe('invalid_document_id');
+    expect(thrownCode(() => new Document('d').addBuffer(nameOf(200), 'text'))).toBe('invalid_file_name');
+    expect(thrownCode(() => new Document('a'.repeat(256)))).toBe('invalid_document_id');
     // A file named like a derived one is still an uploaded file: its whole name counts.
-    expect(code(() => new Document('d').addBuffer(`${'a'.repeat(150)}.extract.txt`, 'text'))).toBe('invalid_file_name');
+    expect(thrownCode(() => new Document('d').addBuffer(`${'a'.repeat(150)}.extract.txt`, 'text'))).toBe('invalid_file_name');
   });
 
   it('keeps embedding file names within a path segment whatever the model name’s length, distinct per model', async () => {

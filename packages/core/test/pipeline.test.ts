@@ -2,31 +2,36 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
   HashingEmbeddingGenerator,
-  KernelMemoryBuilder,
   KmError,
-  MemoryContentStorage,
   PIPELINE_STATUS_FILE,
-  SimpleVectorDb,
   isKmError,
-  silentLogger,
+  type DataPipeline,
   type ExtractedContent,
   type IContentDecoder,
   type IPipelineStepHandler,
+  type KernelMemoryBuilder,
+  type StepOutcome,
 } from '../src/index.js';
-import { allRecords } from './helpers.js';
+import { allRecords, inMemory } from './helpers.js';
 
+/** An in-memory memory whose failed steps are retried after 1 ms. */
 function build(configure: (b: KernelMemoryBuilder) => KernelMemoryBuilder = (b) => b) {
-  const db = new SimpleVectorDb();
-  const storage = new MemoryContentStorage();
-  const memory = configure(
-    new KernelMemoryBuilder()
-      .withEmbeddingGenerator(new HashingEmbeddingGenerator())
-      .withMemoryDb(db)
-      .withContentStorage(storage)
-      .withLogger(silentLogger)
-      .withOrchestratorOptions({ retryDelayMs: 1 }),
-  ).build();
-  return { memory, db, storage };
+  return inMemory((b) => configure(b.withOrchestratorOptions({ retryDelayMs: 1 })));
+}
+
+/** A step handler that counts its calls; `outcome` gives the result of call `n` (from 1). */
+function countingStep(
+  stepName: string,
+  outcome: (n: number, pipeline: DataPipeline) => StepOutcome,
+): IPipelineStepHandler & { calls: number } {
+  const step = {
+    stepName,
+    calls: 0,
+    async invoke(pipeline: DataPipeline) {
+      return outcome(++step.calls, pipeline);
+    },
+  };
+  return step;
 }
 
 /** Counts what reaches the generator, and how many calls overlap. */
@@ -47,35 +52,23 @@ class ObservedEmbeddingGenerator extends HashingEmbeddingGenerator {
 
 describe('pipeline', () => {
   it('retries a step that fails transiently, then completes', async () => {
-    let calls = 0;
-    const flaky: IPipelineStepHandler = {
-      stepName: 'flaky',
-      async invoke(pipeline) {
-        calls++;
-        if (calls < 3) throw new KmError('transient', 'backend busy', { transient: true });
-        return { result: 'success', pipeline };
-      },
-    };
+    const flaky = countingStep('flaky', (n, pipeline) => {
+      if (n < 3) throw new KmError('transient', 'backend busy', { transient: true });
+      return { result: 'success', pipeline };
+    });
     const { memory } = build((b) => b.withHandler(flaky));
     await memory.importText('hello', { documentId: 'd', steps: ['flaky'] });
-    expect(calls).toBe(3);
+    expect(flaky.calls).toBe(3);
     expect(await memory.getDocumentStatus('d')).toMatchObject({ completed: true, completed_steps: ['flaky'] });
   });
 
   it('a step still transient after the configured attempts fails the document with the reason', async () => {
-    let calls = 0;
-    const busy: IPipelineStepHandler = {
-      stepName: 'busy',
-      async invoke(pipeline) {
-        calls++;
-        return { result: 'transient', pipeline, error: 'rate limited' };
-      },
-    };
+    const busy = countingStep('busy', (_n, pipeline) => ({ result: 'transient', pipeline, error: 'rate limited' }));
     const { memory } = build((b) => b.withHandler(busy).withOrchestratorOptions({ maxAttempts: 4, retryDelayMs: 1 }));
     await expect(memory.importText('hello', { documentId: 'd', steps: ['busy'] })).rejects.toSatisfy((e: unknown) =>
       isKmError(e, 'pipeline_failed'),
     );
-    expect(calls).toBe(4);
+    expect(busy.calls).toBe(4);
     expect((await memory.getDocumentStatus('d'))!.error).toContain('rate limited');
   });
 

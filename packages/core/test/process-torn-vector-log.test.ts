@@ -11,7 +11,7 @@ import {
   type Logger,
   type MemoryService,
 } from '../src/index.js';
-import { allRecords, cleanupAfterTests } from './helpers.js';
+import { allRecords, cleanupAfterTests, waitUntilCompleted } from './helpers.js';
 
 const { dirs, services } = cleanupAfterTests();
 
@@ -33,11 +33,7 @@ function service(dir: string, dbLogger: Logger) {
   return { memory, db };
 }
 
-const completed = (memory: MemoryService, id: string) =>
-  vi.waitFor(async () => expect(await memory.getDocumentStatus(id)).toMatchObject({ completed: true, failed: false }), {
-    timeout: 10_000,
-    interval: 20,
-  });
+const completed = (memory: MemoryService, id: string) => waitUntilCompleted(memory, id, 20);
 
 describe('a torn tail of the vector log', () => {
   it('is logged with the record ids it dropped, and their document is saved again', async () => {

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  Document,
-  HashingEmbeddingGenerator,
-  KernelMemoryBuilder,
-  MemoryContentStorage,
-  SimpleVectorDb,
-  isKmError,
-  silentLogger,
-  type IContentDecoder,
-} from '../src/index.js';
+import { Document, isKmError, type IContentDecoder } from '../src/index.js';
+import { inMemoryBuilder } from './helpers.js';
 
 /** A decoder that refuses its files while `broken`, as one does with a file it cannot read yet. */
 class FlakyDecoder implements IContentDecoder {
@@ -25,12 +17,7 @@ class FlakyDecoder implements IContentDecoder {
 
 function setup() {
   const decoder = new FlakyDecoder();
-  const builder = new KernelMemoryBuilder()
-    .withEmbeddingGenerator(new HashingEmbeddingGenerator())
-    .withMemoryDb(new SimpleVectorDb())
-    .withContentStorage(new MemoryContentStorage())
-    .withDecoder(decoder)
-    .withLogger(silentLogger);
+  const builder = inMemoryBuilder().withDecoder(decoder);
   return { decoder, memory: builder.build(), service: builder.buildService() };
 }
 

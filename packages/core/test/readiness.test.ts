@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  Document,
-  HashingEmbeddingGenerator,
-  KernelMemoryBuilder,
-  MemoryContentStorage,
-  SimpleVectorDb,
-  isKmError,
-  isStatusReady,
-  silentLogger,
-  statusFailure,
-  type DataPipelineStatus,
-  type IContentDecoder,
-} from '../src/index.js';
+import { Document, isKmError, isStatusReady, statusFailure, type DataPipelineStatus, type IContentDecoder } from '../src/index.js';
+import { inMemoryBuilder } from './helpers.js';
 
 /** A decoder that refuses every file of its type, as a decoder does with a corrupt file. */
 const refusing: IContentDecoder = {
@@ -21,12 +10,7 @@ const refusing: IContentDecoder = {
 };
 
 function setup() {
-  const builder = new KernelMemoryBuilder()
-    .withEmbeddingGenerator(new HashingEmbeddingGenerator())
-    .withMemoryDb(new SimpleVectorDb())
-    .withContentStorage(new MemoryContentStorage())
-    .withDecoder(refusing)
-    .withLogger(silentLogger);
+  const builder = inMemoryBuilder().withDecoder(refusing);
   return { memory: builder.build(), service: builder.buildService() };
 }
 

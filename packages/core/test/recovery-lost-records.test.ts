@@ -15,7 +15,7 @@ import {
 } from '../src/index.js';
 import type { RecordLoss } from '../src/connector.js';
 import { RecordLossNotifier } from '../src/memory-storage/record-loss.js';
-import { allRecords, cleanupAfterTests } from './helpers.js';
+import { allRecords, cleanupAfterTests, waitUntilCompleted } from './helpers.js';
 
 /** An in-memory vector DB whose torn-tail losses the test reports (and whose records it drops). */
 class LossyDb extends SimpleVectorDb {
@@ -90,11 +90,7 @@ const ids = async (db: LossyDb, documentId: string) =>
     .map((r) => r.id)
     .filter((id) => id.startsWith(`d=${documentId}//`))
     .sort();
-const completed = (memory: MemoryServerless, id: string) =>
-  vi.waitFor(async () => expect(await memory.getDocumentStatus(id)).toMatchObject({ completed: true, failed: false }), {
-    timeout: 10_000,
-    interval: 10,
-  });
+const completed = (memory: MemoryServerless, id: string) => waitUntilCompleted(memory, id, 10);
 
 describe('records lost to a torn log tail', () => {
   it('are not re-saved once delete_generated_files ran: the document is failed, its other records stay', async () => {

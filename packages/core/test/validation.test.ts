@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Document, MemoryFilter, MemoryFilters, isKmError, normalizeIndexName, validateDocumentId } from '../src/index.js';
+import { Document, MemoryFilter, MemoryFilters, normalizeIndexName, validateDocumentId } from '../src/index.js';
 import { parseTag, validateTags } from '../src/connector.js';
-
-const code = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-    return undefined;
-  } catch (e) {
-    return isKmError(e) ? e.code : `not a KmError: ${String(e)}`;
-  }
-};
+import { thrownCode } from './helpers.js';
 
 describe('normalizeIndexName', () => {
   it('trims, lower-cases and turns separators into dashes; empty means default', () => {
@@ -21,7 +13,7 @@ describe('normalizeIndexName', () => {
   });
 
   it.each(['bad*name', "x'y", 'semi;colon', 'café', '---', 'a'.repeat(129), 'pct%'])('refuses %j', (name) => {
-    expect(code(() => normalizeIndexName(name))).toBe('invalid_index_name');
+    expect(thrownCode(() => normalizeIndexName(name))).toBe('invalid_index_name');
   });
 });
 
@@ -31,7 +23,7 @@ describe('validateDocumentId', () => {
   });
 
   it.each(['a/b', '.', '..', 'a..b', '../etc', 'a\\b', 'with space', 'ä', '', 'x'.repeat(257), 'a:b'])('refuses %j', (id) => {
-    expect(code(() => validateDocumentId(id))).toBe('invalid_document_id');
+    expect(thrownCode(() => validateDocumentId(id))).toBe('invalid_document_id');
   });
 });
 
@@ -41,10 +33,10 @@ describe('tags', () => {
   });
 
   it('refuses a tag without colon, a reserved key, and non-string values', () => {
-    expect(code(() => parseTag('nocolon'))).toBe('invalid_tag');
-    expect(code(() => parseTag('__document_id:x'))).toBe('invalid_tag');
-    expect(code(() => validateTags({ user: [42] }))).toBe('invalid_tag');
-    expect(code(() => new Document('d').addTag('__synth', 'x'))).toBe('invalid_tag');
+    expect(thrownCode(() => parseTag('nocolon'))).toBe('invalid_tag');
+    expect(thrownCode(() => parseTag('__document_id:x'))).toBe('invalid_tag');
+    expect(thrownCode(() => validateTags({ user: [42] }))).toBe('invalid_tag');
+    expect(thrownCode(() => new Document('d').addTag('__synth', 'x'))).toBe('invalid_tag');
   });
 
   it('keeps several values of one key, without duplicates', () => {
@@ -71,18 +63,18 @@ describe('MemoryFilter', () => {
   });
 
   it('refuses a reserved tag written wrong, and malformed filters', () => {
-    expect(code(() => MemoryFilters.byTag('__document', 'x'))).toBe('invalid_filter');
-    expect(code(() => MemoryFilters.byTag('__Document_Id', 'x'))).toBe('invalid_filter');
-    expect(code(() => MemoryFilter.fromJSON(['x']))).toBe('invalid_filter');
-    expect(code(() => MemoryFilter.fromJSON({ user: [1] }))).toBe('invalid_filter');
-    expect(code(() => MemoryFilters.byTag('a:b', 'x'))).toBe('invalid_filter');
+    expect(thrownCode(() => MemoryFilters.byTag('__document', 'x'))).toBe('invalid_filter');
+    expect(thrownCode(() => MemoryFilters.byTag('__Document_Id', 'x'))).toBe('invalid_filter');
+    expect(thrownCode(() => MemoryFilter.fromJSON(['x']))).toBe('invalid_filter');
+    expect(thrownCode(() => MemoryFilter.fromJSON({ user: [1] }))).toBe('invalid_filter');
+    expect(thrownCode(() => MemoryFilters.byTag('a:b', 'x'))).toBe('invalid_filter');
   });
 
   it('refuses NUL characters and lone surrogates in filter keys and values, which no backend can match', () => {
-    expect(code(() => MemoryFilters.byTag('user', 'a\u0000b'))).toBe('invalid_filter');
-    expect(code(() => MemoryFilters.byTag('user', 'a\ud800'))).toBe('invalid_filter');
-    expect(code(() => MemoryFilter.fromJSON({ 'us\u0000er': ['x'] }))).toBe('invalid_filter');
-    expect(code(() => MemoryFilter.fromJSON({ '!user': ['\udc00'] }))).toBe('invalid_filter');
-    expect(code(() => MemoryFilters.byTag('user', 'caf\u00e9 \ud83d\ude00'))).toBeUndefined();
+    expect(thrownCode(() => MemoryFilters.byTag('user', 'a\u0000b'))).toBe('invalid_filter');
+    expect(thrownCode(() => MemoryFilters.byTag('user', 'a\ud800'))).toBe('invalid_filter');
+    expect(thrownCode(() => MemoryFilter.fromJSON({ 'us\u0000er': ['x'] }))).toBe('invalid_filter');
+    expect(thrownCode(() => MemoryFilter.fromJSON({ '!user': ['\udc00'] }))).toBe('invalid_filter');
+    expect(thrownCode(() => MemoryFilters.byTag('user', 'caf\u00e9 \ud83d\ude00'))).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
-import type { ExtractedContent, IContentDecoder } from '@km/core';
-import { checkFileSize, DEFAULT_LIMITS, overLimit, TextBudget, type DecoderLimits } from './limits.js';
+import type { ExtractedContent } from '@km/core';
+import { LimitedDecoder } from './limited-decoder.js';
+import { overLimit, TextBudget } from './limits.js';
 import { rowsAsText } from './rows-as-text.js';
 
 /**
@@ -7,23 +8,15 @@ import { rowsAsText } from './rows-as-text.js';
  * first line, a UTF-8 byte-order mark dropped. One section; each row under the header becomes
  * `column: value` lines.
  */
-export class CsvDecoder implements IContentDecoder {
+export class CsvDecoder extends LimitedDecoder {
   readonly name = 'csv';
-  private readonly limits: DecoderLimits;
+  protected readonly format = 'CSV';
+  protected readonly mimeTypes: ReadonlySet<string> = new Set(['text/csv', 'text/tab-separated-values', 'application/csv']);
 
-  constructor(limits: Partial<DecoderLimits> = {}) {
-    this.limits = { ...DEFAULT_LIMITS, ...limits };
-  }
-
-  supportsMimeType(mimeType: string): boolean {
-    return mimeType === 'text/csv' || mimeType === 'text/tab-separated-values' || mimeType === 'application/csv';
-  }
-
-  async decode(data: Buffer): Promise<ExtractedContent> {
-    checkFileSize(data, this.limits, 'CSV');
+  protected async decodeWithinLimits(data: Buffer): Promise<ExtractedContent> {
     const text = data.toString('utf8').replace(/^\uFEFF/, '');
     const rows = parseCsv(text, guessDelimiter(text), this.limits.maxRows, this.limits.maxCells);
-    const rowsText = rowsAsText(rows, this.limits.maxTextChars, new TextBudget(this.limits.maxTextChars, 'CSV'));
+    const rowsText = rowsAsText(rows, this.limits.maxTextChars, new TextBudget(this.limits.maxTextChars, this.format));
     return { sections: [{ number: 1, text: rowsText, sentencesAreComplete: true }], mimeType: 'text/plain' };
   }
 }

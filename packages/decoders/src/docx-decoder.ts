@@ -1,11 +1,14 @@
-import type { ContentSection, ExtractedContent, IContentDecoder } from '@km/core';
-import { checkAborted, checkFileSize, DEFAULT_LIMITS, TextBudget, unreadable, type DecoderLimits } from './limits.js';
+import type { ContentSection, ExtractedContent } from '@km/core';
+import { LimitedDecoder } from './limited-decoder.js';
+import { checkAborted, DEFAULT_LIMITS, TextBudget } from './limits.js';
 import { markdownTable } from './ooxml/markdown-table.js';
+import { OfficePackage, type OfficeParts } from './ooxml/office-package.js';
 import { readXml, type XmlSource } from './ooxml/xml.js';
-import { readZipParts } from './zip/safe-unzip.js';
 
 export const DOCX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const DOCUMENT_PART = 'word/document.xml';
+/** The parts of a Word file read: the document only. */
+const WORD_PARTS: OfficeParts = { mainPart: DOCUMENT_PART, wanted: (name) => name === DOCUMENT_PART };
 
 /**
  * Word (.docx): paragraphs, headings as markdown headings (`Heading1`..`Heading9`, `Title`,
@@ -13,25 +16,15 @@ const DOCUMENT_PART = 'word/document.xml';
  * breaks Word recorded (explicit breaks and the last rendered layout), so `sectionNumber` is
  * the page as Word last laid it out.
  */
-export class DocxDecoder implements IContentDecoder {
+export class DocxDecoder extends LimitedDecoder {
   readonly name = 'docx';
-  private readonly limits: DecoderLimits;
+  protected readonly format = 'Word';
+  protected readonly mimeTypes: ReadonlySet<string> = new Set([DOCX_MIME_TYPE]);
 
-  constructor(limits: Partial<DecoderLimits> = {}) {
-    this.limits = { ...DEFAULT_LIMITS, ...limits };
-  }
-
-  supportsMimeType(mimeType: string): boolean {
-    return mimeType === DOCX_MIME_TYPE;
-  }
-
-  async decode(data: Buffer, options: { signal?: AbortSignal } = {}): Promise<ExtractedContent> {
-    checkFileSize(data, this.limits, 'Word');
-    const parts = readZipParts(data, (name) => name === DOCUMENT_PART, this.limits, 'Word', options.signal);
-    const xml = parts.get(DOCUMENT_PART);
-    if (!xml) throw unreadable('Word', `${DOCUMENT_PART} is missing`);
-    checkAborted(options.signal);
-    return { sections: docxSections(xml, this.limits.maxTextChars), mimeType: 'text/markdown' };
+  protected async decodeWithinLimits(data: Buffer, signal: AbortSignal | undefined): Promise<ExtractedContent> {
+    const word = new OfficePackage(data, WORD_PARTS, this.limits, this.format, signal);
+    checkAborted(signal);
+    return { sections: docxSections(word.main, this.limits.maxTextChars), mimeType: 'text/markdown' };
   }
 }
 

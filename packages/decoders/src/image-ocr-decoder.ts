@@ -1,9 +1,10 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { ExtractedContent, IContentDecoder } from '@km/core';
+import type { ExtractedContent } from '@km/core';
 import { KmError } from '@km/core';
 import { withTimeout } from '@km/core/connector';
-import { checkAborted, checkFileSize, DEFAULT_LIMITS, overLimit, unreadable, type DecoderLimits } from './limits.js';
+import { LimitedDecoder } from './limited-decoder.js';
+import { checkAborted, overLimit, unreadable, type DecoderLimits } from './limits.js';
 import { imageSize } from './image-size.js';
 
 /** Options of {@link ImageOcrDecoder}. */
@@ -31,9 +32,10 @@ const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/jpg', 'image/tiff
  * One OCR worker thread serves the decoder and stops when idle. When the OCR engine cannot
  * load, images fail with a `not_configured` error that says what to install.
  */
-export class ImageOcrDecoder implements IContentDecoder {
+export class ImageOcrDecoder extends LimitedDecoder {
   readonly name = 'ocr';
-  private readonly limits: DecoderLimits;
+  protected readonly format = 'image';
+  protected readonly mimeTypes: ReadonlySet<string> = IMAGE_TYPES;
   private worker: Promise<OcrWorker> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private idleTimer: NodeJS.Timeout | undefined;
@@ -42,22 +44,17 @@ export class ImageOcrDecoder implements IContentDecoder {
     private readonly options: ImageOcrOptions = {},
     private readonly importTesseract: () => Promise<unknown> = () => import('tesseract.js'),
   ) {
-    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    super(options.limits);
   }
 
-  supportsMimeType(mimeType: string): boolean {
-    return IMAGE_TYPES.has(mimeType);
-  }
-
-  async decode(data: Buffer, options: { signal?: AbortSignal } = {}): Promise<ExtractedContent> {
-    checkFileSize(data, this.limits, 'image');
+  protected async decodeWithinLimits(data: Buffer, signal: AbortSignal | undefined): Promise<ExtractedContent> {
     const size = imageSize(data);
     if (size && size.width * size.height > this.limits.maxImagePixels) {
       throw overLimit(`the image (${size.width}×${size.height} pixels)`, 'maxImagePixels', this.limits.maxImagePixels);
     }
     // One image at a time on the worker; a queued one may be cancelled before it starts.
     const run = this.queue.then(async () => {
-      checkAborted(options.signal);
+      checkAborted(signal);
       const worker = await this.start();
       try {
         return (await worker.recognize(data)).data.text;

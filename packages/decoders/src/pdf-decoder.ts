@@ -1,6 +1,7 @@
-import type { ContentSection, ExtractedContent, IContentDecoder } from '@km/core';
+import type { ContentSection, ExtractedContent } from '@km/core';
 import { KmError } from '@km/core';
-import { checkAborted, checkFileSize, DEFAULT_LIMITS, overLimit, unreadable, type DecoderLimits } from './limits.js';
+import { LimitedDecoder } from './limited-decoder.js';
+import { checkAborted, overLimit, unreadable } from './limits.js';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjs: Promise<PdfJs> | undefined;
@@ -16,20 +17,12 @@ interface TextItem {
  * page, so citations carry the page number. Encrypted (password-protected) and corrupt files
  * fail with a reason that says which. Scanned pages without a text layer yield no text.
  */
-export class PdfDecoder implements IContentDecoder {
+export class PdfDecoder extends LimitedDecoder {
   readonly name = 'pdf';
-  private readonly limits: DecoderLimits;
+  protected readonly format = 'PDF';
+  protected readonly mimeTypes: ReadonlySet<string> = new Set(['application/pdf']);
 
-  constructor(limits: Partial<DecoderLimits> = {}) {
-    this.limits = { ...DEFAULT_LIMITS, ...limits };
-  }
-
-  supportsMimeType(mimeType: string): boolean {
-    return mimeType === 'application/pdf';
-  }
-
-  async decode(data: Buffer, options: { signal?: AbortSignal } = {}): Promise<ExtractedContent> {
-    checkFileSize(data, this.limits, 'PDF');
+  protected async decodeWithinLimits(data: Buffer, signal: AbortSignal | undefined): Promise<ExtractedContent> {
     if (data.subarray(0, 1024).indexOf('%PDF-') < 0) throw unreadable('PDF', 'it has no PDF header');
     // pdf.js recovers what it can from a cut file; a partial document must not pass as whole.
     if (data.subarray(Math.max(0, data.length - 4096)).indexOf('%%EOF') < 0)
@@ -44,7 +37,7 @@ export class PdfDecoder implements IContentDecoder {
       verbosity: 0,
     });
     const onAbort = () => void task.destroy();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const pdf = await task.promise.catch((e: unknown) => {
         throw describePdfError(e);
@@ -52,7 +45,7 @@ export class PdfDecoder implements IContentDecoder {
       if (pdf.numPages > this.limits.maxPages) throw overLimit(`the PDF (${pdf.numPages} pages)`, 'maxPages', this.limits.maxPages);
       const sections: ContentSection[] = [];
       for (let number = 1; number <= pdf.numPages; number++) {
-        checkAborted(options.signal);
+        checkAborted(signal);
         const page = await pdf.getPage(number);
         const content = await page.getTextContent();
         const text = pageText(content.items as TextItem[]);
@@ -61,10 +54,10 @@ export class PdfDecoder implements IContentDecoder {
       }
       return { sections, mimeType: 'text/plain' };
     } catch (e) {
-      checkAborted(options.signal);
+      checkAborted(signal);
       throw e instanceof KmError ? e : describePdfError(e);
     } finally {
-      options.signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
       await task.destroy();
     }
   }

@@ -1,62 +1,45 @@
-import type { ContentSection, ExtractedContent, IContentDecoder } from '@km/core';
-import { checkAborted, checkFileSize, DEFAULT_LIMITS, overLimit, TextBudget, unreadable, type DecoderLimits } from './limits.js';
-import { readRelationships, relsPathOf, targetOfType } from './ooxml/relationships.js';
+import type { ContentSection, ExtractedContent } from '@km/core';
+import { LimitedDecoder } from './limited-decoder.js';
+import { checkAborted, overLimit, TextBudget } from './limits.js';
+import { OfficePackage, type OfficeParts } from './ooxml/office-package.js';
+import { targetOfType } from './ooxml/relationships.js';
 import { readXml, type XmlSource } from './ooxml/xml.js';
-import { readZipParts } from './zip/safe-unzip.js';
 
 export const PPTX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
 const PRESENTATION = 'ppt/presentation.xml';
+/** The parts of a PowerPoint file read: the presentation, slides, notes and their relationships; not layouts nor masters. */
+const POWERPOINT_PARTS: OfficeParts = {
+  mainPart: PRESENTATION,
+  wanted: (name) =>
+    name.startsWith('ppt/') &&
+    (name.endsWith('.xml') || name.endsWith('.rels')) &&
+    !name.startsWith('ppt/slideLayouts/') &&
+    !name.startsWith('ppt/slideMasters/'),
+};
 
 /**
  * PowerPoint (.pptx): one section per slide, numbered as in the deck (hidden slides included),
  * with the slide title as a heading, the text of every shape and table, and the speaker notes.
  */
-export class PptxDecoder implements IContentDecoder {
+export class PptxDecoder extends LimitedDecoder {
   readonly name = 'pptx';
-  private readonly limits: DecoderLimits;
+  protected readonly format = 'PowerPoint';
+  protected readonly mimeTypes: ReadonlySet<string> = new Set([PPTX_MIME_TYPE]);
 
-  constructor(limits: Partial<DecoderLimits> = {}) {
-    this.limits = { ...DEFAULT_LIMITS, ...limits };
-  }
-
-  supportsMimeType(mimeType: string): boolean {
-    return mimeType === PPTX_MIME_TYPE;
-  }
-
-  async decode(data: Buffer, options: { signal?: AbortSignal } = {}): Promise<ExtractedContent> {
-    checkFileSize(data, this.limits, 'PowerPoint');
-    const parts = readZipParts(
-      data,
-      (name) =>
-        name.startsWith('ppt/') &&
-        (name.endsWith('.xml') || name.endsWith('.rels')) &&
-        !name.startsWith('ppt/slideLayouts/') &&
-        !name.startsWith('ppt/slideMasters/'),
-      this.limits,
-      'PowerPoint',
-      options.signal,
-    );
-    const presentation = parts.get(PRESENTATION);
-    if (!presentation) throw unreadable('PowerPoint', `${PRESENTATION} is missing`);
-    const rels = readRelationships(parts.get(relsPathOf(PRESENTATION)), PRESENTATION);
-    const slideIds: string[] = [];
-    readXml(presentation, {
-      open(name, a) {
-        if (name === 'sldId' && a['r:id']) slideIds.push(a['r:id']);
-      },
-    });
+  protected async decodeWithinLimits(data: Buffer, signal: AbortSignal | undefined): Promise<ExtractedContent> {
+    const deck = new OfficePackage(data, POWERPOINT_PARTS, this.limits, this.format, signal);
+    const slideIds = deck.listed('sldId', (id) => id);
     if (slideIds.length > this.limits.maxPages)
       throw overLimit(`the presentation (${slideIds.length} slides)`, 'maxPages', this.limits.maxPages);
-    const budget = new TextBudget(this.limits.maxTextChars, 'PowerPoint');
+    const budget = new TextBudget(this.limits.maxTextChars, this.format);
     const sections: ContentSection[] = [];
     slideIds.forEach((id, i) => {
-      checkAborted(options.signal);
-      const slidePath = rels.get(id)?.target;
-      const slide = slidePath ? parts.get(slidePath) : undefined;
-      if (!slidePath || !slide) return;
-      const { title, body } = slideText(slide, false);
-      const notesPath = targetOfType(readRelationships(parts.get(relsPathOf(slidePath)), slidePath), 'notesSlide');
-      const notesXml = notesPath ? parts.get(notesPath) : undefined;
+      checkAborted(signal);
+      const slide = deck.target(id);
+      if (!slide) return;
+      const { title, body } = slideText(slide.xml, false);
+      const notesPath = targetOfType(deck.relationshipsOf(slide.path), 'notesSlide');
+      const notesXml = notesPath ? deck.parts.get(notesPath) : undefined;
       const notes = notesXml ? slideText(notesXml, true).body : [];
       const lines = [`## Slide ${i + 1}${title.length ? `: ${title.join(' ')}` : ''}`, ...body];
       if (notes.length) lines.push('', `Speaker notes: ${notes.join('\n')}`);

@@ -1,12 +1,17 @@
-import type { ContentSection, ExtractedContent, IContentDecoder } from '@km/core';
-import { checkAborted, checkFileSize, DEFAULT_LIMITS, overLimit, TextBudget, unreadable, type DecoderLimits } from './limits.js';
-import { readRelationships, relsPathOf } from './ooxml/relationships.js';
+import type { ContentSection, ExtractedContent } from '@km/core';
+import { LimitedDecoder } from './limited-decoder.js';
+import { checkAborted, overLimit, TextBudget } from './limits.js';
+import { OfficePackage, type OfficeParts } from './ooxml/office-package.js';
 import { readXml, type XmlSource } from './ooxml/xml.js';
 import { RowsTextWriter, type SparseRow } from './rows-as-text.js';
-import { readZipParts } from './zip/safe-unzip.js';
 
 export const XLSX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const WORKBOOK = 'xl/workbook.xml';
+/** The parts of an Excel file read: every XML part and relationship under `xl/`. */
+const EXCEL_PARTS: OfficeParts = {
+  mainPart: WORKBOOK,
+  wanted: (name) => name.startsWith('xl/') && (name.endsWith('.xml') || name.endsWith('.rels')),
+};
 
 /**
  * Excel (.xlsx): one section per sheet, in workbook order, headed by the sheet name; each row
@@ -15,46 +20,23 @@ const WORKBOOK = 'xl/workbook.xml';
  * (a cell at column XFD costs one entry, not 16 384) and written out one at a time, under the
  * `maxCells` and `maxTextChars` limits.
  */
-export class XlsxDecoder implements IContentDecoder {
+export class XlsxDecoder extends LimitedDecoder {
   readonly name = 'xlsx';
-  private readonly limits: DecoderLimits;
+  protected readonly format = 'Excel';
+  protected readonly mimeTypes: ReadonlySet<string> = new Set([XLSX_MIME_TYPE]);
 
-  constructor(limits: Partial<DecoderLimits> = {}) {
-    this.limits = { ...DEFAULT_LIMITS, ...limits };
-  }
-
-  supportsMimeType(mimeType: string): boolean {
-    return mimeType === XLSX_MIME_TYPE;
-  }
-
-  async decode(data: Buffer, options: { signal?: AbortSignal } = {}): Promise<ExtractedContent> {
-    checkFileSize(data, this.limits, 'Excel');
-    const parts = readZipParts(
-      data,
-      (name) => name.startsWith('xl/') && (name.endsWith('.xml') || name.endsWith('.rels')),
-      this.limits,
-      'Excel',
-      options.signal,
-    );
-    const workbook = parts.get(WORKBOOK);
-    if (!workbook) throw unreadable('Excel', `${WORKBOOK} is missing`);
-    const rels = readRelationships(parts.get(relsPathOf(WORKBOOK)), WORKBOOK);
-    const sheets: Array<{ name: string; id: string }> = [];
-    readXml(workbook, {
-      open(name, a) {
-        if (name === 'sheet' && a['r:id']) sheets.push({ name: a.name ?? `Sheet${sheets.length + 1}`, id: a['r:id'] });
-      },
-    });
+  protected async decodeWithinLimits(data: Buffer, signal: AbortSignal | undefined): Promise<ExtractedContent> {
+    const workbook = new OfficePackage(data, EXCEL_PARTS, this.limits, this.format, signal);
+    const sheets = workbook.listed('sheet', (id, a, index) => ({ name: a.name ?? `Sheet${index + 1}`, id }));
     if (sheets.length > this.limits.maxSheets)
       throw overLimit(`the workbook (${sheets.length} sheets)`, 'maxSheets', this.limits.maxSheets);
-    const shared = sharedStrings(parts.get('xl/sharedStrings.xml'));
-    const budget = new TextBudget(this.limits.maxTextChars, 'Excel');
+    const shared = sharedStrings(workbook.parts.get('xl/sharedStrings.xml'));
+    const budget = new TextBudget(this.limits.maxTextChars, this.format);
     const cells = { count: 0 };
     const sections: ContentSection[] = [];
     sheets.forEach((sheet, i) => {
-      checkAborted(options.signal);
-      const path = rels.get(sheet.id)?.target;
-      const xml = path ? parts.get(path) : undefined;
+      checkAborted(signal);
+      const xml = workbook.target(sheet.id)?.xml;
       if (!xml) return;
       const heading = `## Sheet: ${sheet.name}`;
       budget.take(heading.length + 2);

@@ -6,6 +6,14 @@ import type { SqlClient, SqlQueryable } from '../src/sql-client.js';
 
 const withCode = (code: string, message = 'boom') => Object.assign(new Error(message), { code });
 
+/** Expects each error to be judged not worth a retry, and handed back by translateError as it is. */
+function expectPassedThrough(errors: Error[]): void {
+  for (const error of errors) {
+    expect(isTransientError(error), error.message).toBe(false);
+    expect(translateError(error, 'docs')).toBe(error);
+  }
+}
+
 describe('which PostgreSQL errors are worth a retry', () => {
   it('a database that is down, restarting or dropped the connection is transient', () => {
     const transient = [
@@ -31,27 +39,21 @@ describe('which PostgreSQL errors are worth a retry', () => {
   });
 
   it('bad SQL, constraint and permission errors are not', () => {
-    for (const error of [
+    expectPassedThrough([
       withCode('42601', 'syntax error'),
       withCode('23505', 'duplicate key'),
       withCode('42501', 'permission denied'),
       new Error('nope'),
-    ]) {
-      expect(isTransientError(error), error.message).toBe(false);
-      expect(translateError(error, 'docs')).toBe(error);
-    }
+    ]);
   });
 
   it('an error with a SQLSTATE is judged by it, not by a message that may echo user text', () => {
-    for (const error of [
+    expectPassedThrough([
       withCode('22P02', 'invalid input syntax for type json: "terminating connection"'),
       withCode('23505', 'duplicate key value (id)=(Connection terminated) already exists'),
       withCode('P0001', 'the database system is starting up'), // RAISE EXCEPTION in a user function
       withCode('42601', 'syntax error at or near "ECONNRESET"'),
-    ]) {
-      expect(isTransientError(error), error.message).toBe(false);
-      expect(translateError(error, 'docs')).toBe(error);
-    }
+    ]);
   });
 
   it('a protocol violation (08P01) and a dropped database (57P04) are permanent', () => {

@@ -1,8 +1,8 @@
 import { get } from 'node:http';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { KmError, MemoryContentStorage } from '@km/core';
-import { startTestService } from './helpers.js';
+import { useTestService } from './helpers.js';
 
 const CHUNK = 64 * 1024;
 const LARGE = Buffer.alloc(4 * 1024 * 1024, 'a');
@@ -57,10 +57,9 @@ function download(url: string, headers: Record<string, string> = {}): Promise<{ 
 
 describe('GET /download from a content storage that cannot read ranges', () => {
   const storage = new CountingStorage();
-  let service: Awaited<ReturnType<typeof startTestService>>;
-  const url = (filename: string) => `${service.url}/download?index=docs&documentId=doc1&filename=${filename}&artifacts=true`;
+  const service = useTestService({ configure: (b) => b.withContentStorage(storage) });
+  const url = (filename: string) => `${service().url}/download?index=docs&documentId=doc1&filename=${filename}&artifacts=true`;
   beforeAll(async () => {
-    service = await startTestService({}, (b) => b.withContentStorage(storage));
     await storage.writeFile('docs', 'doc1', 'large.bin', LARGE);
     await storage.writeFile('docs', 'doc1', 'broken.bin', LARGE);
     await storage.writeFile('docs', 'doc1', 'gone.bin', 'x');
@@ -73,7 +72,6 @@ describe('GET /download from a content storage that cannot read ranges', () => {
     expect(res.headers.get('content-disposition')).toBeNull();
     expect(res.headers.get('last-modified')).toBeNull();
   });
-  afterAll(() => service.dispose());
 
   it('stops reading the file past the end of a range and closes its stream', async () => {
     storage.bytesRead = 0;
@@ -98,6 +96,6 @@ describe('GET /download from a content storage that cannot read ranges', () => {
     expect([status, 0]).toContain(res.status); // 0: the connection was reset before the headers
     expect(res.aborted).toBe(true);
     expect(res.bytes).toBeLessThan(LARGE.length);
-    expect((await fetch(`${service.url}/health`)).status).toBe(200);
+    expect((await fetch(`${service().url}/health`)).status).toBe(200);
   });
 });

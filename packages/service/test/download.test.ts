@@ -1,23 +1,21 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, uploadForm, waitForCompletion } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { uploadForm, useTestService, waitForCompletion } from './helpers.js';
 
 const CONTENT = Array.from({ length: 200 }, (_, i) => `line ${i}: the Moon orbits the Earth.`).join('\n');
 
 describe('GET /download', () => {
-  let service: Awaited<ReturnType<typeof startTestService>>;
+  const service = useTestService();
   const url = (filename: string, extra = '') =>
-    `${service.url}/download?index=docs&documentId=doc1&filename=${encodeURIComponent(filename)}${extra}`;
+    `${service().url}/download?index=docs&documentId=doc1&filename=${encodeURIComponent(filename)}${extra}`;
   beforeAll(async () => {
-    service = await startTestService();
-    const res = await fetch(`${service.url}/upload`, {
+    const res = await fetch(`${service().url}/upload`, {
       method: 'POST',
       body: uploadForm({ index: 'docs', documentId: 'doc1' }, [{ name: 'moon.txt', content: CONTENT }]),
     });
     expect(res.status).toBe(202);
-    await waitForCompletion(service.url, 'doc1', 'docs');
+    await waitForCompletion(service().url, 'doc1', 'docs');
   });
-  afterAll(() => service.dispose());
 
   it('serves the whole file with Accept-Ranges when no range is asked', async () => {
     const res = await fetch(url('moon.txt'));

@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from './helpers.js';
-
-type Service = Awaited<ReturnType<typeof startTestService>>;
+import { describe, expect, it } from 'vitest';
+import { type TestService, useTestService } from './helpers.js';
 
 /**
  * A multipart body written the way Kernel Memory's .NET MemoryWebClient writes it: fields as
@@ -53,13 +51,13 @@ function pdfWithText(text: string): Buffer {
   return Buffer.from(body, 'latin1');
 }
 
-async function upload(service: Service, documentId: string, name: string, content: Buffer): Promise<void> {
+async function upload(service: TestService, documentId: string, name: string, content: Buffer): Promise<void> {
   const { body, contentType } = dotnetMultipart({ index: 'types', documentId }, [{ field: 'file1', name, content }]);
   const res = await fetch(`${service.url}/upload`, { method: 'POST', headers: { 'content-type': contentType }, body });
   expect(res.status).toBe(202);
 }
 
-async function finalStatus(service: Service, documentId: string): Promise<Record<string, unknown>> {
+async function finalStatus(service: TestService, documentId: string): Promise<Record<string, unknown>> {
   let status: Record<string, unknown> = {};
   await expect
     .poll(
@@ -75,7 +73,7 @@ async function finalStatus(service: Service, documentId: string): Promise<Record
 }
 
 async function search(
-  service: Service,
+  service: TestService,
   query: string,
 ): Promise<Array<{ sourceName: string; sourceContentType: string; partitions: Array<{ text: string }> }>> {
   const res = await fetch(`${service.url}/search`, {
@@ -89,18 +87,14 @@ async function search(
 }
 
 describe('file parts without Content-Type, as the .NET MemoryWebClient sends them, are typed by extension and bytes', () => {
-  let service: Service;
-  beforeAll(async () => {
-    service = await startTestService();
-  });
-  afterAll(() => service.dispose());
+  const service = useTestService();
 
   it('an .html file is indexed as text: search finds its words, not its tags', async () => {
     const html =
       '<!DOCTYPE html><html><head><title>Glaciers</title><style>.x{color:blue}</style></head><body><h1>Glaciers</h1><p>Glaciers carve U-shaped valleys over thousands of years.</p></body></html>';
-    await upload(service, 'page', 'x.html', Buffer.from(html));
-    expect(await finalStatus(service, 'page')).toMatchObject({ completed: true, failed: false });
-    const results = await search(service, 'glaciers carve valleys');
+    await upload(service(), 'page', 'x.html', Buffer.from(html));
+    expect(await finalStatus(service(), 'page')).toMatchObject({ completed: true, failed: false });
+    const results = await search(service(), 'glaciers carve valleys');
     const page = results.find((r) => r.sourceName === 'x.html');
     expect(page?.sourceContentType).toBe('text/html');
     const text = page!.partitions.map((p) => p.text).join('\n');
@@ -109,11 +103,11 @@ describe('file parts without Content-Type, as the .NET MemoryWebClient sends the
   });
 
   it('a .pdf file is decoded as a PDF (not refused as binary text) and its text is searchable', async () => {
-    await upload(service, 'report', 'report.pdf', pdfWithText('Icebergs calve from tidewater glaciers into the sea.'));
-    const status = await finalStatus(service, 'report');
+    await upload(service(), 'report', 'report.pdf', pdfWithText('Icebergs calve from tidewater glaciers into the sea.'));
+    const status = await finalStatus(service(), 'report');
     expect(status).toMatchObject({ completed: true, failed: false });
     expect(status.failed_files).toBeUndefined();
-    const results = await search(service, 'icebergs calve tidewater glaciers');
+    const results = await search(service(), 'icebergs calve tidewater glaciers');
     const pdf = results.find((r) => r.sourceName === 'report.pdf');
     expect(pdf?.sourceContentType).toBe('application/pdf');
     expect(pdf?.partitions[0]?.text).toContain('Icebergs calve from tidewater glaciers');

@@ -1,43 +1,44 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { expect, vi } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import type { KernelMemoryBuilder } from '@km/core';
-import { startService, type RunningService, type ServiceConfigInput } from '../src/index.js';
+import type { ServiceConfigInput } from '../src/index.js';
+import { startTestService, type TestService } from '../src/testing.js';
 
-/** A service on a free port over a fresh data folder, with word-hashing embeddings (fast, offline). */
-export async function startTestService(
-  overrides: ServiceConfigInput = {},
-  configure?: (builder: KernelMemoryBuilder) => KernelMemoryBuilder,
-): Promise<RunningService & { logs: string[]; dispose(): Promise<void> }> {
-  const dataDirectory = await mkdtemp(join(tmpdir(), 'km-service-'));
-  const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      done();
-    },
+export { startTestService, type TestService };
+
+/** What {@link useTestService} starts. */
+export interface TestServiceOptions {
+  overrides?: ServiceConfigInput;
+  configure?: (builder: KernelMemoryBuilder) => KernelMemoryBuilder;
+  /** Time allowed to close the service after the tests, in ms (closing may wait for kept-alive client sockets). @default vitest's hook timeout */
+  disposeTimeoutMs?: number;
+}
+
+/**
+ * Starts a test service (see `startTestService`) before the tests of the enclosing `describe`
+ * (or file) and disposes of it after them; the returned function gives the running service.
+ */
+export function useTestService(options: TestServiceOptions = {}): () => TestService {
+  let service: TestService | undefined;
+  beforeAll(async () => {
+    service = await startTestService(options.overrides, options.configure);
   });
-  const service = await startService({
-    overrides: {
-      port: 0,
-      dataDirectory,
-      logLevel: 'info',
-      embeddings: { provider: 'hashing' },
-      ...overrides,
-      queue: { pollIntervalMs: 20, retryDelayMs: 20, ...overrides.queue },
-    },
-    logDestination: sink,
-    ...(configure ? { configure } : {}),
-  });
-  return Object.assign(service, {
-    logs,
-    async dispose() {
-      await service.close();
-      await rm(dataDirectory, { recursive: true, force: true });
-    },
-  });
+  afterAll(() => service?.dispose(), options.disposeTimeoutMs);
+  return () => {
+    if (!service) throw new Error('the test service is not started yet (use it inside a test or a later hook)');
+    return service;
+  };
+}
+
+/** Uploads each text as a document of one `.txt` file to `index`, and waits until it is ready. */
+export async function importTexts(url: string, index: string, texts: Record<string, string>): Promise<void> {
+  for (const [documentId, text] of Object.entries(texts)) {
+    const res = await fetch(`${url}/upload`, {
+      method: 'POST',
+      body: uploadForm({ index, documentId }, [{ name: `${documentId}.txt`, content: text, type: 'text/plain' }]),
+    });
+    expect(res.status).toBe(202);
+    await waitForCompletion(url, documentId, index);
+  }
 }
 
 /** Waits until the document's status says completed. */

@@ -1,21 +1,17 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { expectProblem, startTestService, uploadForm, waitForCompletion } from './helpers.js';
+import { describe, expect, it, vi } from 'vitest';
+import { expectProblem, uploadForm, useTestService, waitForCompletion } from './helpers.js';
 
 const MOON = "The Moon is Earth's only natural satellite. It orbits at an average distance of 384,400 km.";
 const MARS = 'Mars is the fourth planet from the Sun. Its red colour comes from iron oxide on its surface.';
 const TEA = 'Green tea is made from leaves that are not oxidised. It is popular in Japan and China.';
 
 describe('HTTP API end to end (real server, file queue)', () => {
-  let service: Awaited<ReturnType<typeof startTestService>>;
-  beforeAll(async () => {
-    service = await startTestService();
-  });
-  afterAll(() => service.dispose());
+  const service = useTestService();
 
   it('uploads several files with tags, reports progress, then searches, asks, streams, downloads and deletes', async () => {
-    const { url } = service;
+    const { url } = service();
     const form = uploadForm(
       {
         index: 'astro',
@@ -137,16 +133,16 @@ describe('HTTP API end to end (real server, file queue)', () => {
 
   it('accepts KM-style uploads: no index, no document id, quoted curl values', async () => {
     const form = uploadForm({}, [{ name: 'note.txt', content: 'A note without an id.' }]);
-    const res = await fetch(`${service.url}/upload`, { method: 'POST', body: form });
+    const res = await fetch(`${service().url}/upload`, { method: 'POST', body: form });
     expect(res.status).toBe(202);
     const body = (await res.json()) as { index: string; documentId: string };
     expect(body.index).toBe('default');
     expect(body.documentId).toMatch(/^\d{8}\.\d{6}\.[0-9a-f]{32}$/);
-    await waitForCompletion(service.url, body.documentId);
+    await waitForCompletion(service().url, body.documentId);
   });
 
   it('serves its OpenAPI document, the docs page, health, status and metrics', async () => {
-    const { url } = service;
+    const { url } = service();
     const openapi = (await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
     expect(openapi.openapi).toMatch(/^3\./);
     for (const path of ['/', '/health', '/upload', '/upload-status', '/ask', '/search', '/indexes', '/documents', '/download']) {
@@ -166,26 +162,24 @@ describe('HTTP API end to end (real server, file queue)', () => {
   });
 
   it('echoes the request id and logs one structured line per request with it', async () => {
-    const res = await fetch(`${service.url}/indexes`, { headers: { 'x-request-id': 'trace-42' } });
+    const res = await fetch(`${service().url}/indexes`, { headers: { 'x-request-id': 'trace-42' } });
     expect(res.headers.get('x-request-id')).toBe('trace-42');
     await vi.waitFor(() => {
-      const line = service.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === 'trace-42');
+      const line = service()
+        .logs.map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.requestId === 'trace-42');
       expect(line).toMatchObject({ method: 'GET', url: '/indexes', status: 200, msg: 'request' });
     });
-    const generated = await fetch(`${service.url}/indexes`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    const generated = await fetch(`${service().url}/indexes`, { headers: { 'x-request-id': 'bad id with spaces' } });
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
 
 describe('bad input gets a 4xx ProblemDetails and loses nothing', () => {
-  let service: Awaited<ReturnType<typeof startTestService>>;
-  beforeAll(async () => {
-    service = await startTestService({ maxUploadBytes: 64 * 1024 });
-  });
-  afterAll(() => service.dispose());
+  const service = useTestService({ overrides: { maxUploadBytes: 64 * 1024 } });
 
   const post = (path: string, body: RequestInit['body'], headers: Record<string, string> = {}) =>
-    fetch(`${service.url}${path}`, { method: 'POST', body, headers });
+    fetch(`${service().url}${path}`, { method: 'POST', body, headers });
   const json = (path: string, body: unknown) =>
     post(path, typeof body === 'string' ? body : JSON.stringify(body), { 'content-type': 'application/json' });
   const file = [{ name: 'a.txt', content: 'hello' }];
@@ -230,45 +224,41 @@ describe('bad input gets a 4xx ProblemDetails and loses nothing', () => {
       /filter|key/,
     ],
     ['a limit that is not an integer', () => json('/search', { query: 'x', limit: 'ten' }), 400, /limit/],
-    ['status without a document id', () => fetch(`${service.url}/upload-status?index=default`), 400, /documentId/],
-    ['status of an unknown document', () => fetch(`${service.url}/upload-status?documentId=nobody`), 404, /not found/],
-    ['status in an unknown index', () => fetch(`${service.url}/upload-status?index=nowhere&documentId=nobody`), 404, /not found/],
-    ['download of an unknown file', () => fetch(`${service.url}/download?documentId=nobody&filename=a.txt`), 404, /not found/],
+    ['status without a document id', () => fetch(`${service().url}/upload-status?index=default`), 400, /documentId/],
+    ['status of an unknown document', () => fetch(`${service().url}/upload-status?documentId=nobody`), 404, /not found/],
+    ['status in an unknown index', () => fetch(`${service().url}/upload-status?index=nowhere&documentId=nobody`), 404, /not found/],
+    ['download of an unknown file', () => fetch(`${service().url}/download?documentId=nobody&filename=a.txt`), 404, /not found/],
     [
       'download with a traversal file name',
-      () => fetch(`${service.url}/download?documentId=nobody&filename=..%2F..%2Fsecret`),
+      () => fetch(`${service().url}/download?documentId=nobody&filename=..%2F..%2Fsecret`),
       400,
       /file name/,
     ],
-    ['delete without a document id', () => fetch(`${service.url}/documents`, { method: 'DELETE' }), 400, /documentId/],
-    ['an unknown route', () => fetch(`${service.url}/teleport`), 404, /no route/],
+    ['delete without a document id', () => fetch(`${service().url}/documents`, { method: 'DELETE' }), 400, /documentId/],
+    ['an unknown route', () => fetch(`${service().url}/teleport`), 404, /no route/],
   ];
 
   it.each(cases)('%s', async (_name, request, status, detail) => {
     await expectProblem(await request(), status, detail);
-    expect((await fetch(`${service.url}/health`)).status).toBe(200);
+    expect((await fetch(`${service().url}/health`)).status).toBe(200);
   });
 
   it('left no document, index or spooled file behind', async () => {
-    expect(await (await fetch(`${service.url}/indexes`)).json()).toEqual({ results: [] });
+    expect(await (await fetch(`${service().url}/indexes`)).json()).toEqual({ results: [] });
     for (const id of ['nofile', 'bad-tag', 'reserved', 'traversal', 'dupes', 'args', 'steps', 'huge']) {
-      expect((await fetch(`${service.url}/upload-status?documentId=${id}`)).status).toBe(404);
+      expect((await fetch(`${service().url}/upload-status?documentId=${id}`)).status).toBe(404);
     }
-    expect(await readdir(join(service.config.dataDirectory, 'tmp', 'uploads'))).toEqual([]);
+    expect(await readdir(join(service().config.dataDirectory, 'tmp', 'uploads'))).toEqual([]);
   });
 });
 
 describe('access keys', () => {
   const key1 = 'k1-'.padEnd(40, 'a');
   const key2 = 'k2-'.padEnd(40, 'b');
-  let service: Awaited<ReturnType<typeof startTestService>>;
-  beforeAll(async () => {
-    service = await startTestService({ auth: { enabled: true, keys: [key1, key2] } });
-  });
-  afterAll(() => service.dispose());
+  const service = useTestService({ overrides: { auth: { enabled: true, keys: [key1, key2] } } });
 
   it('answers 401 without a key, 403 with a wrong one, and accepts either configured key', async () => {
-    const { url } = service;
+    const { url } = service();
     const missing = await expectProblem(await fetch(`${url}/indexes`), 401);
     expect(missing.detail).toMatch(/Authorization/);
     await expectProblem(await fetch(`${url}/indexes`, { headers: { authorization: 'wrong-key' } }), 403);
@@ -280,9 +270,9 @@ describe('access keys', () => {
   });
 
   it('keeps health and the API description open', async () => {
-    expect((await fetch(`${service.url}/health`)).status).toBe(200);
-    expect((await fetch(`${service.url}/openapi.json`)).status).toBe(200);
-    const doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as { components: { securitySchemes: unknown } };
+    expect((await fetch(`${service().url}/health`)).status).toBe(200);
+    expect((await fetch(`${service().url}/openapi.json`)).status).toBe(200);
+    const doc = (await (await fetch(`${service().url}/openapi.json`)).json()) as { components: { securitySchemes: unknown } };
     expect(doc.components.securitySchemes).toEqual({
       auth: expect.objectContaining({ type: 'apiKey', name: 'Authorization', in: 'header' }),
     });
@@ -290,14 +280,14 @@ describe('access keys', () => {
 
   it('runs the whole flow with a key', async () => {
     const headers = { authorization: key2 };
-    const res = await fetch(`${service.url}/upload`, {
+    const res = await fetch(`${service().url}/upload`, {
       method: 'POST',
       headers,
       body: uploadForm({ documentId: 'secret' }, [{ name: 's.txt', content: MOON }]),
     });
     expect(res.status).toBe(202);
-    await waitForCompletion(service.url, 'secret', '', headers);
-    const ask = await fetch(`${service.url}/ask`, {
+    await waitForCompletion(service().url, 'secret', '', headers);
+    const ask = await fetch(`${service().url}/ask`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify({ question: 'At what average distance does the Moon orbit?' }),

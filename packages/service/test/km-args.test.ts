@@ -1,33 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CL100KTokenizer, type ITextGenerator, type KernelMemoryBuilder, type TextGenerationOptions } from '@km/core';
-import { startService } from '../src/index.js';
-import { expectProblem, uploadForm, waitForCompletion } from './helpers.js';
-
-/** A service on a free port with hashing embeddings and the builder customised by `configure`. */
-export async function startConfiguredService(configure: (b: KernelMemoryBuilder) => KernelMemoryBuilder) {
-  const dataDirectory = await mkdtemp(join(tmpdir(), 'km-args-'));
-  const service = await startService({
-    overrides: {
-      port: 0,
-      dataDirectory,
-      logLevel: 'warn',
-      embeddings: { provider: 'hashing' },
-      queue: { pollIntervalMs: 20, retryDelayMs: 20 },
-    },
-    configure,
-    logDestination: new Writable({ write: (_c, _e, done) => done() }),
-  });
-  return Object.assign(service, {
-    async dispose() {
-      await service.close();
-      await rm(dataDirectory, { recursive: true, force: true });
-    },
-  });
-}
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CL100KTokenizer, type ITextGenerator, type TextGenerationOptions } from '@km/core';
+import { expectProblem, importTexts, uploadForm, useTestService, waitForCompletion } from './helpers.js';
 
 const MOON = 'The Moon orbits the Earth at an average distance of 384,400 km. It takes about 27 days to orbit once.';
 const MARS = 'Mars is the fourth planet from the Sun. Its red colour comes from iron oxide on its surface.';
@@ -50,38 +23,28 @@ const post = (url: string, path: string, body: unknown) =>
 
 describe('KM per-request arguments over HTTP', () => {
   const generator = new RecordingGenerator();
-  let service: Awaited<ReturnType<typeof startConfiguredService>>;
-  beforeAll(async () => {
-    service = await startConfiguredService((b) => b.withTextGenerator(generator));
-    for (const [documentId, text] of [
-      ['moon', MOON],
-      ['mars', MARS],
-    ] as const) {
-      const res = await fetch(`${service.url}/upload`, {
-        method: 'POST',
-        body: uploadForm({ index: 'sky', documentId }, [{ name: `${documentId}.txt`, content: text, type: 'text/plain' }]),
-      });
-      expect(res.status).toBe(202);
-      await waitForCompletion(service.url, documentId, 'sky');
-    }
-  });
   // Closing may wait for kept-alive client sockets to time out.
-  afterAll(() => service.dispose(), 30_000);
+  const service = useTestService({
+    overrides: { logLevel: 'warn' },
+    configure: (b) => b.withTextGenerator(generator),
+    disposeTimeoutMs: 30_000,
+  });
+  beforeAll(() => importTexts(service().url, 'sky', { moon: MOON, mars: MARS }));
 
   it('answers 400 naming an unknown or ill-typed argument on /ask and /search', async () => {
     const unknown = await expectProblem(
-      await post(service.url, '/ask', { index: 'sky', question: 'Moon?', args: { custom_rag_max_matches: 1 } }),
+      await post(service().url, '/ask', { index: 'sky', question: 'Moon?', args: { custom_rag_max_matches: 1 } }),
       400,
       /custom_rag_max_matches"/,
     );
     expect(unknown).toMatchObject({ status: 400 });
     await expectProblem(
-      await post(service.url, '/search', { index: 'sky', query: 'Moon', args: { custom_rag_max_matches_count_int: 1.5 } }),
+      await post(service().url, '/search', { index: 'sky', query: 'Moon', args: { custom_rag_max_matches_count_int: 1.5 } }),
       400,
       /custom_rag_max_matches_count_int/,
     );
     await expectProblem(
-      await post(service.url, '/ask', { index: 'sky', question: 'Moon?', stream: true, args: { custom_rag_prompt_str: 3 } }),
+      await post(service().url, '/ask', { index: 'sky', question: 'Moon?', stream: true, args: { custom_rag_prompt_str: 3 } }),
       400,
       /custom_rag_prompt_str/,
     );
@@ -89,7 +52,7 @@ describe('KM per-request arguments over HTTP', () => {
 
   it('limits the facts with custom_rag_max_matches_count_int and sends the custom prompt to the text generator', async () => {
     const before = generator.calls.length;
-    const res = await post(service.url, '/ask', {
+    const res = await post(service().url, '/ask', {
       index: 'sky',
       question: 'At what average distance does the Moon orbit the Earth?',
       args: {
@@ -108,7 +71,7 @@ describe('KM per-request arguments over HTTP', () => {
     expect(call.prompt).not.toContain('Mars');
     expect(call.options.maxTokens).toBe(33);
 
-    const search = await post(service.url, '/search', {
+    const search = await post(service().url, '/search', {
       index: 'sky',
       query: 'planet Moon Sun',
       args: { custom_rag_max_matches_count_int: 1 },
@@ -117,7 +80,7 @@ describe('KM per-request arguments over HTTP', () => {
   });
 
   it('returns the custom empty answer when nothing matches', async () => {
-    const res = await post(service.url, '/ask', {
+    const res = await post(service().url, '/ask', {
       index: 'nothing-here',
       question: 'Anything?',
       args: { custom_rag_empty_answer_str: 'Nothing in memory, sorry.' },
@@ -127,25 +90,21 @@ describe('KM per-request arguments over HTTP', () => {
   });
 
   it('gives an uploaded file KM’s /download link as sourceUrl, and the link downloads it', async () => {
-    const res = await post(service.url, '/search', { index: 'sky', query: 'Moon orbit distance' });
+    const res = await post(service().url, '/search', { index: 'sky', query: 'Moon orbit distance' });
     const result = (await res.json()) as { results: Array<{ documentId: string; sourceUrl: string }> };
     const moon = result.results.find((r) => r.documentId === 'moon')!;
     expect(moon.sourceUrl).toBe('/download?index=sky&documentId=moon&filename=moon.txt');
-    const file = await fetch(`${service.url}${moon.sourceUrl}`);
+    const file = await fetch(`${service().url}${moon.sourceUrl}`);
     expect(file.status).toBe(200);
     expect(await file.text()).toBe(MOON);
   });
 });
 
 describe('KM ingestion arguments on POST /upload', () => {
-  let service: Awaited<ReturnType<typeof startConfiguredService>>;
-  beforeAll(async () => {
-    service = await startConfiguredService((b) => b);
-  });
-  afterAll(() => service.dispose(), 30_000);
+  const service = useTestService({ overrides: { logLevel: 'warn' }, disposeTimeoutMs: 30_000 });
 
   const upload = (documentId: string, args: unknown) =>
-    fetch(`${service.url}/upload`, {
+    fetch(`${service().url}/upload`, {
       method: 'POST',
       body: uploadForm({ index: 'ingest', documentId, args: JSON.stringify(args) }, [
         { name: 'notes.txt', content: `${MOON} ${MARS} ${MOON}`, type: 'text/plain' },
@@ -160,7 +119,7 @@ describe('KM ingestion arguments on POST /upload', () => {
       /custom_partitioning_overlapping_tokens_int/,
     );
     for (const id of ['bad-name', 'bad-type']) {
-      expect((await fetch(`${service.url}/upload-status?index=ingest&documentId=${id}`)).status).toBe(404);
+      expect((await fetch(`${service().url}/upload-status?index=ingest&documentId=${id}`)).status).toBe(404);
     }
   });
 
@@ -169,8 +128,8 @@ describe('KM ingestion arguments on POST /upload', () => {
       (await upload('custom', { custom_partitioning_max_tokens_per_paragraph_int: 20, custom_partitioning_chunk_header_str: 'HEADER-X' }))
         .status,
     ).toBe(202);
-    await waitForCompletion(service.url, 'custom', 'ingest');
-    const res = await post(service.url, '/search', { index: 'ingest', query: 'Moon Mars planet orbit', limit: 50 });
+    await waitForCompletion(service().url, 'custom', 'ingest');
+    const res = await post(service().url, '/search', { index: 'ingest', query: 'Moon Mars planet orbit', limit: 50 });
     const partitions = ((await res.json()) as { results: Array<{ partitions: Array<{ text: string }> }> }).results.flatMap(
       (r) => r.partitions,
     );

@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CL100KTokenizer, type ITextGenerator } from '@km/core';
-import { startTestService, uploadForm, waitForCompletion } from './helpers.js';
+import { importTexts, uploadForm, useTestService } from './helpers.js';
 
 const IDLE_MS = 300;
 
@@ -20,25 +20,17 @@ class SlowGenerator implements ITextGenerator {
 }
 
 describe('a long answer is not cut by the idle timeout (connectionTimeoutMs)', () => {
-  let service: Awaited<ReturnType<typeof startTestService>>;
+  const service = useTestService({
+    overrides: { http: { connectionTimeoutMs: IDLE_MS } },
+    configure: (b) => b.withTextGenerator(new SlowGenerator()),
+  });
   const ask = (stream: boolean) =>
-    fetch(`${service.url}/ask`, {
+    fetch(`${service().url}/ask`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ index: 'sky', question: 'Where is the Moon?', stream }),
     });
-  beforeAll(async () => {
-    service = await startTestService({ http: { connectionTimeoutMs: IDLE_MS } }, (b) => b.withTextGenerator(new SlowGenerator()));
-    const res = await fetch(`${service.url}/upload`, {
-      method: 'POST',
-      body: uploadForm({ index: 'sky', documentId: 'moon' }, [
-        { name: 'moon.txt', content: 'The Moon orbits the Earth.', type: 'text/plain' },
-      ]),
-    });
-    expect(res.status).toBe(202);
-    await waitForCompletion(service.url, 'moon', 'sky');
-  });
-  afterAll(() => service.dispose());
+  beforeAll(() => importTexts(service().url, 'sky', { moon: 'The Moon orbits the Earth.' }));
 
   it('answers a non-streamed /ask that takes longer than the idle timeout', async () => {
     const res = await ask(false);
@@ -56,16 +48,12 @@ describe('a long answer is not cut by the idle timeout (connectionTimeoutMs)', (
 });
 
 describe('a slow upload body is refused (http.minUploadBytesPerSecond)', () => {
-  let service: Awaited<ReturnType<typeof startTestService>>;
-  beforeAll(async () => {
-    service = await startTestService({
-      http: { connectionTimeoutMs: 0, requestTimeoutMs: 0, minUploadBytesPerSecond: 1000, minUploadRateGraceMs: 300 },
-    });
+  const service = useTestService({
+    overrides: { http: { connectionTimeoutMs: 0, requestTimeoutMs: 0, minUploadBytesPerSecond: 1000, minUploadRateGraceMs: 300 } },
   });
-  afterAll(() => service.dispose());
 
   it('answers 408 and closes the connection when the body drips', async () => {
-    const socket = connect(Number(new URL(service.url).port), '127.0.0.1');
+    const socket = connect(Number(new URL(service().url).port), '127.0.0.1');
     socket.on('error', () => undefined);
     let response = '';
     socket.on('data', (d: Buffer) => (response += d.toString()));
@@ -88,7 +76,7 @@ describe('a slow upload body is refused (http.minUploadBytesPerSecond)', () => {
   });
 
   it('accepts an upload that comes at the minimum rate', async () => {
-    const res = await fetch(`${service.url}/upload`, {
+    const res = await fetch(`${service().url}/upload`, {
       method: 'POST',
       body: uploadForm({ documentId: 'quick' }, [{ name: 'a.txt', content: 'hello', type: 'text/plain' }]),
     });

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { useTestService } from './helpers.js';
 import { multipartBody, sendRaw, type RawResponse } from './raw-http.js';
 
 const BOUNDARY = 'b7f2c6e1-5a2d-4c1e-9f7b-3d8a2e4c6b10';
@@ -17,14 +17,10 @@ function expectProblem(res: RawResponse, status: number, detail: RegExp): void {
 }
 
 describe('malformed multipart gets a 400 ProblemDetails naming the problem, and leaves no spool file', () => {
-  let service: Awaited<ReturnType<typeof startTestService>>;
-  beforeAll(async () => {
-    service = await startTestService();
-  });
-  afterAll(() => service.dispose());
+  const service = useTestService();
 
   const upload = (contentType: string, body: Buffer | string) =>
-    sendRaw(service.url, 'POST', '/upload', { 'content-type': contentType }, body);
+    sendRaw(service().url, 'POST', '/upload', { 'content-type': contentType }, body);
 
   const cases: Array<[string, () => Promise<RawResponse>, RegExp]> = [
     ['no boundary parameter', () => upload('multipart/form-data', good), /boundary/i],
@@ -58,7 +54,7 @@ describe('malformed multipart gets a 400 ProblemDetails naming the problem, and 
 
   it.each(cases)('%s', async (_name, send, detail) => {
     expectProblem(await send(), 400, detail);
-    expect((await fetch(`${service.url}/health`)).status).toBe(200);
+    expect((await fetch(`${service().url}/health`)).status).toBe(200);
   });
 
   it('accepts the same bytes when they are well formed (the cases above fail for their flaw only)', async () => {
@@ -67,6 +63,6 @@ describe('malformed multipart gets a 400 ProblemDetails naming the problem, and 
   });
 
   it('left no spooled file behind', async () => {
-    expect(await readdir(join(service.config.dataDirectory, 'tmp', 'uploads'), { recursive: true }).catch(() => [])).toEqual([]);
+    expect(await readdir(join(service().config.dataDirectory, 'tmp', 'uploads'), { recursive: true }).catch(() => [])).toEqual([]);
   });
 });

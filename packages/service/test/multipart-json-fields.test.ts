@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { useTestService } from './helpers.js';
 import { sendRaw } from './raw-http.js';
 
 const BOUNDARY = 'km-json-fields';
@@ -17,13 +17,9 @@ function body(fields: Array<{ name: string; value: string; type?: string }>): st
 }
 
 describe('multipart fields sent as application/json', () => {
-  let service: Awaited<ReturnType<typeof startTestService>>;
+  const service = useTestService();
   const upload = (fields: Array<{ name: string; value: string; type?: string }>) =>
-    sendRaw(service.url, 'POST', '/upload', { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body(fields));
-  beforeAll(async () => {
-    service = await startTestService();
-  });
-  afterAll(() => service.dispose());
+    sendRaw(service().url, 'POST', '/upload', { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body(fields));
 
   it('reads a JSON-typed args field as its JSON (an unknown argument is named, not "[object Object]")', async () => {
     const res = await upload([

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, uploadForm } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { type TestService, uploadForm, useTestService } from './helpers.js';
 
-type Service = Awaited<ReturnType<typeof startTestService>>;
-
-async function finalStatus(service: Service, documentId: string): Promise<Record<string, unknown>> {
+async function finalStatus(service: TestService, documentId: string): Promise<Record<string, unknown>> {
   let status: Record<string, unknown> = {};
   await expect
     .poll(
@@ -19,19 +17,15 @@ async function finalStatus(service: Service, documentId: string): Promise<Record
 }
 
 describe('readiness over HTTP', () => {
-  let service: Service;
-  beforeAll(async () => {
-    service = await startTestService();
-  });
-  afterAll(() => service.dispose());
+  const service = useTestService();
 
   it('a document with one failed file among good ones is failed, not completed, and the error names the file', async () => {
     const form = uploadForm({ documentId: 'partly' }, [
       { name: 'good.txt', content: 'Narwhals have a long spiral tusk.' },
       { name: 'blob.dat', content: new Uint8Array([0, 1, 2, 0, 3]) },
     ]);
-    expect((await fetch(`${service.url}/upload`, { method: 'POST', body: form })).status).toBe(202);
-    const status = await finalStatus(service, 'partly');
+    expect((await fetch(`${service().url}/upload`, { method: 'POST', body: form })).status).toBe(202);
+    const status = await finalStatus(service(), 'partly');
     expect(status).toMatchObject({ completed: false, failed: true, empty: false, remaining_steps: [] });
     expect(status.error).toMatch(/1 of 2 file\(s\) could not be processed: blob\.dat: no decoder for application\/octet-stream/);
     expect(status.failed_files).toEqual([{ name: 'blob.dat', error: expect.stringMatching(/no decoder/) }]);
@@ -40,9 +34,9 @@ describe('readiness over HTTP', () => {
   it("Kernel Memory's step names gen_embeddings_parallel and summarize_parallel are accepted and run the same handlers", async () => {
     const steps = ['extract', 'partition', 'gen_embeddings_parallel', 'save_records'];
     const form = uploadForm({ documentId: 'kmsteps', steps }, [{ name: 'walrus.txt', content: 'Walruses haul out on sea ice to rest.' }]);
-    expect((await fetch(`${service.url}/upload`, { method: 'POST', body: form })).status).toBe(202);
-    expect(await finalStatus(service, 'kmsteps')).toMatchObject({ completed: true, failed: false, completed_steps: steps });
-    const search = await fetch(`${service.url}/search`, {
+    expect((await fetch(`${service().url}/upload`, { method: 'POST', body: form })).status).toBe(202);
+    expect(await finalStatus(service(), 'kmsteps')).toMatchObject({ completed: true, failed: false, completed_steps: steps });
+    const search = await fetch(`${service().url}/search`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: 'walruses sea ice' }),
@@ -52,8 +46,8 @@ describe('readiness over HTTP', () => {
     const summary = uploadForm({ documentId: 'kmsummary', steps: ['extract', 'partition', 'summarize_parallel'] }, [
       { name: 'seal.txt', content: 'Seals sleep in water.' },
     ]);
-    expect((await fetch(`${service.url}/upload`, { method: 'POST', body: summary })).status).toBe(202);
-    expect((await finalStatus(service, 'kmsummary')).error).toMatch(
+    expect((await fetch(`${service().url}/upload`, { method: 'POST', body: summary })).status).toBe(202);
+    expect((await finalStatus(service(), 'kmsummary')).error).toMatch(
       /step "summarize_parallel" failed: the summarize step needs a text generator/,
     );
   });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, uploadForm, waitForCompletion } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { importTexts, useTestService } from './helpers.js';
 
 interface Chunk {
   streamState: string;
@@ -16,26 +16,16 @@ async function readSse(res: Response): Promise<Chunk[]> {
 }
 
 describe('streamed answers over HTTP (server-sent events)', () => {
-  let service: Awaited<ReturnType<typeof startTestService>>;
-  beforeAll(async () => {
-    service = await startTestService();
-    const docs = {
+  const service = useTestService({ disposeTimeoutMs: 30_000 });
+  beforeAll(() =>
+    importTexts(service().url, 'sky', {
       moon: 'The Moon orbits the Earth at an average distance of 384,400 km. It takes about 27 days to orbit once.',
       tides: 'Tides on Earth are caused mostly by the Moon. The Moon pulls the oceans as it orbits the Earth.',
-    };
-    for (const [documentId, text] of Object.entries(docs)) {
-      const res = await fetch(`${service.url}/upload`, {
-        method: 'POST',
-        body: uploadForm({ index: 'sky', documentId }, [{ name: `${documentId}.txt`, content: text, type: 'text/plain' }]),
-      });
-      expect(res.status).toBe(202);
-      await waitForCompletion(service.url, documentId, 'sky');
-    }
-  });
-  afterAll(() => service.dispose(), 30_000);
+    }),
+  );
 
   it('lists each source in one chunk only, so KM clients that merge chunks list it once', async () => {
-    const res = await fetch(`${service.url}/ask`, {
+    const res = await fetch(`${service().url}/ask`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ index: 'sky', question: 'How does the Moon orbit the Earth?', stream: true }),
@@ -53,7 +43,7 @@ describe('streamed answers over HTTP (server-sent events)', () => {
 
     // The same sources as the JSON answer.
     const json = (await (
-      await fetch(`${service.url}/ask`, {
+      await fetch(`${service().url}/ask`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ index: 'sky', question: 'How does the Moon orbit the Earth?' }),

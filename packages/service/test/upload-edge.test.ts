@@ -4,22 +4,18 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DOCUMENT_ID_BYTES, MAX_FILE_NAME_BYTES } from '@km/core/connector';
-import { startTestService, waitForCompletion } from './helpers.js';
+import { startTestService, useTestService, waitForCompletion } from './helpers.js';
 import { multipartBody, sendRaw } from './raw-http.js';
 import { newSpoolFolderName } from '../src/http/upload-spool.js';
 
 const BOUNDARY = '0c1d2e3f-4a5b-6c7d-8e9f-a0b1c2d3e4f5';
 
 describe('upload edge: names and tags as KM clients send them', () => {
-  let service: Awaited<ReturnType<typeof startTestService>>;
-  beforeAll(async () => {
-    service = await startTestService();
-  });
-  afterAll(() => service.dispose());
+  const service = useTestService();
 
   const upload = (fields: Array<[string, string]>, fileName = 'a.txt', content = 'The Moon orbits the Earth.') =>
     sendRaw(
-      service.url,
+      service().url,
       'POST',
       '/upload',
       { 'content-type': `multipart/form-data; boundary="${BOUNDARY}"` },
@@ -41,7 +37,7 @@ describe('upload edge: names and tags as KM clients send them', () => {
         detail: expect.stringMatching(new RegExp(`${MAX_FILE_NAME_BYTES}`)),
       });
     }
-    expect((await fetch(`${service.url}/upload-status?documentId=long-name`)).status).toBe(404);
+    expect((await fetch(`${service().url}/upload-status?documentId=long-name`)).status).toBe(404);
   });
 
   it('ingests a document with the longest id and file name accepted', async () => {
@@ -49,7 +45,7 @@ describe('upload edge: names and tags as KM clients send them', () => {
     const name = 'é'.repeat(30) + 'x'.repeat(MAX_FILE_NAME_BYTES - 60 - 4) + '.txt';
     expect(Buffer.byteLength(name)).toBe(MAX_FILE_NAME_BYTES);
     expect((await upload([['documentId', id]], name)).status).toBe(202);
-    const status = await waitForCompletion(service.url, id);
+    const status = await waitForCompletion(service().url, id);
     expect(status).toMatchObject({ failed: false });
   });
 
@@ -61,7 +57,7 @@ describe('upload edge: names and tags as KM clients send them', () => {
       ['tags', 'empty:'],
     ]);
     expect(res.status).toBe(202);
-    const status = await waitForCompletion(service.url, 'tagged');
+    const status = await waitForCompletion(service().url, 'tagged');
     expect(status.tags).toEqual({ urgent: [null], user: ['ann'], empty: [null] });
   });
 });

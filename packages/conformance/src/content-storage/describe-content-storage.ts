@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { isKmError, type IContentStorage } from '@km/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { randomName } from '../util/async.js';
+import { describeSuite } from '../util/describe-suite.js';
 
 /** How the suite gets content storage instances. */
 export interface ContentStorageSuiteOptions {
@@ -27,11 +28,7 @@ const readAll = async (stream: AsyncIterable<unknown>): Promise<Buffer> => {
  * ```
  */
 export function describeContentStorage(name: string, options: ContentStorageSuiteOptions): void {
-  describe(`IContentStorage conformance: ${name}`, () => {
-    if (options.skip) {
-      it.skip(`skipped: ${options.skip}`, () => undefined);
-      return;
-    }
+  describeSuite(`IContentStorage conformance: ${name}`, options.skip, () => {
     const used: Array<{ storage: IContentStorage; index: string }> = [];
     afterEach(async () => {
       for (const { storage, index } of used.splice(0)) {

@@ -1,8 +1,6 @@
 import { Parser } from 'htmlparser2';
-import type { ExtractedContent, IContentDecoder } from '../contracts/content-decoder.js';
 import { MimeTypes } from '../models/constants.js';
-import { baseMimeType } from './mime-types.js';
-import { decodeUtf8Text } from './text-bytes.js';
+import { TextFormatDecoder } from './text-format-decoder.js';
 
 const SKIPPED = new Set(['title', 'script', 'style', 'noscript', 'template', 'svg', 'head', 'iframe', 'object']);
 const BLOCKS = new Set([
@@ -39,16 +37,14 @@ const HEADINGS: Record<string, string> = { h1: '#', h2: '##', h3: '###', h4: '##
  * cells are separated by ` | `; scripts, styles and the head are dropped. The title, when
  * present, becomes the first heading.
  */
-export class HtmlDecoder implements IContentDecoder {
-  readonly name = 'html';
-
-  supportsMimeType(mimeType: string): boolean {
-    const base = baseMimeType(mimeType);
-    return base === MimeTypes.html || base === 'application/xhtml+xml';
-  }
-
-  async decode(data: Buffer, options?: { fileName?: string }): Promise<ExtractedContent> {
-    return { mimeType: MimeTypes.markdown, sections: [{ number: 0, text: htmlToMarkdown(decodeUtf8Text(data, options?.fileName)) }] };
+export class HtmlDecoder extends TextFormatDecoder {
+  constructor() {
+    super({
+      name: 'html',
+      reads: (type) => type === MimeTypes.html || type === 'application/xhtml+xml',
+      gives: MimeTypes.markdown,
+      convert: htmlToMarkdown,
+    });
   }
 }
 

@@ -1,18 +1,9 @@
-import type { ExtractedContent, IContentDecoder } from '../contracts/content-decoder.js';
 import { MimeTypes } from '../models/constants.js';
-import { baseMimeType } from './mime-types.js';
-import { decodeUtf8Text } from './text-bytes.js';
+import { TextFormatDecoder } from './text-format-decoder.js';
 
 /** Plain text (and CSV, logs): one section, as is. */
-export class PlainTextDecoder implements IContentDecoder {
-  readonly name = 'text';
-
-  supportsMimeType(mimeType: string): boolean {
-    const base = baseMimeType(mimeType);
-    return base === MimeTypes.plainText || base === 'text/csv';
-  }
-
-  async decode(data: Buffer, options?: { fileName?: string }): Promise<ExtractedContent> {
-    return { mimeType: MimeTypes.plainText, sections: [{ number: 0, text: decodeUtf8Text(data, options?.fileName) }] };
+export class PlainTextDecoder extends TextFormatDecoder {
+  constructor() {
+    super({ name: 'text', reads: (type) => type === MimeTypes.plainText || type === 'text/csv', gives: MimeTypes.plainText });
   }
 }

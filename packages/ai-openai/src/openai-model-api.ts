@@ -1,0 +1,39 @@
+import type { Logger } from '@km/core';
+import type OpenAI from 'openai';
+import { createOpenAIClient, type OpenAIConnectionOptions } from './connection.js';
+import { DEFAULT_RETRY, withOpenAIRetries, type RetryOptions } from './retry.js';
+
+/** The options every generator of this package takes to reach its endpoint. */
+export interface OpenAIEndpointOptions {
+  connection: OpenAIConnectionOptions;
+  retry?: RetryOptions;
+  logger?: Logger;
+  /** An SDK client of your own (proxies, custom fetch); `connection` still names the provider. */
+  client?: OpenAI;
+}
+
+/**
+ * One generator's way to its endpoint: the SDK client (the caller's, or one built from
+ * `connection`), the model name sent in requests, and the retry policy every request runs under.
+ */
+export class OpenAIModelApi {
+  private readonly client: OpenAI;
+  private readonly retry: Required<RetryOptions>;
+
+  constructor(
+    /** The model sent in requests: the deployment on Azure. */
+    readonly requestModel: string,
+    private readonly options: OpenAIEndpointOptions,
+  ) {
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.client = options.client ?? createOpenAIClient(options.connection);
+  }
+
+  /**
+   * Sends one request with km's retries (see `withOpenAIRetries`); `what` names it in errors
+   * and logs, `signal` stops it and its backoff.
+   */
+  send<T>(what: string, request: (client: OpenAI) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    return withOpenAIRetries(what, () => request(this.client), this.retry, { signal, logger: this.options.logger });
+  }
+}
