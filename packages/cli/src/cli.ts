@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { KmError, isKmError, isStatusReady, statusFailure, type DataPipelineStatus, type MemoryAnswer } from '@km/core';
-import { MEMORY_DB_FACTORIES, parseTags, startService, startWorker, type QueueType, type ServiceConfigInput } from '@km/service';
+import type { ConnectorFactory } from '@km/core/connector';
+import { MEMORY_DB_FACTORIES, QUEUE_FACTORIES, parseTags, startService, startWorker, type ServiceConfigInput } from '@km/service';
 import { formatSearch, formatSources } from './format.js';
 import { expandInputs } from './inputs.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
@@ -178,52 +179,56 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
 /** Where the pipeline's queues and records live, shared by `serve` and `worker`. */
 interface PipelineOptions {
   queue?: string;
-  rabbitmqUrl?: string;
   memoryDb?: string;
-  /** Values of the memory DB factories' flags (`--postgres-url`, `--qdrant-url`, ...), by setting key. */
-  [setting: string]: unknown;
+  /** Values of the connector factories' flags (`--rabbitmq-url`, `--postgres-url`, ...). */
+  [flag: string]: unknown;
 }
 
-/** The memory DB settings that have a command-line flag, from every factory the service knows, with their options. */
-const memoryDbFlags = () =>
-  MEMORY_DB_FACTORIES.flatMap((factory) =>
-    factory.settings
-      .filter((setting) => setting.flag)
-      .map((setting) => ({
-        setting,
-        option: new Option(
-          `${setting.flag} <value>`,
-          `${setting.description}, for --memory-db ${factory.type} (default: $${setting.env[0]})`,
-        ),
-      })),
+/** The connector settings that have a command-line flag, from every factory the service knows, with their options. */
+const connectorFlags = () =>
+  (
+    [
+      ['queue', '--queue', QUEUE_FACTORIES],
+      ['memoryDb', '--memory-db', MEMORY_DB_FACTORIES],
+    ] as const
+  ).flatMap(([section, chooser, factories]) =>
+    factories.flatMap((factory: ConnectorFactory<unknown, never>) =>
+      factory.settings
+        .filter((setting) => setting.flag)
+        .map((setting) => ({
+          section,
+          setting,
+          option: new Option(
+            `${setting.flag} <value>`,
+            `${setting.description}, for ${chooser} ${factory.type} (default: $${setting.env[0]})`,
+          ),
+        })),
+    ),
   );
 
 function addPipelineOptions(command: Command): Command {
+  const [defaultQueue, ...otherQueues] = QUEUE_FACTORIES.map((f) => f.type);
   command
-    .option(
-      '--queue <type>',
-      'pipeline queues: file (default), rabbitmq ($KM_RABBITMQ_URL), azure ($KM_AZURE_QUEUE_CONNECTION_STRING) or memory',
-    )
-    .option('--rabbitmq-url <url>', 'AMQP URL of the rabbitmq queue (default: $KM_RABBITMQ_URL or amqp://guest:guest@127.0.0.1:5672)')
+    .option('--queue <type>', `pipeline queues: ${defaultQueue} (default, one machine), or ${otherQueues.join(', ')}`)
     .option(
       '--memory-db <type>',
       `memory records: simple (default, one writing process), or ${MEMORY_DB_FACTORIES.map((f) => f.type).join(', ')} (shared by every worker)`,
     );
-  for (const { option } of memoryDbFlags()) command.addOption(option);
+  for (const { option } of connectorFlags()) command.addOption(option);
   return command;
 }
 
 function pipelineOverrides(opts: PipelineOptions): ServiceConfigInput {
-  const queue = {
-    ...(opts.queue ? { type: opts.queue as QueueType } : {}),
-    ...(opts.rabbitmqUrl ? { rabbitmqUrl: opts.rabbitmqUrl } : {}),
+  const sections: Record<'queue' | 'memoryDb', Record<string, string>> = {
+    queue: opts.queue ? { type: opts.queue } : {},
+    memoryDb: opts.memoryDb ? { type: opts.memoryDb } : {},
   };
-  const memoryDb: Record<string, string> = opts.memoryDb ? { type: opts.memoryDb } : {};
-  for (const { setting, option } of memoryDbFlags()) {
+  for (const { section, setting, option } of connectorFlags()) {
     const value = opts[option.attributeName()];
-    if (typeof value === 'string' && value !== '') memoryDb[setting.key] = value;
+    if (typeof value === 'string' && value !== '') sections[section][setting.key] = value;
   }
-  return { ...(Object.keys(queue).length ? { queue } : {}), ...(Object.keys(memoryDb).length ? { memoryDb } : {}) };
+  const { queue, memoryDb } = sections;
+  return { ...(Object.keys(queue).length ? { queue } : {}), ...(Object.keys(memoryDb).length ? { memoryDb } : {}) } as ServiceConfigInput;
 }
 
 function serveOverrides(opts: PipelineOptions & { host?: string; port?: number; dataDir?: string; handlers: boolean }): ServiceConfigInput {

@@ -123,6 +123,7 @@ export type {
   QueueFactory,
   QueueFactoryContext,
 } from './factories/connector-factory.js';
+export { queueConsumerOptions, settingsAsOptions } from './factories/connector-factory.js';
 export { readSettings, settingsFromEnv, type SettingsSource } from './factories/read-settings.js';
 
 // Queues
@@ -136,3 +137,4 @@ export type {
 } from './queue/queue-transport.js';
 export { LeaseRenewal } from './queue/lease-renewal.js';
 export { checkQueueConnect, type QueueClientState } from './queue/connect-checks.js';
+export { fileQueueFactory, memoryQueueFactory } from './factories/queue-factories.js';

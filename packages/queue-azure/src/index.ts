@@ -4,3 +4,4 @@ export { AzureQueueTransport, type AzureMessage } from './azure-queue-transport.
 export { azureQueueName, azurePoisonQueueName } from './queue-names.js';
 export { encodeMessage, decodeMessage, MAX_AZURE_MESSAGE_BYTES } from './message-encoding.js';
 export { translateAzureError } from './azure-errors.js';
+export { azureQueueFactory } from './azure-queue-factory.js';

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { InvalidInputError, stepQueueMaxAttempts } from '@km/core';
 import { readSettings, settingsFromEnv } from '@km/core/connector';
-import { MEMORY_DB_FACTORIES, memoryDbFactory } from './connectors.js';
+import { MEMORY_DB_FACTORIES, QUEUE_FACTORIES, memoryDbFactory, queueFactoryOf } from './connectors.js';
 
 /** Where memory records live: `simple` (embedded) or the type of a factory in {@link MEMORY_DB_FACTORIES}. */
 export type MemoryDbType = string;
 
-/** Where the pipeline's queues live. */
-export type QueueType = 'file' | 'memory' | 'rabbitmq' | 'azure';
+/** Where the pipeline's queues live: the type of a factory in {@link QUEUE_FACTORIES}. */
+export type QueueType = string;
 
 /** Where embeddings come from. */
 export type EmbeddingProvider = 'local' | 'hashing' | 'openai' | 'azure-openai';
@@ -39,14 +39,16 @@ export interface ServiceConfig {
     keys: string[];
   };
   queue: {
-    /** `file` (a folder, one machine), `memory` (one process), `rabbitmq` or `azure` (many machines). @default 'file' (env KM_QUEUE) */
+    /**
+     * `file` (a folder, one machine), `memory` (one process), `rabbitmq` or `azure` (many
+     * machines): see {@link QUEUE_FACTORIES}. The chosen queue's own settings live in this
+     * section too, each with its environment variable: `rabbitmqUrl` (KM_RABBITMQ_URL, default
+     * amqp://guest:guest@127.0.0.1:5672), `azureConnectionString` (KM_AZURE_QUEUE_CONNECTION_STRING
+     * or AZURE_STORAGE_CONNECTION_STRING). @default 'file' (env KM_QUEUE)
+     */
     type: QueueType;
     /** Prepended to queue names on a shared broker or storage account. @default '' (env KM_QUEUE_PREFIX) */
     prefix: string;
-    /** AMQP URL of the `rabbitmq` queue. @default 'amqp://guest:guest@127.0.0.1:5672' (env KM_RABBITMQ_URL) */
-    rabbitmqUrl: string;
-    /** Storage connection string of the `azure` queue. (env KM_AZURE_QUEUE_CONNECTION_STRING or AZURE_STORAGE_CONNECTION_STRING) */
-    azureConnectionString?: string;
     /**
      * Deliveries of a message before its queue poisons it: a safety net for messages whose worker
      * dies without answering. Derived from `maxStepAttempts` (+2, core's `stepQueueMaxAttempts`)
@@ -63,6 +65,8 @@ export interface ServiceConfig {
     pollIntervalMs: number;
     /** Messages of one step handled at once by one process. @default 2 (env KM_QUEUE_CONCURRENCY) */
     concurrency: number;
+    /** The chosen queue's settings (see `type`). */
+    [setting: string]: string | number | undefined;
   };
   /**
    * Where memory records live. `type` is `simple` (the embedded SimpleVectorDb: one writing
@@ -158,7 +162,6 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   queue: {
     type: 'file',
     prefix: '',
-    rabbitmqUrl: 'amqp://guest:guest@127.0.0.1:5672',
     maxAttempts: 5,
     maxStepAttempts: 3,
     retryDelayMs: 1000,
@@ -279,14 +282,11 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (str('KM_AUTH_HEADER')) auth.header = str('KM_AUTH_HEADER')!;
   if (Object.keys(auth).length) out.auth = auth;
 
-  const queue: Partial<ServiceConfig['queue']> = {};
+  const queue: Partial<ServiceConfig['queue']> = settingsFromEnv(QUEUE_FACTORIES, env);
   if (str('KM_QUEUE')) queue.type = str('KM_QUEUE') as ServiceConfig['queue']['type'];
   if (num('KM_MAX_STEP_ATTEMPTS') !== undefined) queue.maxStepAttempts = num('KM_MAX_STEP_ATTEMPTS')!;
   if (num('KM_QUEUE_CONCURRENCY') !== undefined) queue.concurrency = num('KM_QUEUE_CONCURRENCY')!;
   if (str('KM_QUEUE_PREFIX')) queue.prefix = str('KM_QUEUE_PREFIX')!;
-  if (str('KM_RABBITMQ_URL')) queue.rabbitmqUrl = str('KM_RABBITMQ_URL')!;
-  const azure = str('KM_AZURE_QUEUE_CONNECTION_STRING') ?? str('AZURE_STORAGE_CONNECTION_STRING');
-  if (azure) queue.azureConnectionString = azure;
   if (Object.keys(queue).length) out.queue = queue;
 
   const memoryDb: Partial<ServiceConfig['memoryDb']> = settingsFromEnv(MEMORY_DB_FACTORIES, env);
@@ -356,15 +356,7 @@ function validate(config: ServiceConfig): ServiceConfig {
   if (!(config.maxUploadBytes > 0)) fail('maxUploadBytes must be positive');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel))
     fail(`logLevel ${JSON.stringify(config.logLevel)} is unknown`);
-  if (!['file', 'memory', 'rabbitmq', 'azure'].includes(config.queue.type)) {
-    fail(`queue.type must be "file", "memory", "rabbitmq" or "azure", got ${JSON.stringify(config.queue.type)}`);
-  }
-  if (config.queue.type === 'rabbitmq' && !/^amqps?:\/\//.test(config.queue.rabbitmqUrl ?? '')) {
-    fail(`queue.rabbitmqUrl must be an amqp:// or amqps:// URL (KM_RABBITMQ_URL)`);
-  }
-  if (config.queue.type === 'azure' && !config.queue.azureConnectionString) {
-    fail('queue.type is azure but no connection string is set (KM_AZURE_QUEUE_CONNECTION_STRING)');
-  }
+  validateQueue(config, fail);
   validateMemoryDb(config, fail);
   for (const key of ['maxAttempts', 'maxStepAttempts', 'concurrency'] as const) {
     if (!Number.isInteger(config.queue[key]) || config.queue[key] < 1) fail(`queue.${key} must be a positive integer`);
@@ -405,6 +397,16 @@ function validate(config: ServiceConfig): ServiceConfig {
     }
   }
   return config;
+}
+
+/** The queue type is known, and its factory's settings are present and well-formed (stored back checked). */
+function validateQueue(config: ServiceConfig, fail: (message: string) => never): void {
+  const factory = queueFactoryOf(config.queue.type);
+  if (!factory) {
+    const types = QUEUE_FACTORIES.map((f) => `"${f.type}"`).join(', ');
+    fail(`queue.type must be one of ${types}, got ${JSON.stringify(config.queue.type)}`);
+  }
+  Object.assign(config.queue, readSettings(factory!, { env: {}, section: config.queue, sectionName: 'queue' }));
 }
 
 /** The memory DB type is known, and its factory's settings are present and well-formed (stored back checked). */

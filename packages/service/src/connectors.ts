@@ -1,7 +1,9 @@
-import type { MemoryDbFactory } from '@km/core/connector';
+import { fileQueueFactory, memoryQueueFactory, type MemoryDbFactory, type QueueFactory } from '@km/core/connector';
 import { elasticsearchMemoryDbFactory } from '@km/memorydb-elasticsearch/factory';
 import { postgresMemoryDbFactory } from '@km/memorydb-postgres/factory';
 import { qdrantMemoryDbFactory } from '@km/memorydb-qdrant/factory';
+import { azureQueueFactory } from '@km/queue-azure/factory';
+import { rabbitMqQueueFactory } from '@km/queue-rabbitmq/factory';
 
 /**
  * The memory DBs the service can use besides the embedded `simple` one: one line per
@@ -17,4 +19,12 @@ export const MEMORY_DB_FACTORIES: readonly MemoryDbFactory[] = [
 /** The factory of a configured memory DB type, if any (`simple` has none: the builder's embedded default). */
 export function memoryDbFactory(type: string): MemoryDbFactory | undefined {
   return MEMORY_DB_FACTORIES.find((f) => f.type === type);
+}
+
+/** The queues the service can run its pipeline on, the first being the default: one line per connector package. */
+export const QUEUE_FACTORIES: readonly QueueFactory[] = [fileQueueFactory, memoryQueueFactory, rabbitMqQueueFactory, azureQueueFactory];
+
+/** The factory of a configured queue type, if any. */
+export function queueFactoryOf(type: string): QueueFactory | undefined {
+  return QUEUE_FACTORIES.find((f) => f.type === type);
 }

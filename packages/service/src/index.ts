@@ -11,7 +11,7 @@ export {
   type MemoryDbType,
 } from './config.js';
 export { memoryDbFromConfig } from './memory-db-factory.js';
-export { MEMORY_DB_FACTORIES, memoryDbFactory } from './connectors.js';
+export { MEMORY_DB_FACTORIES, QUEUE_FACTORIES, memoryDbFactory, queueFactoryOf } from './connectors.js';
 export { createMemoryFromConfig, describeAi, type MemoryFactoryOptions } from './memory-factory.js';
 export { queueFactory } from './queue-factory.js';
 export { ServiceMetrics } from './metrics.js';

@@ -1,6 +1,7 @@
-import { join } from 'node:path';
-import { FileQueue, InMemoryQueue, InMemoryQueueBroker, type Logger, type StepQueueFactory } from '@km/core';
+import { readSettings } from '@km/core/connector';
+import type { Logger, StepQueueFactory } from '@km/core';
 import type { ServiceConfig } from './config.js';
+import { queueFactoryOf } from './connectors.js';
 
 /**
  * The queue client factory of the configured queue type; one client per pipeline step. A
@@ -10,45 +11,10 @@ import type { ServiceConfig } from './config.js';
  */
 export async function queueFactory(config: ServiceConfig, dataDirectory: string, logger: Logger): Promise<StepQueueFactory> {
   const q = config.queue;
-  switch (q.type) {
-    case 'rabbitmq': {
-      const { RabbitMqQueue } = await import('@km/queue-rabbitmq');
-      return () =>
-        new RabbitMqQueue({
-          url: q.rabbitmqUrl,
-          queuePrefix: q.prefix,
-          maxAttempts: q.maxAttempts,
-          retryDelayMs: q.retryDelayMs,
-          concurrency: q.concurrency,
-          logger,
-        });
-    }
-    case 'azure': {
-      const { AzureQueue } = await import('@km/queue-azure');
-      return () =>
-        new AzureQueue({
-          connectionString: q.azureConnectionString!,
-          queuePrefix: q.prefix,
-          maxAttempts: q.maxAttempts,
-          retryDelayMs: q.retryDelayMs,
-          visibilityTimeoutMs: q.visibilityTimeoutMs,
-          concurrency: q.concurrency,
-          logger,
-        });
-    }
-    case 'memory': {
-      const broker = new InMemoryQueueBroker();
-      return () => new InMemoryQueue({ broker, maxAttempts: q.maxAttempts, retryDelayMs: q.retryDelayMs, concurrency: q.concurrency });
-    }
-    default:
-      return () =>
-        new FileQueue({
-          directory: join(dataDirectory, 'queues', ...(q.prefix ? [q.prefix] : [])),
-          maxAttempts: q.maxAttempts,
-          retryDelayMs: q.retryDelayMs,
-          visibilityTimeoutMs: q.visibilityTimeoutMs,
-          pollIntervalMs: q.pollIntervalMs,
-          concurrency: q.concurrency,
-        });
-  }
+  const factory = queueFactoryOf(q.type);
+  if (!factory) throw new Error(`no queue factory for type ${JSON.stringify(q.type)}`);
+  const settings = readSettings(factory, { env: {}, section: q, sectionName: 'queue' });
+  const { prefix, maxAttempts, retryDelayMs, visibilityTimeoutMs, pollIntervalMs, concurrency } = q;
+  const context = { logger, dataDirectory, prefix, maxAttempts, retryDelayMs, visibilityTimeoutMs, pollIntervalMs, concurrency };
+  return factory.create(settings, context);
 }

@@ -70,6 +70,34 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads the chosen queue connector settings from the environment, under the names its factory declares', () => {
+    expect(loadConfig({ env: { KM_QUEUE: 'azure', AZURE_STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true' } }).queue).toMatchObject({
+      type: 'azure',
+      azureConnectionString: 'UseDevelopmentStorage=true',
+    });
+    expect(loadConfig({ env: { KM_QUEUE: 'rabbitmq', KM_RABBITMQ_URL: 'amqps://broker:5671' } }).queue.rabbitmqUrl).toBe(
+      'amqps://broker:5671',
+    );
+  });
+
+  it.each([
+    [{ KM_QUEUE: 'kafka' }, /queue.type must be one of "file", "memory", "rabbitmq", "azure"/],
+    [
+      { KM_QUEUE: 'azure' },
+      /queue.type is azure but queue.azureConnectionString \(KM_AZURE_QUEUE_CONNECTION_STRING or AZURE_STORAGE_CONNECTION_STRING\) is not set/,
+    ],
+    [
+      { KM_QUEUE: 'rabbitmq', KM_RABBITMQ_URL: 'http://broker' },
+      /queue.rabbitmqUrl \(KM_RABBITMQ_URL\) is not an amqp:\/\/ or amqps:\/\/ URL/,
+    ],
+    [
+      { KM_MEMORY_DB: 'postgres', KM_POSTGRES_URL: 'postgres://h/db', KM_POSTGRES_MAX_CONNECTIONS: '0' },
+      /memoryDb.postgresMaxConnections \(KM_POSTGRES_MAX_CONNECTIONS\) must be an integer >= 1/,
+    ],
+  ])('refuses the queue and memory DB connector settings %j, naming the setting', (env, message) => {
+    expect(() => loadConfig({ env })).toThrow(message);
+  });
+
   it.each([
     [{ KM_MEMORY_DB: 'milvus' }, /memoryDb.type must be one of "simple", "postgres", "qdrant", "elasticsearch"/],
     [{ KM_MEMORY_DB: 'postgres' }, /KM_POSTGRES_URL/],

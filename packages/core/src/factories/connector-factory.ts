@@ -82,3 +82,29 @@ export interface QueueFactoryContext extends FactoryContext {
 
 /** Builds the queue clients of a pipeline (one per step) from configuration. */
 export type QueueFactory = ConnectorFactory<(step: string) => IQueue, QueueFactoryContext>;
+
+/**
+ * The settings that are set, under a connector's own option names (values as text):
+ * `settingsAsOptions(s, { apiKey: 'qdrantApiKey' })` is `{ apiKey: s.qdrantApiKey }` when it is set, else `{}`.
+ */
+export function settingsAsOptions<Option extends string>(
+  settings: ConnectorSettings,
+  names: Record<Option, string>,
+): Partial<Record<Option, string>> {
+  const out: Partial<Record<Option, string>> = {};
+  for (const [option, key] of Object.entries(names) as Array<[Option, string]>) {
+    if (settings[key] !== undefined) out[option] = String(settings[key]);
+  }
+  return out;
+}
+
+/** The engine options every km queue takes, from a queue factory's context. */
+export function queueConsumerOptions(context: QueueFactoryContext): {
+  maxAttempts: number;
+  retryDelayMs: number;
+  concurrency: number;
+  logger: Logger;
+} {
+  const { maxAttempts, retryDelayMs, concurrency, logger } = context;
+  return { maxAttempts, retryDelayMs, concurrency, logger };
+}
