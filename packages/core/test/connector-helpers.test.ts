@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isKmError, type KmError, type MemoryRecord } from '../src/index.js';
-import { checkQueueConnect, type QueueClientState } from '../src/connector.js';
-import { checkBatchForIndex, checkVectorRecord, decodeTags, encodeTags, rankResults } from '../src/connector.js';
+import { checkBatchForIndex, checkQueueConnect, checkVectorRecord, type QueueClientState } from '../src/connector.js';
+import { decodeTags, encodeTags, rankResults } from '../src/connector.js';
 
 describe('helpers shared by connectors', () => {
   it('key:value tag encoding round-trips several values, null and empty values, colons in values', () => {

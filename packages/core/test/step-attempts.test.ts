@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  HashingEmbeddingGenerator,
-  InMemoryQueue,
-  InMemoryQueueBroker,
-  KernelMemoryBuilder,
-  SimpleVectorDb,
-  silentLogger,
-  stepQueueMaxAttempts,
-  type StepQueueSettings,
-} from '../src/index.js';
+import { InMemoryQueue, InMemoryQueueBroker, stepQueueMaxAttempts, type StepQueueSettings } from '../src/index.js';
+import { inMemoryBuilder } from './helpers.js';
 
 describe('one number decides the attempts of a step', () => {
   it('derives a queue’s delivery cap from the step attempts: two more', () => {
@@ -19,10 +11,7 @@ describe('one number decides the attempts of a step', () => {
     const broker = new InMemoryQueueBroker();
     const told: Array<[string, StepQueueSettings]> = [];
     const queues: InMemoryQueue[] = [];
-    const memory = new KernelMemoryBuilder()
-      .withMemoryDb(new SimpleVectorDb())
-      .withEmbeddingGenerator(new HashingEmbeddingGenerator())
-      .withLogger(silentLogger)
+    const memory = inMemoryBuilder()
       .withOrchestratorOptions({ maxAttempts: 4 })
       .withQueueFactory((step, settings) => {
         told.push([step, settings]);

@@ -1,4 +1,4 @@
-import type { MemoryDbFactory } from '@km/core/connector';
+import { type MemoryDbFactory, settingsAsOptions } from '@km/core/connector';
 
 /**
  * How the service and `km worker` build an {@link ElasticsearchMemoryDb} from configuration
@@ -28,13 +28,7 @@ export const elasticsearchMemoryDbFactory: MemoryDbFactory = {
   ],
   async create(settings) {
     const { ElasticsearchMemoryDb } = await import('./elasticsearch-memory-db.js');
-    return new ElasticsearchMemoryDb({
-      node: String(settings.elasticsearchUrl),
-      ...(settings.elasticsearchApiKey !== undefined ? { apiKey: String(settings.elasticsearchApiKey) } : {}),
-      ...(settings.elasticsearchUsername !== undefined
-        ? { username: String(settings.elasticsearchUsername), password: String(settings.elasticsearchPassword) }
-        : {}),
-      ...(settings.prefix !== undefined ? { indexPrefix: String(settings.prefix) } : {}),
-    });
+    const credentials = { apiKey: 'elasticsearchApiKey', username: 'elasticsearchUsername', password: 'elasticsearchPassword' };
+    return new ElasticsearchMemoryDb(settingsAsOptions(settings, { node: 'elasticsearchUrl', indexPrefix: 'prefix', ...credentials }));
   },
 };

@@ -1,6 +1,5 @@
 import { MemoryFilter, MemoryFilters } from '@km/core';
 import { describe, expect, it } from 'vitest';
-import { decodeTags, encodeTags } from '@km/core/connector';
 import { quoteIdent } from '../src/identifiers.js';
 import { toSqlCondition } from '../src/index.js';
 
@@ -29,14 +28,6 @@ describe('toSqlCondition', () => {
     const condition = toSqlCondition([MemoryFilters.byTag('user', evil)], '"tags"', 1);
     expect(condition.sql).not.toContain('DROP');
     expect(condition.params).toEqual([[`user:${evil}`]]);
-  });
-});
-
-describe('tag encoding', () => {
-  it('round-trips values with colons, empty and null values', () => {
-    const tags = { url: ['http://x:80/a'], empty: [''], none: [null], multi: ['a', 'b'] };
-    expect(encodeTags(tags)).toEqual(['url:http://x:80/a', 'empty:', 'none', 'multi:a', 'multi:b']);
-    expect(decodeTags(encodeTags(tags))).toEqual(tags);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { MemoryDbFactory } from '@km/core/connector';
+import { type MemoryDbFactory, settingsAsOptions } from '@km/core/connector';
 
 /**
  * How the service and `km worker` build a {@link QdrantMemoryDb} from configuration
@@ -21,10 +21,6 @@ export const qdrantMemoryDbFactory: MemoryDbFactory = {
   ],
   async create(settings) {
     const { QdrantMemoryDb } = await import('./qdrant-memory-db.js');
-    return new QdrantMemoryDb({
-      url: String(settings.qdrantUrl),
-      ...(settings.qdrantApiKey !== undefined ? { apiKey: String(settings.qdrantApiKey) } : {}),
-      ...(settings.prefix !== undefined ? { collectionPrefix: String(settings.prefix) } : {}),
-    });
+    return new QdrantMemoryDb(settingsAsOptions(settings, { url: 'qdrantUrl', apiKey: 'qdrantApiKey', collectionPrefix: 'prefix' }));
   },
 };

@@ -1,3 +1,4 @@
+import { MATCH_ALL_FILTERS } from '@km/conformance';
 import { MemoryFilter, MemoryFilters } from '@km/core';
 import { describe, expect, it } from 'vitest';
 import { toQdrantFilter } from '../src/index.js';
@@ -7,9 +8,7 @@ import { toQdrantFilter } from '../src/index.js';
 // as conditions ("clauses combination").
 describe('toQdrantFilter', () => {
   it('no filter, an empty list or an empty filter match everything (no Qdrant filter at all)', () => {
-    expect(toQdrantFilter(undefined)).toBeUndefined();
-    expect(toQdrantFilter([])).toBeUndefined();
-    expect(toQdrantFilter([MemoryFilters.byTag('a', 'b'), new MemoryFilter()])).toBeUndefined();
+    for (const filters of MATCH_ALL_FILTERS) expect(toQdrantFilter(filters)).toBeUndefined();
   });
 
   it('one equality is a must with match.value on the key:value tag', () => {

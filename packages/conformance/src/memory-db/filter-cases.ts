@@ -1,4 +1,4 @@
-import { MemoryFilters, ReservedTags, type MemoryFilter, type TagCollection } from '@km/core';
+import { MemoryFilter, MemoryFilters, ReservedTags, type TagCollection } from '@km/core';
 
 /**
  * Seed records for the filter cases: several values per key, reserved tags, and values
@@ -36,3 +36,17 @@ export const FILTER_CASES: Record<string, { filters: MemoryFilter[]; negated: bo
     negated: true,
   },
 };
+
+/**
+ * Filter lists that match every record: none, an empty list, and a list holding an empty filter
+ * (OR with "anything"). A connector's filter translation gives its "no filter" for each.
+ *
+ * ```ts
+ * for (const filters of MATCH_ALL_FILTERS) expect(toQdrantFilter(filters)).toBeUndefined();
+ * ```
+ */
+export const MATCH_ALL_FILTERS: ReadonlyArray<readonly MemoryFilter[] | undefined> = [
+  undefined,
+  [],
+  [MemoryFilters.byTag('a', 'b'), new MemoryFilter()],
+];
