@@ -1,5 +1,5 @@
 import { MATCH_ALL_FILTERS } from '@km/conformance';
-import { MemoryFilter, MemoryFilters, isKmError } from '@km/core';
+import { MemoryFilters, isKmError } from '@km/core';
 import { checkVectorRecord } from '@km/core/connector';
 import { describe, expect, it } from 'vitest';
 import {

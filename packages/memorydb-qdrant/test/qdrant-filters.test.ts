@@ -1,5 +1,5 @@
 import { MATCH_ALL_FILTERS } from '@km/conformance';
-import { MemoryFilter, MemoryFilters } from '@km/core';
+import { MemoryFilters } from '@km/core';
 import { describe, expect, it } from 'vitest';
 import { toQdrantFilter } from '../src/index.js';
 
