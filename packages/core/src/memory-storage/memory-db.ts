@@ -103,7 +103,7 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
       await this.createIndex(name, this.capabilities.vectorSearch ? checked[0]!.vector.length : 0);
       size = this.sizes.get(name) ?? 0;
     }
-    const unique = this.capabilities.vectorSearch ? checkBatchForIndex(checked, size, name, this.name) : dedupe(checked);
+    const unique = checkBatchForIndex(checked, this.capabilities.vectorSearch ? size : undefined, name, this.name);
     try {
       await this.write(name, unique);
     } catch (error) {
@@ -270,8 +270,4 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
 
 function withVectorIf(record: MemoryRecord, withEmbeddings: boolean): MemoryRecord {
   return withEmbeddings || record.vector.length === 0 ? record : { ...record, vector: new Float32Array(0) };
-}
-
-function dedupe(records: CheckedRecord[]): CheckedRecord[] {
-  return [...new Map(records.map((r) => [r.id, r])).values()];
 }

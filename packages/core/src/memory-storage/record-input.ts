@@ -74,12 +74,18 @@ export function checkVectorRecord(record: MemoryRecord, connector: string): Chec
 }
 
 /**
- * Checks that every record's vector has the index's size (before anything is written), and
- * returns the records with one per id, the last one winning, as a single write should apply them.
+ * Checks that every record's vector has the index's size (before anything is written; no check
+ * when `vectorSize` is undefined, for stores without vectors), and returns the records with one
+ * per id, the last one winning, as a single write should apply them.
  */
-export function checkBatchForIndex(records: CheckedRecord[], vectorSize: number, index: string, connector: string): CheckedRecord[] {
+export function checkBatchForIndex(
+  records: CheckedRecord[],
+  vectorSize: number | undefined,
+  index: string,
+  connector: string,
+): CheckedRecord[] {
   for (const r of records) {
-    if (r.vector.length !== vectorSize) {
+    if (vectorSize !== undefined && r.vector.length !== vectorSize) {
       throw new KmError('vector_size_mismatch', `index "${index}" has vector size ${vectorSize}, record "${r.id}" has ${r.vector.length}`, {
         connector,
       });
