@@ -3,7 +3,7 @@ import { eventually, startTcpProxy, type TcpProxy } from '@km/conformance';
 import { isKmError, type QueueHandlerResult } from '@km/core';
 import amqp, { type ChannelModel } from 'amqplib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ATTEMPTS_HEADER, RabbitMqQueue, deliveryAttempt, retryDelay } from '../src/index.js';
+import { ATTEMPTS_HEADER, RabbitMqQueue, deliveryAttempt, retryDelay, translateAmqpError } from '../src/index.js';
 import { RABBITMQ_URL, brokerUnavailable } from './broker.js';
 
 describe('retry arithmetic', () => {
@@ -16,6 +16,30 @@ describe('retry arithmetic', () => {
     expect(deliveryAttempt({ [ATTEMPTS_HEADER]: 2 }, false)).toBe(3);
     expect(deliveryAttempt({ [ATTEMPTS_HEADER]: 2, 'x-delivery-count': 2 }, true)).toBe(5);
     expect(deliveryAttempt({}, true)).toBe(2);
+  });
+});
+
+describe('translateAmqpError', () => {
+  const socketError = (message: string, code: string) => Object.assign(new Error(message), { code });
+
+  it('a refused or reset connection is transient, even when its port holds 403 or 406', () => {
+    for (const port of [44039, 40612, 5672]) {
+      const error = translateAmqpError(socketError(`connect ECONNREFUSED 127.0.0.1:${port}`, 'ECONNREFUSED'), 'q');
+      expect(error.code, String(port)).toBe('transient');
+      expect(error.transient).toBe(true);
+    }
+    expect(translateAmqpError(socketError('read ECONNRESET', 'ECONNRESET'), 'q').code).toBe('transient');
+  });
+
+  it("the broker's refusals keep their meaning: credentials, other arguments, a missing queue", () => {
+    const closed = (message: string, code: number) => Object.assign(new Error(message), { code });
+    expect(
+      translateAmqpError(new Error('Handshake terminated by server: 403 (ACCESS-REFUSED) with message "ACCESS_REFUSED"'), 'q').code,
+    ).toBe('unauthorized');
+    expect(translateAmqpError(closed('Channel closed by server: 406 (PRECONDITION-FAILED)', 406), 'q').code).toBe('upstream_error');
+    expect(
+      translateAmqpError(closed('Channel closed by server: 404 (NOT-FOUND) with message "NOT_FOUND - no queue \'q\'"', 404), 'q').code,
+    ).toBe('upstream_error');
   });
 });
 
