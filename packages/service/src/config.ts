@@ -406,7 +406,7 @@ function validateQueue(config: ServiceConfig, fail: (message: string) => never):
     const types = QUEUE_FACTORIES.map((f) => `"${f.type}"`).join(', ');
     fail(`queue.type must be one of ${types}, got ${JSON.stringify(config.queue.type)}`);
   }
-  Object.assign(config.queue, readSettings(factory!, { env: {}, section: config.queue, sectionName: 'queue' }));
+  Object.assign(config.queue, readSettings(factory, { env: {}, section: config.queue, sectionName: 'queue' }));
 }
 
 /** The memory DB type is known, and its factory's settings are present and well-formed (stored back checked). */

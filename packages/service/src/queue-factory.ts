@@ -1,5 +1,5 @@
 import { readSettings } from '@km/core/connector';
-import type { Logger, StepQueueFactory } from '@km/core';
+import { InvalidInputError, type Logger, type StepQueueFactory } from '@km/core';
 import type { ServiceConfig } from './config.js';
 import { queueFactoryOf } from './connectors.js';
 
@@ -12,7 +12,7 @@ import { queueFactoryOf } from './connectors.js';
 export async function queueFactory(config: ServiceConfig, dataDirectory: string, logger: Logger): Promise<StepQueueFactory> {
   const q = config.queue;
   const factory = queueFactoryOf(q.type);
-  if (!factory) throw new Error(`no queue factory for type ${JSON.stringify(q.type)}`);
+  if (!factory) throw new InvalidInputError('invalid_argument', `queue.type ${JSON.stringify(q.type)} names no known queue`);
   const settings = readSettings(factory, { env: {}, section: q, sectionName: 'queue' });
   const { prefix, maxAttempts, retryDelayMs, visibilityTimeoutMs, pollIntervalMs, concurrency } = q;
   const context = { logger, dataDirectory, prefix, maxAttempts, retryDelayMs, visibilityTimeoutMs, pollIntervalMs, concurrency };
