@@ -1,4 +1,5 @@
 import { InvalidInputError } from '@km/core';
+import { BackoffPolicy } from '@km/core/connector';
 import type { Options } from 'amqplib';
 
 /** The names of a km queue's companions on the broker. */
@@ -9,6 +10,11 @@ export const QueueNames = {
 
 /** The message header counting the deliveries of earlier copies of a retried message. */
 export const ATTEMPTS_HEADER = 'x-km-attempts';
+
+/** The retry delay after the `attempt`-th failed delivery, a tier (the engine waits the same: the transport declares no jitter); names the delay queue `QueueNames.delay(queue, retryDelay(...))`, e.g. to remove them. */
+export function retryDelay(attempt: number, retryDelayMs: number, maxRetryDelayMs: number): number {
+  return new BackoffPolicy({ initialDelayMs: retryDelayMs, maxDelayMs: maxRetryDelayMs, jitter: 'none' }).ceilingMs(attempt);
+}
 
 /**
  * Declarations of a km queue and a delay tier. Rejected messages dead-letter to `{queue}-poison`,

@@ -3,10 +3,14 @@ import { eventually, startTcpProxy, type TcpProxy } from '@km/conformance';
 import { isKmError, type QueueHandlerResult } from '@km/core';
 import amqp, { type ChannelModel } from 'amqplib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ATTEMPTS_HEADER, RabbitMqQueue, RabbitMqTransport, deliveryAttempt, translateAmqpError } from '../src/index.js';
+import { ATTEMPTS_HEADER, RabbitMqQueue, RabbitMqTransport, deliveryAttempt, retryDelay, translateAmqpError } from '../src/index.js';
 import { RABBITMQ_URL, brokerUnavailable } from './broker.js';
 
 describe('retry arithmetic', () => {
+  it('delays double per attempt up to the maximum; each distinct delay is a tier', () => {
+    expect([1, 2, 3, 4, 5, 6].map((a) => retryDelay(a, 1000, 10_000))).toEqual([1000, 2000, 4000, 8000, 10_000, 10_000]);
+  });
+
   it('retries wait without jitter (each distinct delay is a delay queue, so delays stay on doubling tiers)', () => {
     expect(new RabbitMqTransport({}).capabilities.retryJitter).toBe('none');
   });
