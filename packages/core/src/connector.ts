@@ -7,6 +7,7 @@ export {
   DEFAULT_CAPABILITIES,
   driverCapabilities,
   indexNameLimit,
+  type DriverLexicalSearch,
   type DriverList,
   type DriverSearch,
   type MemoryDbDriver,

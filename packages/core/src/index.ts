@@ -28,7 +28,8 @@ export type { Citation, CitationPartition, MemoryAnswer, SearchResult, StreamSta
 export { RequestArgs, REQUEST_ARG_SPECS, type RequestArgPhase, type RequestArgSpec, type RequestArgType } from './models/request-args.js';
 
 // Contracts
-export type { IMemoryDb, ListOptions, MemoryDbCapabilities, SimilarityOptions } from './contracts/memory-db.js';
+export type { HybridFusion, IMemoryDb, ListOptions, MemoryDbCapabilities, SearchMode, SimilarityOptions } from './contracts/memory-db.js';
+export type { ITextReranker, RerankCandidate, RerankOptions, RerankResult } from './contracts/text-reranker.js';
 export type { ByteRange, IContentStorage, StorageContent, StoredFileInfo } from './contracts/content-storage.js';
 export type { IQueue, QueueConnectOptions, QueueHandlerResult } from './contracts/queue.js';
 export type { EmbeddingRequestOptions, ITextEmbeddingGenerator } from './contracts/text-embedding-generator.js';

@@ -1,8 +1,38 @@
 import type { MemoryFilter } from '../models/memory-filter.js';
 import type { MemoryRecord } from '../models/memory-record.js';
 
+/**
+ * How a search matches records: `vector` by embeddings (cosine), `lexical` by words (BM25-style
+ * full-text ranking of the partition text), `hybrid` both, fused (see {@link HybridFusion}).
+ */
+export type SearchMode = 'vector' | 'lexical' | 'hybrid';
+
+/** How `hybrid` search fuses its vector and lexical rankings (filters apply to both sides before fusion). */
+export interface HybridFusion {
+  /**
+   * `rrf`: reciprocal rank fusion, `Σ weight / (rrfK + rank)` over both rankings; `weighted`:
+   * `vectorWeight · cosine + (1 − vectorWeight) · lexical score`. @default 'rrf'
+   */
+  method?: 'rrf' | 'weighted';
+  /** Weight of the vector side, in [0, 1] (the lexical side gets the rest). @default 0.5 */
+  vectorWeight?: number;
+  /** RRF's rank constant: larger flattens the difference between ranks. @default 60 */
+  rrfK?: number;
+}
+
 /** Options of a similarity search. */
 export interface SimilarityOptions {
+  /**
+   * `vector` (the default), `lexical` or `hybrid`. `lexical` and `hybrid` need the
+   * `lexicalSearch` capability (else `invalid_argument`). In `vector` and `hybrid` modes a
+   * result's relevance is its cosine similarity (hybrid results are ordered by the fused score);
+   * in `lexical` mode it is the lexical score, in [0, 1]. @default 'vector'
+   */
+  mode?: SearchMode;
+  /** The query's text, for `lexical` and `hybrid` searches whose query is given as a vector. */
+  text?: string;
+  /** How `hybrid` fuses its rankings. */
+  fusion?: HybridFusion;
   /** OR across the list, AND inside each filter; empty matches everything. */
   filters?: readonly MemoryFilter[];
   /** Keep results whose cosine similarity is `>=` this. @default 0 */
@@ -39,6 +69,8 @@ export interface MemoryDbCapabilities {
   createsIndexOnUpsert?: boolean;
   /** An all-zero vector can be stored (it has no cosine similarity; some backends refuse it). @default true */
   zeroVectors?: boolean;
+  /** Searches by words (full-text ranking of the partition text): modes `lexical` and `hybrid`. @default false */
+  lexicalSearch?: boolean;
 }
 
 /**

@@ -20,6 +20,18 @@ export interface DriverSearch {
   signal?: AbortSignal | undefined;
 }
 
+/** What a lexical (full-text) search asks a driver for. */
+export interface DriverLexicalSearch {
+  /** The query's words as the caller wrote them (not empty); the driver tokenises them its own way. */
+  text: string;
+  /** Non-empty filters, OR across the list (an empty list matches everything). */
+  filters: readonly MemoryFilter[];
+  /** Most results wanted. */
+  limit: number;
+  withEmbeddings: boolean;
+  signal?: AbortSignal | undefined;
+}
+
 /** What a listing asks a driver for. */
 export interface DriverList {
   /** Non-empty filters, OR across the list (an empty list matches everything). */
@@ -58,7 +70,7 @@ export interface MemoryDbDriver {
   /** Short name used in errors and logs, e.g. `qdrant`. */
   readonly name: string;
   /** What the backend can do; a flag left out takes its default (see {@link DEFAULT_CAPABILITIES}). */
-  readonly capabilities?: Partial<Omit<MemoryDbCapabilities, 'nativeBatch'>>;
+  readonly capabilities?: Partial<Omit<MemoryDbCapabilities, 'nativeBatch' | 'lexicalSearch'>>;
   /**
    * Longest normalised index name, in UTF-8 bytes, with the reason for the error message
    * (e.g. `PostgreSQL identifiers hold 63 bytes and the table prefix "km-" takes 3`).
@@ -87,6 +99,12 @@ export interface MemoryDbDriver {
   upsert?(index: string, record: CheckedRecord): Promise<void>;
   /** Records matching the filters, with their cosine similarity to the query; the wrapper ranks them. */
   search(index: string, query: DriverSearch): Promise<Array<[MemoryRecord, number]>>;
+  /**
+   * Records matching the filters that contain words of the query, best first, with a lexical
+   * score in [0, 1] (monotone in the backend's full-text score: BM25, `ts_rank`...). Giving it
+   * declares the `lexicalSearch` capability; the wrapper fuses it with {@link search} for `hybrid`.
+   */
+  lexicalSearch?(index: string, query: DriverLexicalSearch): Promise<Array<[MemoryRecord, number]>>;
   /** Records matching the filters in id order (`compareRecordIds`), at most `limit`. */
   list(index: string, query: DriverList): AsyncIterable<MemoryRecord>;
   /** Deletes one record; a no-op when it is missing. */
@@ -102,11 +120,17 @@ export const DEFAULT_CAPABILITIES: Required<MemoryDbCapabilities> = Object.freez
   vectorSearch: true,
   createsIndexOnUpsert: false,
   zeroVectors: true,
+  lexicalSearch: false,
 });
 
-/** A driver's capabilities with defaults applied; `nativeBatch` is true when it has `upsertBatch`. */
+/** A driver's capabilities with defaults applied; `nativeBatch` and `lexicalSearch` are whether it has `upsertBatch` and `lexicalSearch`. */
 export function driverCapabilities(driver: MemoryDbDriver): Required<MemoryDbCapabilities> {
-  return Object.freeze({ ...DEFAULT_CAPABILITIES, ...driver.capabilities, nativeBatch: typeof driver.upsertBatch === 'function' });
+  return Object.freeze({
+    ...DEFAULT_CAPABILITIES,
+    ...driver.capabilities,
+    nativeBatch: typeof driver.upsertBatch === 'function',
+    lexicalSearch: typeof driver.lexicalSearch === 'function',
+  });
 }
 
 /**
