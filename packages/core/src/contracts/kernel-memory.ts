@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { DataPipelineStatus } from '../models/data-pipeline.js';
 import type { Document, DocumentFileSource } from '../models/document.js';
+import type { HybridFusion, SearchMode } from './memory-db.js';
 import type { MemoryFilter } from '../models/memory-filter.js';
 import type { MemoryAnswer, SearchResult } from '../models/search-models.js';
 import type { TagCollection } from '../models/tag-collection.js';
@@ -34,6 +35,19 @@ export interface RetrievalOptions {
   filters?: readonly MemoryFilter[];
   /** Keep partitions whose cosine similarity is `>=` this. @default 0 */
   minRelevance?: number;
+  /**
+   * `vector` (embeddings), `lexical` (words, BM25-style) or `hybrid` (both, fused). `lexical` and
+   * `hybrid` need a memory DB with the `lexicalSearch` capability. @default the memory's configured mode
+   */
+  mode?: SearchMode;
+  /** How `hybrid` fuses its rankings. @default reciprocal rank fusion, equal weights */
+  fusion?: HybridFusion;
+  /**
+   * Rerank the retrieved partitions: `true` with the configured reranker (refused when none is),
+   * `'mmr'` for maximal-marginal-relevance diversity (needs no configuration), `false` not at all.
+   * @default the configured reranker when there is one, else none
+   */
+  rerank?: boolean | 'mmr';
   /**
    * Per-request arguments, KM's names: `custom_rag_prompt_str`, `custom_rag_fact_template_str`,
    * `custom_rag_empty_answer_str`, `custom_rag_include_duplicate_facts_bool`, `custom_rag_max_tokens_int`,
