@@ -96,3 +96,6 @@ export {
   type StepQueueFactory,
   type StepQueueSettings,
 } from './pipeline/step-attempts.js';
+
+// Rerankers
+export { HttpTextReranker, type HttpTextRerankerOptions, type RerankProvider } from './rerank/http-reranker.js';
