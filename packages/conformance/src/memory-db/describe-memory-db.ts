@@ -1,7 +1,9 @@
 import { describe, it } from 'vitest';
 import { capabilityCases } from './capability-cases.js';
 import { filterCases } from './filter-cases-suite.js';
+import { hybridCases } from './hybrid-cases.js';
 import { indexLifecycleCases } from './index-lifecycle-cases.js';
+import { lexicalCases } from './lexical-cases.js';
 import { memoryDbFixtures } from './memory-db-fixture.js';
 import type { MemoryDbSuiteOptions, ResolvedMemoryDbSuite } from './memory-db-suite-options.js';
 import { recordCases } from './record-cases.js';
@@ -31,6 +33,8 @@ export function describeMemoryDb(name: string, options: MemoryDbSuiteOptions): v
     recordCases(suite, fresh);
     relevanceCases(suite, fresh);
     filterCases(suite, fresh);
+    lexicalCases(suite, fresh);
+    hybridCases(suite, fresh);
     capabilityCases(suite, fresh);
   });
 }
