@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3 description of the service: Kernel Memory v1's API, field for field, plus
  * km's additions (the `failed` status, NOT filters with `!key`, `code` in problems,
- * `/download`, `/metrics`).
+ * `/download`, `/metrics`, `mode`, `fusion` and `rerank` in search and ask).
  */
 export function openApiDocument(options: { version: string; authHeader: string | undefined }): Record<string, unknown> {
   const problem = (description: string) => ({
@@ -35,6 +35,43 @@ export function openApiDocument(options: { version: string; authHeader: string |
     description:
       'OR across the list, AND inside one filter. Each key lists values the record must have; a key written `!key` lists values it must not have (km extension).',
     items: tagMap,
+  };
+  // km's additions to search and ask: how to search, and whether to rerank.
+  const searchModeFields = {
+    mode: {
+      type: 'string',
+      nullable: true,
+      enum: ['vector', 'lexical', 'hybrid'],
+      description:
+        "km extension. `vector` (embeddings), `lexical` (words, BM25-style) or `hybrid` (both, fused). `lexical` and `hybrid` need a memory DB that can search words (400 otherwise). Default: the service's KM_SEARCH_MODE, else vector.",
+    },
+    fusion: {
+      type: 'object',
+      nullable: true,
+      description: 'km extension. How `hybrid` fuses its two rankings.',
+      additionalProperties: false,
+      properties: {
+        method: {
+          type: 'string',
+          enum: ['rrf', 'weighted'],
+          description: 'Reciprocal rank fusion, or a weighted sum of the scores. Default: rrf.',
+        },
+        vectorWeight: { type: 'number', format: 'double', minimum: 0, maximum: 1, description: 'Weight of the vector side. Default: 0.5.' },
+        rrfK: {
+          type: 'number',
+          format: 'double',
+          exclusiveMinimum: true,
+          minimum: 0,
+          description: 'The k of reciprocal rank fusion. Default: 60.',
+        },
+      },
+    },
+    rerank: {
+      nullable: true,
+      oneOf: [{ type: 'boolean' }, { type: 'string', enum: ['mmr'] }],
+      description:
+        'km extension. `true`: rerank with the configured reranker (KM_RERANKER; 400 when none is); `mmr`: maximal marginal relevance, for diversity; `false`: no reranking. Default: the configured reranker, if any.',
+    },
   };
 
   return {
@@ -214,7 +251,8 @@ export function openApiDocument(options: { version: string; authHeader: string |
             index: nullableString,
             question: { type: 'string' },
             filters,
-            minRelevance: { type: 'number', format: 'double' },
+            minRelevance: { type: 'number', format: 'double', nullable: true, description: "Default: the service's default (0)." },
+            ...searchModeFields,
             stream: { type: 'boolean' },
             args: { type: 'object', nullable: true, additionalProperties: true },
           },
@@ -225,7 +263,8 @@ export function openApiDocument(options: { version: string; authHeader: string |
             index: nullableString,
             query: nullableString,
             filters,
-            minRelevance: { type: 'number', format: 'double' },
+            minRelevance: { type: 'number', format: 'double', nullable: true, description: "Default: the service's default (0)." },
+            ...searchModeFields,
             limit: { type: 'integer', format: 'int32', description: '`<= 0` means the configured maximum.' },
             args: { type: 'object', nullable: true, additionalProperties: true },
           },

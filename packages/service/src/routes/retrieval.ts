@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toMemoryFilters, type MemoryAnswer, type MemoryService, type RetrievalOptions } from '@km/core';
 import { checkRetrievalArgs } from '@km/core/connector';
 import { HttpProblem, toProblem } from '../http/problem-details.js';
+import { readSearchModeFields, type SearchModeFields } from '../http/search-mode-fields.js';
 
-/** Body of `POST /search` (KM's SearchQuery). */
-interface SearchQuery {
+/** Body of `POST /search` (KM's SearchQuery, plus km's `mode`, `fusion` and `rerank`). */
+interface SearchQuery extends SearchModeFields {
   index?: string | null;
   query?: string | null;
   filters?: unknown;
@@ -13,8 +14,8 @@ interface SearchQuery {
   args?: Record<string, unknown> | null;
 }
 
-/** Body of `POST /ask` (KM's MemoryQuery). */
-interface MemoryQuery {
+/** Body of `POST /ask` (KM's MemoryQuery, plus km's `mode`, `fusion` and `rerank`). */
+interface MemoryQuery extends SearchModeFields {
   index?: string | null;
   question?: string | null;
   filters?: unknown;
@@ -64,8 +65,12 @@ function retrievalOptions(body: SearchQuery | MemoryQuery, reply: FastifyReply):
   }
   const filters = body.filters === undefined || body.filters === null ? [] : body.filters;
   if (!Array.isArray(filters)) throw new HttpProblem(400, "'filters' must be a list of objects", 'invalid_filter');
-  const minRelevance = body.minRelevance ?? 0;
-  if (typeof minRelevance !== 'number') throw new HttpProblem(400, "'minRelevance' must be a number", 'invalid_argument');
+  // Absent (or null) is not 0: the memory's own default applies.
+  const minRelevance = body.minRelevance ?? undefined;
+  if (minRelevance !== undefined && typeof minRelevance !== 'number') {
+    throw new HttpProblem(400, "'minRelevance' must be a number", 'invalid_argument');
+  }
+  const searchMode = readSearchModeFields(body);
   // KM's per-request arguments: an unknown or ill-typed one is a 400 naming it.
   checkRetrievalArgs(body.args);
   const controller = new AbortController();
@@ -76,7 +81,8 @@ function retrievalOptions(body: SearchQuery | MemoryQuery, reply: FastifyReply):
   return {
     index: body.index ?? undefined,
     filters: toMemoryFilters(filters),
-    minRelevance,
+    ...(minRelevance !== undefined ? { minRelevance } : {}),
+    ...searchMode,
     ...(body.args ? { args: body.args } : {}),
     signal: controller.signal,
   };
