@@ -1,14 +1,15 @@
 import { Client, type estypes } from '@elastic/elasticsearch';
 import { InvalidInputError, KmError, type MemoryRecord } from '@km/core';
 import { indexNameLimit, indexNamesUnderPrefix } from '@km/core/connector';
-import type { CheckedRecord, DriverList, DriverSearch, MemoryDbDriver } from '@km/core/connector';
+import type { CheckedRecord, DriverLexicalSearch, DriverList, DriverSearch, MemoryDbDriver } from '@km/core/connector';
 import { documentIdOf } from './document-id.js';
 import { clientOptions, type ElasticsearchMemoryDbOptions } from './elasticsearch-config.js';
 import { bulkItemError, errorType, isMissingIndex, translateElasticsearchError } from './elasticsearch-errors.js';
 import { toElasticsearchFilter } from './elasticsearch-filters.js';
 import { checkIndexPrefix, elasticsearchIndexName, MAX_ELASTICSEARCH_INDEX_BYTES } from './index-names.js';
 import { indexMappings, indexSettings } from './elasticsearch-mapping.js';
-import { toDocument, toRecord, type ElasticsearchRecord } from './elasticsearch-records.js';
+import { lexicalScore, lexicalSearchRequest } from './elasticsearch-lexical.js';
+import { sourceFilter, toDocument, toRecord, type ElasticsearchRecord } from './elasticsearch-records.js';
 import { relevanceFromScore } from './relevance.js';
 
 const CONNECTOR = 'elasticsearch';
@@ -22,7 +23,8 @@ type Hit = estypes.SearchHit<ElasticsearchRecord>;
  * The Elasticsearch 8 driver of {@link ElasticsearchMemoryDb}: one index per km index
  * (`{prefix}{name}`), mapped as `id` keyword, `tags` keyword (`key:value`), `payload` kept in
  * `_source` but not indexed, `content` text (the partition's text, for lexical search),
- * `embedding` dense_vector with cosine similarity and an HNSW graph. Similarity search is a kNN
+ * `embedding` dense_vector with cosine similarity and an HNSW graph. Lexical search is a BM25
+ * `match` query on `content` (hence the `lexicalSearch` capability). Similarity search is a kNN
  * query whose filter is applied during the graph search (filtered results are the top k among
  * matching records, not a post-filter); relevance is converted back from Elasticsearch's
  * `(1 + cos) / 2` score to the cosine. Writes use the bulk API.
@@ -137,9 +139,15 @@ export class ElasticsearchMemoryDbDriver implements MemoryDbDriver {
         ...(query.minRelevance > -1 ? { similarity: query.minRelevance } : {}),
       },
       size: k,
-      _source: { excludes: query.withEmbeddings ? ['content'] : ['content', 'embedding'] },
+      _source: sourceFilter(query.withEmbeddings),
     });
     return hits.map((hit): [MemoryRecord, number] => [toRecord(hit._source!), relevanceFromScore(hit._score ?? 0)]);
+  }
+
+  /** A BM25 `match` query on `content` (see {@link lexicalSearchRequest}), scores mapped to [0, 1) by {@link lexicalScore}. */
+  async lexicalSearch(index: string, query: DriverLexicalSearch): Promise<Array<[MemoryRecord, number]>> {
+    const hits = await this.hits(index, query.signal, lexicalSearchRequest(query));
+    return hits.map((hit): [MemoryRecord, number] => [toRecord(hit._source!), lexicalScore(hit._score ?? 0)]);
   }
 
   async *list(index: string, query: DriverList): AsyncIterable<MemoryRecord> {
@@ -153,7 +161,7 @@ export class ElasticsearchMemoryDbDriver implements MemoryDbDriver {
         sort: [{ id: 'asc' }],
         size,
         ...(after ? { search_after: after } : {}),
-        _source: { excludes: query.withEmbeddings ? ['content'] : ['content', 'embedding'] },
+        _source: sourceFilter(query.withEmbeddings),
       });
       for (const hit of hits) yield toRecord(hit._source!);
       returned += hits.length;

@@ -32,3 +32,8 @@ export function toRecord(source: ElasticsearchRecord): MemoryRecord {
     payload: source.payload !== null && typeof source.payload === 'object' ? source.payload : {},
   };
 }
+
+/** Which `_source` fields a read returns: never the analysed `content` copy, the vector only when asked. */
+export function sourceFilter(withEmbeddings: boolean): { excludes: string[] } {
+  return { excludes: withEmbeddings ? ['content'] : ['content', 'embedding'] };
+}

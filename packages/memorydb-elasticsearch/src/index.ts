@@ -1,9 +1,10 @@
 export { ElasticsearchMemoryDb } from './elasticsearch-memory-db.js';
 export { ElasticsearchMemoryDbDriver } from './elasticsearch-memory-db-driver.js';
-export { toDocument, toRecord, type ElasticsearchRecord } from './elasticsearch-records.js';
+export { sourceFilter, toDocument, toRecord, type ElasticsearchRecord } from './elasticsearch-records.js';
 export { indexMappings } from './elasticsearch-mapping.js';
 export type { ElasticsearchMemoryDbOptions } from './elasticsearch-config.js';
 export { toElasticsearchFilter, TAGS_FIELD } from './elasticsearch-filters.js';
+export { lexicalScore, lexicalSearchRequest, CONTENT_FIELD } from './elasticsearch-lexical.js';
 export { relevanceFromScore, scoreFromRelevance } from './relevance.js';
 export { elasticsearchIndexName, checkIndexPrefix, MAX_ELASTICSEARCH_INDEX_BYTES } from './index-names.js';
 export { documentIdOf, MAX_ELASTICSEARCH_ID_BYTES } from './document-id.js';
