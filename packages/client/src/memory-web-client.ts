@@ -198,7 +198,12 @@ export class MemoryWebClient implements IKernelMemory {
     return {
       index: normalizeIndexName(options.index),
       filters: filters.map((f) => f.toJSON()),
-      minRelevance: options.minRelevance ?? 0,
+      // Only what was given: KM servers know neither mode, fusion nor rerank, and an absent
+      // minRelevance leaves the server's default.
+      ...(options.minRelevance !== undefined ? { minRelevance: options.minRelevance } : {}),
+      ...(options.mode !== undefined ? { mode: options.mode } : {}),
+      ...(options.fusion !== undefined ? { fusion: options.fusion } : {}),
+      ...(options.rerank !== undefined ? { rerank: options.rerank } : {}),
       ...(options.args ? { args: options.args } : {}),
     };
   }

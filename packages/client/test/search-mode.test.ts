@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '@km/service/testing';
+import { MemoryWebClient, MemoryWebClientError } from '../src/index.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService({ logLevel: 'warn' });
+});
+afterAll(() => service.dispose());
+
+/** A client whose requests to the real service are recorded (their JSON bodies). */
+function recordingClient(): { memory: MemoryWebClient; bodies: Record<string, unknown>[] } {
+  const bodies: Record<string, unknown>[] = [];
+  const recording: typeof fetch = (input, init) => {
+    if (typeof init?.body === 'string') bodies.push(JSON.parse(init.body) as Record<string, unknown>);
+    return fetch(input, init);
+  };
+  return { memory: new MemoryWebClient(service.url, { fetch: recording }), bodies };
+}
+
+describe('MemoryWebClient mode, fusion and rerank', () => {
+  it('sends them when given, on search and ask', async () => {
+    const { memory, bodies } = recordingClient();
+    const fields = { mode: 'vector', fusion: { method: 'weighted', vectorWeight: 0.7 }, rerank: false } as const;
+    await memory.search('moon', { index: 'sky', ...fields, minRelevance: 0.2 });
+    await memory.ask('moon?', { index: 'sky', ...fields });
+    expect(bodies[0]).toMatchObject({ query: 'moon', minRelevance: 0.2, ...fields });
+    expect(bodies[1]).toMatchObject({ question: 'moon?', ...fields });
+  });
+
+  it('omits them (and an absent minRelevance) otherwise, so Kernel Memory servers are sent only what they know', async () => {
+    const { memory, bodies } = recordingClient();
+    await memory.search('moon', { index: 'sky' });
+    await memory.ask('moon?');
+    for await (const _ of memory.askStreaming('moon?')) {
+      // drain
+    }
+    for (const body of bodies) {
+      expect(body).not.toHaveProperty('mode');
+      expect(body).not.toHaveProperty('fusion');
+      expect(body).not.toHaveProperty('rerank');
+      expect(body).not.toHaveProperty('minRelevance');
+    }
+    expect(bodies).toHaveLength(3);
+  });
+
+  it('the service checks them: a wrong value is a typed 400 naming the field', async () => {
+    const { memory } = recordingClient();
+    const error = await memory.search('moon', { mode: 'fuzzy' as 'vector' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MemoryWebClientError);
+    expect(error).toMatchObject({ status: 400, code: 'invalid_argument', message: expect.stringContaining("'mode'") });
+    await expect(memory.ask('moon?', { rerank: 'yes' as 'mmr' })).rejects.toMatchObject({ status: 400, code: 'invalid_argument' });
+  });
+});
