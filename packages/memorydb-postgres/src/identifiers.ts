@@ -23,6 +23,6 @@ export function qualified(schema: string, table: string): string {
 }
 
 /** Short, stable names for a table's indexes (the table name may already use the 63 bytes). */
-export function secondaryIndexName(table: string, purpose: 'tags' | 'embedding'): string {
+export function secondaryIndexName(table: string, purpose: 'tags' | 'embedding' | 'text'): string {
   return `km_${createHash('sha256').update(table).digest('hex').slice(0, 16)}_${purpose}`;
 }

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createConsoleLogger, InvalidInputError, KmError, type Logger, type MemoryRecord } from '@km/core';
 import { decodeTags, encodeTags, indexNameLimit, indexNamesUnderPrefix } from '@km/core/connector';
-import type { CheckedRecord, DriverList, DriverSearch, MemoryDbDriver } from '@km/core/connector';
+import type { CheckedRecord, DriverLexicalSearch, DriverList, DriverSearch, MemoryDbDriver } from '@km/core/connector';
 import pgvector from 'pgvector';
 import { toSqlCondition } from './filters.js';
+import { checkTextSearchConfig, DEFAULT_TEXT_SEARCH_CONFIG, FullTextColumns, MAX_LEXICAL_QUERY_CHARS } from './full-text.js';
 import { MAX_IDENTIFIER_BYTES, qualified, quoteIdent } from './identifiers.js';
 import { DEFAULT_COLUMNS, type PostgresColumns, type PostgresMemoryDbOptions } from './postgres-config.js';
 import { PostgresConnection } from './postgres-connection.js';
@@ -26,8 +27,9 @@ interface Row {
 
 /**
  * The PostgreSQL + pgvector driver of {@link PostgresMemoryDb}: one table per index (id,
- * vector(n), `key:value` text[] tags with a GIN index, jsonb payload, text content), an HNSW
- * cosine index, filters as parameterised SQL, relevance = 1 − cosine distance.
+ * vector(n), `key:value` text[] tags with a GIN index, jsonb payload, text content and its
+ * generated, GIN-indexed tsvector), an HNSW cosine index, filters as parameterised SQL,
+ * relevance = 1 − cosine distance; lexical relevance = `ts_rank_cd` mapped to [0, 1).
  */
 export class PostgresMemoryDbDriver implements MemoryDbDriver {
   readonly name = CONNECTOR;
@@ -39,6 +41,7 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
   private readonly schema: string;
   private readonly prefix: string;
   private readonly columns: PostgresColumns;
+  private readonly fullText: FullTextColumns;
   private recallCaveatLogged = false;
 
   constructor(options: PostgresMemoryDbOptions) {
@@ -54,6 +57,8 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
     this.logger = options.logger ?? createConsoleLogger();
     this.connection = new PostgresConnection(options, this.logger);
     for (const column of Object.values(this.columns)) quoteIdent(column);
+    const textSearchConfig = checkTextSearchConfig(options.textSearchConfig ?? DEFAULT_TEXT_SEARCH_CONFIG);
+    this.fullText = new FullTextColumns(textSearchConfig, this.columns.textSearch, this.logger);
     this.indexNameLimit = indexNameLimit('PostgreSQL identifiers', MAX_IDENTIFIER_BYTES, this.prefix);
   }
 
@@ -79,6 +84,7 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
           if (existing !== undefined) return;
           await tx.query(sql.createTable(vectorSize));
           await tx.query(sql.createTagIndex());
+          await this.fullText.add(tx, sql);
           if ((this.options.createVectorIndex ?? true) && vectorSize <= HNSW_MAX_DIMENSIONS) {
             await tx.query(sql.createVectorIndex(this.options.hnsw?.m ?? 16, this.options.hnsw?.efConstruction ?? 64));
           }
@@ -103,7 +109,9 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
   }
 
   async deleteIndex(index: string): Promise<void> {
-    await this.run(index, (db) => db.query(this.statements(index).drop()));
+    const sql = this.statements(index);
+    await this.run(index, (db) => db.query(sql.drop()));
+    this.fullText.forget(sql.table);
   }
 
   async upsertBatch(index: string, records: CheckedRecord[]): Promise<void> {
@@ -142,6 +150,20 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
         ...where.params,
       ]);
       return result.rows;
+    });
+    return rows.map((row) => [toRecord(row), Number(row.relevance)]);
+  }
+
+  async lexicalSearch(index: string, query: DriverLexicalSearch): Promise<Array<[MemoryRecord, number]>> {
+    const sql = this.statements(index);
+    const where = toSqlCondition(query.filters, sql.tagsColumn, 4);
+    const client = await this.connection.client();
+    const rows = await this.guard(index, async () => {
+      // A table from an earlier version gets its full-text column here, once (it rewrites the table).
+      const config = await this.fullText.configOf(client, sql, (fn) => withSetupLock(client, fn, tableLockKey(sql.table)));
+      const text = query.text.slice(0, MAX_LEXICAL_QUERY_CHARS).replace(/[\uD800-\uDBFF]$/, '');
+      return (await client.query<Row>(sql.lexicalSearch(where.sql, query.withEmbeddings), [config, text, query.limit, ...where.params]))
+        .rows;
     });
     return rows.map((row) => [toRecord(row), Number(row.relevance)]);
   }

@@ -18,6 +18,7 @@ export class PostgresStatements {
       tags: quoteIdent(columns.tags),
       payload: quoteIdent(columns.payload),
       content: quoteIdent(columns.content),
+      textSearch: quoteIdent(columns.textSearch),
     };
   }
 
@@ -43,6 +44,37 @@ export class PostgresStatements {
   createVectorIndex(m: number, efConstruction: number): string {
     return `CREATE INDEX IF NOT EXISTS ${quoteIdent(secondaryIndexName(this.table, 'embedding'))} ON ${this.table}
       USING hnsw (${this.c.embedding} vector_cosine_ops) WITH (m = ${Math.floor(m)}, ef_construction = ${Math.floor(efConstruction)})`;
+  }
+
+  /**
+   * Adds the full-text column, kept by PostgreSQL from the content with `config` (a name read
+   * back from `regconfig`, spliced as a quoted literal: DDL takes no parameters, and a generated
+   * column's expression must be a constant).
+   */
+  addTextSearchColumn(config: string): string {
+    return `ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS ${this.c.textSearch} tsvector
+      GENERATED ALWAYS AS (to_tsvector('${config.replace(/'/g, "''")}'::regconfig, ${this.c.content})) STORED`;
+  }
+
+  createTextSearchIndex(): string {
+    return `CREATE INDEX IF NOT EXISTS ${quoteIdent(secondaryIndexName(this.table, 'text'))} ON ${this.table} USING GIN (${this.c.textSearch})`;
+  }
+
+  /**
+   * Rows whose full-text column holds any word of the text $2 under configuration $1, best first
+   * (ties in id order), at most $3, under `where` (its parameters from $4). The query ORs the
+   * text's lexemes, each quoted as a tsquery literal (never parsed as operators); a text without
+   * lexemes gives a NULL query, which matches nothing. Relevance is `ts_rank_cd` divided by
+   * 1 + log(document length) (flag 1) and mapped to [0, 1) as rank / (rank + 1) (flag 32).
+   */
+  lexicalSearch(where: string, withEmbeddings: boolean): string {
+    const quoted = `chr(39) || replace(replace(l, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39)`;
+    const lexemes = `unnest(tsvector_to_array(to_tsvector($1::regconfig, $2::text))) AS l`;
+    const query = `NULLIF(array_to_string(ARRAY(SELECT ${quoted} FROM ${lexemes}), ' | '), '')::tsquery`;
+    return `SELECT ${this.columns(withEmbeddings)}, ts_rank_cd(${this.c.textSearch}, km_q.km_query, 33) AS relevance
+      FROM ${this.table}, (SELECT ${query} AS km_query) AS km_q
+      WHERE ${this.c.textSearch} @@ km_q.km_query AND ${where}
+      ORDER BY relevance DESC, ${this.c.id} COLLATE "C" LIMIT $3`;
   }
 
   /** Upserts rows given as five parallel arrays ($1 ids, $2 vectors, $3 tag lists as JSON, $4 payloads, $5 texts). */

@@ -1,0 +1,109 @@
+import { InvalidInputError, type Logger } from '@km/core';
+import { sqlState } from './postgres-errors.js';
+import type { PostgresStatements } from './postgres-statements.js';
+import type { SqlClient, SqlQueryable } from './sql-client.js';
+
+/** Text search configuration of new full-text columns when none is given: stems English and drops its stop words. */
+export const DEFAULT_TEXT_SEARCH_CONFIG = 'english';
+/** Characters of a lexical query read (PostgreSQL refuses a tsvector over 1 MB; a longer query is cut here). */
+export const MAX_LEXICAL_QUERY_CHARS = 32_768;
+
+/** A configuration name, optionally schema-qualified: unquoted identifiers only. */
+const CONFIG_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+/** The configuration in a generated column's expression, as `pg_get_expr` prints it. */
+const CONFIG_IN_EXPRESSION = /to_tsvector\('((?:[^']|'')+)'::regconfig/;
+
+/** Checks the form of a `textSearchConfig` option (whether it exists is checked on first use). */
+export function checkTextSearchConfig(name: string): string {
+  if (typeof name !== 'string' || !CONFIG_NAME.test(name)) {
+    throw new InvalidInputError(
+      'invalid_argument',
+      `textSearchConfig must name a PostgreSQL text search configuration (such as 'english' or 'simple'), got ${JSON.stringify(name)}`,
+      { connector: 'postgres' },
+    );
+  }
+  return name;
+}
+
+/**
+ * The full-text columns of a driver's tables: which text search configuration each was built
+ * with (read once per table), adding the column and its GIN index to a table that has none.
+ * A column built with another configuration than `textSearchConfig` keeps its own (queries
+ * must be tokenised like the documents were), with one warning per table.
+ */
+export class FullTextColumns {
+  private readonly configs = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly config: string,
+    private readonly column: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The configuration of the table's column, adding the column first (under `lock`) when it is missing. */
+  configOf(
+    client: SqlClient,
+    sql: PostgresStatements,
+    lock: (fn: (tx: SqlQueryable) => Promise<string>) => Promise<string>,
+  ): Promise<string> {
+    let config = this.configs.get(sql.table);
+    if (!config) {
+      config = this.read(client, sql).then((found) => found ?? lock((tx) => this.add(tx, sql)));
+      this.configs.set(sql.table, config);
+      config.catch(() => this.configs.delete(sql.table));
+    }
+    return config;
+  }
+
+  /** Adds the column and its index to a table when missing (call under the table's lock); returns its configuration. */
+  async add(tx: SqlQueryable, sql: PostgresStatements): Promise<string> {
+    const existing = await this.read(tx, sql);
+    if (existing !== undefined) return existing;
+    const config = await this.resolve(tx);
+    await tx.query(sql.addTextSearchColumn(config));
+    await tx.query(sql.createTextSearchIndex());
+    this.configs.set(sql.table, Promise.resolve(config));
+    return config;
+  }
+
+  /** Forgets a table (dropped). */
+  forget(table: string): void {
+    this.configs.delete(table);
+  }
+
+  /** The configuration of the table's column, or undefined when it has none (or the table is missing). */
+  private async read(db: SqlQueryable, sql: PostgresStatements): Promise<string | undefined> {
+    const { rows } = await db.query<{ generated: string; expression: string | null }>(
+      `SELECT a.attgenerated AS generated, pg_get_expr(d.adbin, d.adrelid) AS expression
+       FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+       WHERE a.attrelid = to_regclass($1) AND a.attname = $2 AND NOT a.attisdropped`,
+      [sql.table, this.column],
+    );
+    if (!rows[0]) return undefined;
+    const built = CONFIG_IN_EXPRESSION.exec(rows[0].expression ?? '')?.[1]?.replace(/''/g, "'");
+    // A column of the user's own (not generated from a constant configuration): trust the option.
+    if (built === undefined) return this.resolve(db);
+    const wanted = await this.resolve(db);
+    if (built !== wanted) {
+      this.logger.warn(
+        `[postgres] the full-text column of ${sql.table} was built with text search configuration "${built}", not "${wanted}" (textSearchConfig): lexical searches use "${built}"; to switch, drop the column (ALTER TABLE ${sql.table} DROP COLUMN "${this.column}") and the next lexical search rebuilds it`,
+      );
+    }
+    return built;
+  }
+
+  /** The configuration option as PostgreSQL names it; `invalid_argument` when it does not exist. */
+  private async resolve(db: SqlQueryable): Promise<string> {
+    try {
+      const { rows } = await db.query<{ name: string }>('SELECT $1::regconfig::text AS name', [this.config]);
+      return rows[0]!.name;
+    } catch (error) {
+      if (sqlState(error) !== '42704') throw error;
+      throw new InvalidInputError(
+        'invalid_argument',
+        `textSearchConfig "${this.config}" is not a text search configuration of this database (see pg_ts_config)`,
+        { connector: 'postgres', cause: error },
+      );
+    }
+  }
+}

@@ -1,0 +1,164 @@
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { isKmError, type Logger, MemoryFilters, type MemoryRecord } from '@km/core';
+import { checkRecord, type DriverLexicalSearch } from '@km/core/connector';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresMemoryDbDriver, type PostgresMemoryDbOptions } from '../src/index.js';
+
+let pglite: PGlite;
+const warnings: string[] = [];
+const logger: Logger = { debug() {}, info() {}, error() {}, warn: (m) => warnings.push(m) };
+let counter = 0;
+const fresh = () => `lex-${++counter}`;
+
+beforeAll(async () => {
+  pglite = await PGlite.create({ extensions: { vector } });
+});
+afterAll(async () => pglite.close());
+
+const driverOf = (options: Partial<PostgresMemoryDbOptions> = {}) => new PostgresMemoryDbDriver({ pglite, logger, ...options });
+
+async function seed(driver: PostgresMemoryDbDriver, index: string, docs: Array<[string, string, Record<string, string[]>?]>) {
+  await driver.createIndex(index, 3);
+  await driver.upsertBatch(
+    index,
+    docs.map(([id, text, tags]) => checkRecord({ id, vector: [1, 0, 0], tags: tags ?? {}, payload: { text } })),
+  );
+}
+
+function search(driver: PostgresMemoryDbDriver, index: string, text: string, more: Partial<DriverLexicalSearch> = {}) {
+  return driver.lexicalSearch(index, { text, filters: [], limit: 10, withEmbeddings: false, ...more });
+}
+const ids = (hits: Array<[MemoryRecord, number]>) => hits.map(([r]) => r.id);
+
+describe('Postgres lexical search', () => {
+  it('matches any query word (OR), ranks passages with more query words first, scores in [0, 1) and breaks ties by id', async () => {
+    const driver = driverOf();
+    const index = fresh();
+    await seed(driver, index, [
+      ['one', 'The harbour has many boats.'],
+      ['both', 'Boats in the harbour wait for the storm.'],
+      ['none', 'A quiet mountain village.'],
+      ['tie-b', 'A storm is coming.'],
+      ['tie-a', 'A storm is coming.'],
+    ]);
+    const hits = await search(driver, index, 'Which boats wait in the harbour during a storm?');
+    expect(ids(hits)).toEqual(['both', 'one', 'tie-a', 'tie-b']);
+    for (const [, score] of hits) expect(score > 0 && score < 1).toBe(true);
+    const scores = hits.map(([, s]) => s);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    expect(hits[2]![1]).toBe(hits[3]![1]);
+    expect(hits[0]![0].payload.text).toBe('Boats in the harbour wait for the storm.');
+  });
+
+  it('stems English by default (the question says "running", the passage "runs"), ranks the shorter passage first and honours the limit', async () => {
+    const driver = driverOf();
+    const index = fresh();
+    await seed(driver, index, [
+      ['a', 'She runs every morning.'],
+      ['b', 'He runs at night.'],
+      ['c', 'Nothing to see.'],
+    ]);
+    // One match each: the rank is divided by 1 + log(length), so the shorter passage comes first.
+    expect(ids(await search(driver, index, 'running'))).toEqual(['b', 'a']);
+    expect(ids(await search(driver, index, 'running', { limit: 1 }))).toEqual(['b']);
+  });
+
+  it('applies filters like vector search: AND within a filter, OR across filters, NOT', async () => {
+    const driver = driverOf();
+    const index = fresh();
+    await seed(driver, index, [
+      ['ops-draft', 'deploy the service', { team: ['ops'], type: ['draft'] }],
+      ['ops-final', 'deploy the service', { team: ['ops'], type: ['final'] }],
+      ['dev-final', 'deploy the service', { team: ['dev'], type: ['final'] }],
+      ['qa', 'deploy the service', { team: ['qa'] }],
+    ]);
+    const q = (filters: DriverLexicalSearch['filters']) => search(driver, index, 'deploy', { filters }).then(ids);
+    expect(await q([MemoryFilters.byTag('team', 'ops').byTag('type', 'final')])).toEqual(['ops-final']);
+    expect(await q([MemoryFilters.byTag('team', 'ops'), MemoryFilters.byTag('team', 'qa')])).toEqual(['ops-draft', 'ops-final', 'qa']);
+    expect(await q([MemoryFilters.byTag('team', 'ops').notTag('type', 'draft')])).toEqual(['ops-final']);
+  });
+
+  it('returns embeddings only when asked', async () => {
+    const driver = driverOf();
+    const index = fresh();
+    await seed(driver, index, [['a', 'vectors too']]);
+    const [[without]] = (await search(driver, index, 'vectors')) as [[MemoryRecord, number]];
+    expect(without.vector.length).toBe(0);
+    const [[withVector]] = (await search(driver, index, 'vectors', { withEmbeddings: true })) as [[MemoryRecord, number]];
+    expect(Array.from(withVector.vector)).toEqual([1, 0, 0]);
+  });
+
+  it('treats hostile text as words: quotes, tsquery operators, backslashes, unicode, very long text', async () => {
+    const driver = driverOf({ textSearchConfig: 'simple' });
+    const index = fresh();
+    await seed(driver, index, [
+      ['quote', "it's O'Brien's turn"],
+      ['ops', 'cats & dogs | birds'],
+      ['uni', 'héllo wörld 日本語'],
+    ]);
+    expect(ids(await search(driver, index, "O'Brien'); DROP TABLE x; --"))).toEqual(['quote']);
+    expect(ids(await search(driver, index, "dogs & !cats | (birds) :* <-> <2> ''' \\' \\\\"))).toEqual(['ops']);
+    expect(ids(await search(driver, index, 'wörld'))).toEqual(['uni']);
+    expect(ids(await search(driver, index, `${'zzz '.repeat(400_000)} dogs`))).toEqual([]);
+    expect(ids(await search(driver, index, `dogs ${'x'.repeat(5000)} ${'wörd '.repeat(50_000)}`))).toEqual(['ops']);
+    const { rows } = await pglite.query<{ n: number }>(`SELECT count(*)::int AS n FROM "km-${index}"`);
+    expect(rows[0]!.n).toBe(3);
+  });
+
+  it('a query without lexemes (only stop words or punctuation) finds nothing, without an error', async () => {
+    const driver = driverOf();
+    const index = fresh();
+    await seed(driver, index, [['a', 'the and of it']]);
+    expect(await search(driver, index, 'the of and')).toEqual([]);
+    expect(await search(driver, index, '&|!():*<>')).toEqual([]);
+    expect(await search(driver, index, ' ')).toEqual([]);
+  });
+
+  it('a missing table is IndexNotFoundError', async () => {
+    await expect(search(driverOf(), 'lex-missing', 'word')).rejects.toSatisfy((e) => isKmError(e, 'index_not_found'));
+  });
+
+  it('upgrades a table created without the full-text column on its first lexical search, existing rows included', async () => {
+    const index = fresh();
+    await pglite.exec(`CREATE EXTENSION IF NOT EXISTS vector;
+      CREATE TABLE "km-${index}" (id TEXT PRIMARY KEY, embedding vector(3) NOT NULL, tags TEXT[] NOT NULL DEFAULT '{}',
+        payload JSONB NOT NULL DEFAULT '{}', content TEXT NOT NULL DEFAULT '');
+      INSERT INTO "km-${index}" VALUES ('old', '[1,0,0]', '{}', '{"text":"written before the upgrade"}', 'written before the upgrade');`);
+    const [first, second] = [driverOf(), driverOf()];
+    const [a, b] = await Promise.all([search(first, index, 'upgrade'), search(second, index, 'upgrade')]);
+    expect(ids(a)).toEqual(['old']);
+    expect(ids(b)).toEqual(['old']);
+    await first.upsertBatch(index, [checkRecord({ id: 'new', vector: [0, 1, 0], tags: {}, payload: { text: 'after the upgrade' } })]);
+    expect(ids(await search(first, index, 'upgrade'))).toEqual(['new', 'old']);
+    const { rows } = await pglite.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE tablename = $1`, [`km-${index}`]);
+    expect(rows.some((r) => r.indexdef.includes('gin (content_tsv)'))).toBe(true);
+  });
+
+  it('keeps the configuration a table was built with, warning once, until its column is dropped', async () => {
+    const index = fresh();
+    await seed(driverOf({ textSearchConfig: 'simple' }), index, [['a', 'running fast']]);
+    warnings.length = 0;
+    const english = driverOf({ textSearchConfig: 'english' });
+    // Tokenised like the documents ("simple"): "running" matches, "run" does not.
+    expect(ids(await search(english, index, 'running'))).toEqual(['a']);
+    expect(ids(await search(english, index, 'run'))).toEqual([]);
+    expect(warnings.filter((w) => w.includes('built with text search configuration "simple", not "english"'))).toHaveLength(1);
+    await pglite.exec(`ALTER TABLE "km-${index}" DROP COLUMN content_tsv`);
+    const rebuilt = driverOf({ textSearchConfig: 'english' });
+    expect(ids(await search(rebuilt, index, 'run'))).toEqual(['a']);
+  });
+
+  it('validates textSearchConfig: a malformed name at construction, an unknown one on first use, both invalid_argument', async () => {
+    for (const bad of ["english'); DROP TABLE x; --", '', 'a b', '"english"', 'x.y.z']) {
+      expect(() => driverOf({ textSearchConfig: bad })).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+    }
+    const unknown = driverOf({ textSearchConfig: 'klingon' });
+    await expect(unknown.createIndex(fresh(), 3)).rejects.toSatisfy((e) => isKmError(e, 'invalid_argument'));
+    const index = fresh();
+    await pglite.exec(`CREATE TABLE "km-${index}" (id TEXT PRIMARY KEY, embedding vector(3) NOT NULL, tags TEXT[] NOT NULL DEFAULT '{}',
+        payload JSONB NOT NULL DEFAULT '{}', content TEXT NOT NULL DEFAULT '')`);
+    await expect(search(unknown, index, 'word')).rejects.toSatisfy((e) => isKmError(e, 'invalid_argument'));
+    expect(ids(await search(driverOf({ textSearchConfig: 'pg_catalog.simple' }), index, 'word'))).toEqual([]);
+  });
+});
