@@ -1,5 +1,5 @@
-import type { Command } from 'commander';
-import { KmError, MemoryFilter } from '@km/core';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { KmError, MemoryFilter, type SearchMode } from '@km/core';
 
 /** The options `ask` and `search` share: which records the retrieval may use. */
 export interface RetrievalCliOptions {
@@ -7,7 +7,14 @@ export interface RetrievalCliOptions {
   filter: string[];
   not: string[];
   minRelevance?: number;
+  /** `--mode`: vector, lexical or hybrid. */
+  mode?: SearchMode;
+  /** `--rerank` (true), `--rerank mmr`, or `--no-rerank` (false). */
+  rerank?: boolean | 'mmr';
 }
+
+/** The values of `--mode`. */
+export const SEARCH_MODES: readonly SearchMode[] = ['vector', 'lexical', 'hybrid'];
 
 /** Commander's accumulator of a repeatable option: every value given, in order. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -17,7 +24,19 @@ export function addRetrievalOptions(command: Command): Command {
   return command
     .option('-f, --filter <key:value>', 'only records with this tag (repeatable, all must match)', collect, [])
     .option('--not <key:value>', 'only records without this tag (repeatable)', collect, [])
-    .option('--min-relevance <n>', 'minimum cosine similarity', Number);
+    .option('--min-relevance <n>', 'minimum cosine similarity', Number)
+    .addOption(
+      new Option('--mode <mode>', "vector (embeddings), lexical (words) or hybrid (both); default: the memory's").choices(SEARCH_MODES),
+    )
+    .option('--rerank [mmr]', "rerank with the configured reranker, or with 'mmr' for diverse results", rerankValue)
+    .option('--no-rerank', 'do not rerank, even when a reranker is configured');
+}
+
+/** The value of `--rerank`: none (the configured reranker) or `mmr`; anything else is refused, naming the flag. */
+export function rerankValue(value: string | undefined): true | 'mmr' {
+  if (value === undefined) return true;
+  if (value === 'mmr') return 'mmr';
+  throw new InvalidArgumentError(`--rerank takes no value or 'mmr', got ${JSON.stringify(value)} (put --rerank after the question)`);
 }
 
 /** The retrieval options of a request from the command-line options. */
@@ -29,6 +48,8 @@ export function retrievalOf(opts: RetrievalCliOptions) {
     ...(opts.index ? { index: opts.index } : {}),
     ...(filter.isEmpty() ? {} : { filter }),
     ...(opts.minRelevance !== undefined ? { minRelevance: opts.minRelevance } : {}),
+    ...(opts.mode !== undefined ? { mode: opts.mode } : {}),
+    ...(opts.rerank !== undefined ? { rerank: opts.rerank } : {}),
   };
 }
 
