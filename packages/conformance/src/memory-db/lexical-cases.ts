@@ -66,6 +66,9 @@ export function lexicalCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<
       });
     });
 
+    // A ranking without inverse document frequency (PostgreSQL's ts_rank and ts_rank_cd alone)
+    // ties "rare" with the common passages, and ties in id order put it last: weight each query
+    // word by how few records hold it (BM25's idf) to pass.
     it('a record holding the rare query word ranks above records holding only a common one (IDF)', async (ctx) => {
       const f = await seedTexts(ctx);
       await wait(async () => {
