@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { Bm25Index } from '../src/text-search/bm25-index.js';
+
+function index(docs: Record<string, string>): Bm25Index {
+  const bm25 = new Bm25Index();
+  for (const [id, text] of Object.entries(docs)) bm25.add(id, text);
+  return bm25;
+}
+
+const ids = (hits: Array<[string, number]>) => hits.map(([id]) => id);
+
+describe('Bm25Index ranking', () => {
+  it('a rarer term outranks a common one', () => {
+    const bm25 = index({ a: 'apollo rocket', b: 'rocket engine', c: 'rocket fuel', d: 'rocket science' });
+    // "apollo" is in one document, "rocket" in all four: the document with the rare word wins.
+    expect(ids(bm25.search('apollo rocket', { limit: 10 }))[0]).toBe('a');
+    const [[, rare]] = bm25.search('apollo', { limit: 1 }) as [[string, number]];
+    const [[, common]] = bm25.search('rocket', { limit: 1 }) as [[string, number]];
+    expect(rare).toBeGreaterThan(0);
+    expect(common).toBeGreaterThan(0);
+    expect(bm25.search('apollo rocket', { limit: 10 })[0]![1]).toBeGreaterThan(bm25.search('apollo rocket', { limit: 10 })[1]![1]);
+  });
+
+  it('more matched query words rank higher', () => {
+    const bm25 = index({ one: 'moon landing mission', two: 'moon orbit', three: 'mars rover' });
+    expect(ids(bm25.search('moon landing mission', { limit: 10 }))).toEqual(['one', 'two']);
+  });
+
+  it('a shorter document with the same matches ranks higher (length normalisation)', () => {
+    const bm25 = index({ long: 'moon and many other words about something unrelated entirely here', short: 'moon facts' });
+    expect(ids(bm25.search('moon', { limit: 10 }))).toEqual(['short', 'long']);
+  });
+
+  it('scores lie in (0, 1]: the BM25 sum over its upper bound Σ idf·(k1 + 1); a missing query word lowers it', () => {
+    const bm25 = index({ a: 'moon moon moon moon moon moon', b: 'moon', c: 'sun' });
+    const scores = bm25.search('moon', { limit: 10 }).map(([, s]) => s);
+    for (const s of scores) expect(s > 0 && s <= 1).toBe(true);
+    const [[, alone]] = bm25.search('moon', { limit: 1 }) as [[string, number]];
+    const [[, withUnknown]] = bm25.search('moon zebra', { limit: 1 }) as [[string, number]];
+    expect(withUnknown).toBeLessThan(alone);
+    expect(bm25.search('zebra', { limit: 10 })).toEqual([]);
+    expect(bm25.search('the of', { limit: 10 })).toEqual([]); // only stop words
+  });
+
+  it('ties are ordered by id', () => {
+    const bm25 = index({ c: 'same text', a: 'same text', b: 'same text', z: 'other' });
+    expect(ids(bm25.search('same', { limit: 10 }))).toEqual(['a', 'b', 'c']);
+    expect(ids(bm25.search('same', { limit: 2 }))).toEqual(['a', 'b']);
+  });
+
+  it('remove and replace keep the index exact', () => {
+    const bm25 = index({ a: 'moon landing', b: 'moon orbit' });
+    expect(bm25.remove('a')).toBe(true);
+    expect(bm25.remove('a')).toBe(false);
+    expect(ids(bm25.search('landing', { limit: 10 }))).toEqual([]);
+    bm25.add('b', 'mars rover'); // replaces b's text
+    expect(ids(bm25.search('moon', { limit: 10 }))).toEqual([]);
+    expect(ids(bm25.search('rover', { limit: 10 }))).toEqual(['b']);
+    bm25.add('a', 'moon again');
+    expect(bm25.size).toBe(2);
+    expect(ids(bm25.search('moon', { limit: 10 }))).toEqual(['a']);
+  });
+
+  it('asks accept only about candidates, once each, and leaves refused ones out', () => {
+    const bm25 = index({ a: 'moon landing', b: 'moon orbit', c: 'sun', d: 'moon' });
+    const asked: string[] = [];
+    const hits = bm25.search('moon landing', {
+      limit: 10,
+      accept: (id) => {
+        asked.push(id);
+        return id !== 'a';
+      },
+    });
+    expect(ids(hits)).toEqual(['d', 'b']);
+    expect(asked.sort()).toEqual(['a', 'b', 'd']);
+  });
+
+  it('returns nothing for a limit of 0 or an empty index', () => {
+    expect(new Bm25Index().search('moon', { limit: 5 })).toEqual([]);
+    expect(index({ a: 'moon' }).search('moon', { limit: 0 })).toEqual([]);
+  });
+});
