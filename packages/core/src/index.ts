@@ -99,3 +99,6 @@ export {
 
 // Rerankers
 export { HttpTextReranker, type HttpTextRerankerOptions, type RerankProvider } from './rerank/http-reranker.js';
+export { MmrReranker, type MmrRerankerOptions } from './rerank/mmr-reranker.js';
+export { ANSWER_FLOORS, defaultAnswerFloor } from './search/answer-floor.js';
+export { splitSentences } from './search/sentence-splitter.js';
