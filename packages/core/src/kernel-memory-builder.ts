@@ -8,6 +8,7 @@ import type { IMemoryDb } from './contracts/memory-db.js';
 import type { IPipelineStepHandler } from './contracts/pipeline-step-handler.js';
 import type { ITextEmbeddingGenerator } from './contracts/text-embedding-generator.js';
 import type { ITextGenerator } from './contracts/text-generator.js';
+import type { ITextReranker } from './contracts/text-reranker.js';
 import { DecoderRegistry } from './decoders/decoder-registry.js';
 import { createDefaultHandlers } from './handlers/default-handlers.js';
 import { SimpleVectorDb } from './memory-storage/simple-vector-db.js';
@@ -56,6 +57,7 @@ export class KernelMemoryBuilder {
   private partitioning: Partial<PartitionOptions> = {};
   private embedding: Partial<EmbeddingOptions> = {};
   private searchOptions: Partial<SearchClientOptions> = {};
+  private reranker: ITextReranker | undefined;
   private orchestratorOptions: OrchestratorOptions = {};
   private webFetcher: IWebPageFetcher | undefined;
   private queueFactory: StepQueueFactory | undefined;
@@ -140,6 +142,15 @@ export class KernelMemoryBuilder {
 
   withEmbeddingOptions(options: Partial<EmbeddingOptions>): this {
     this.embedding = { ...this.embedding, ...options };
+    return this;
+  }
+
+  /**
+   * Reranks what search and ask retrieve (a cross-encoder, a reranking API, or
+   * `new MmrReranker()` for diversity), unless a request says `rerank: false`. @default none
+   */
+  withReranker(reranker: ITextReranker | null): this {
+    this.reranker = reranker ?? undefined;
     return this;
   }
 
@@ -235,6 +246,7 @@ export class KernelMemoryBuilder {
         textGenerator: this.textGenerator,
         logger: context.logger,
         promptProvider: this.promptProvider,
+        reranker: this.reranker,
       },
       this.searchOptions,
     );

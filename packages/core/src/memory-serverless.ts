@@ -217,8 +217,12 @@ export class MemoryServerless implements IKernelMemory {
       if (!(options.filter instanceof MemoryFilter)) filters.push(MemoryFilter.fromJSON(options.filter));
       else filters.push(options.filter);
     }
-    const minRelevance = options.minRelevance ?? 0;
-    if (typeof minRelevance !== 'number' || !Number.isFinite(minRelevance) || minRelevance < -1 || minRelevance > 1) {
+    // Absent stays absent: the search client then applies its defaultMinRelevance (and, for ask, its answer floor).
+    const minRelevance = options.minRelevance;
+    if (
+      minRelevance !== undefined &&
+      (typeof minRelevance !== 'number' || !Number.isFinite(minRelevance) || minRelevance < -1 || minRelevance > 1)
+    ) {
       throw new InvalidInputError('invalid_argument', `minRelevance must be a number in [-1, 1], got ${String(minRelevance)}`);
     }
     if (limit !== undefined && (typeof limit !== 'number' || !Number.isFinite(limit))) {
@@ -227,8 +231,11 @@ export class MemoryServerless implements IKernelMemory {
     return {
       index: normalizeIndexName(options.index),
       filters,
-      minRelevance,
+      ...(minRelevance !== undefined ? { minRelevance } : {}),
       ...(limit !== undefined ? { limit } : {}),
+      ...(options.mode !== undefined ? { mode: options.mode } : {}),
+      ...(options.fusion !== undefined ? { fusion: options.fusion } : {}),
+      ...(options.rerank !== undefined ? { rerank: options.rerank } : {}),
       ...(options.args !== undefined ? { args: options.args } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     };

@@ -1,7 +1,11 @@
 import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
-import { ReservedTags } from '../models/constants.js';
-import { PayloadFields, type MemoryRecord } from '../models/memory-record.js';
 import { cosineSimilarity } from '../memory-storage/vector-math.js';
+import type { MemoryRecord } from '../models/memory-record.js';
+import { contentTerms } from './answer-terms.js';
+import type { MergedPassage } from './passage-merge.js';
+import { holdsFocus, questionFocus } from './question-focus.js';
+import { splitSentences } from './sentence-splitter.js';
+import { TermWeights } from './term-coverage.js';
 
 /** Preamble of every extractive answer, so readers know no model wrote it. */
 export const EXTRACTIVE_PREAMBLE = 'No language model is configured, so this answer quotes the most relevant passages in memory:';
@@ -16,77 +20,105 @@ export interface QuotedSentence {
   duplicates: Array<[MemoryRecord, number]>;
 }
 
-const SENTENCE = /(?<=[.!?。！？])\s+|\n\s*\n/u;
-const WORD = /[\p{L}\p{N}]+/gu;
+/** Passages whose sentences are considered. */
+const PASSAGES = 20;
+/** Sentences embedded (in one call) to break ties among the best by the cheap score. */
+export const EMBEDDED_SENTENCES = 8;
+/**
+ * Weights of the cheap score: question words found (half in the sentence, half in its passage,
+ * since an answer sentence seldom repeats every word of the question), passage relevance,
+ * focus, lead position.
+ */
+const W_LEXICAL = 0.5;
+const W_RELEVANCE = 0.3;
+const W_FOCUS = 0.25;
+const W_LEAD = 0.05;
+/** Weight of the sentence's cosine with the question, for the embedded few. */
+const W_COSINE = 0.15;
+
+/** What sentence selection may use besides the passages. */
+export interface SentenceSelectionOptions {
+  /** Most sentences returned. */
+  count: number;
+  /** Embeds the best few sentences (one call, purpose `query`); none when absent. */
+  generator?: ITextEmbeddingGenerator | undefined;
+  /** The question's embedding, when retrieval computed it (saves embedding it again). */
+  queryVector?: Float32Array | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+interface Candidate extends Omit<QuotedSentence, 'score'> {
+  cheap: number;
+}
 
 /**
- * Picks the sentences of the matched records closest to the question (cosine of their
- * embeddings; word overlap when there is no embedding generator), best first.
+ * Picks the sentences of the passages that best answer the question, best first, without
+ * embedding every sentence: a cheap score (IDF-weighted share of the question's content words
+ * in the sentence and in its passage, the passage's relevance, a bonus when the sentence holds what the question
+ * asks for — a date after "when", a number after "how many", a name after "who", a place after
+ * "where" — and a small one for lead sentences), then the best {@link EMBEDDED_SENTENCES} are
+ * embedded in one call and their cosine with the question breaks ties.
  */
 export async function selectSentences(
   question: string,
-  matches: Array<[MemoryRecord, number]>,
-  count: number,
-  generator: ITextEmbeddingGenerator | undefined,
-  signal?: AbortSignal,
+  passages: readonly MergedPassage[],
+  options: SentenceSelectionOptions,
 ): Promise<QuotedSentence[]> {
-  const candidates: Array<Omit<QuotedSentence, 'score'>> = [];
-  const seen = new Map<string, Omit<QuotedSentence, 'score'>>();
-  for (const [record, relevance] of matches.slice(0, 20)) {
-    const text = String(record.payload[PayloadFields.text] ?? '');
-    for (const raw of text.split(SENTENCE)) {
-      const sentence = raw
-        .replace(/^#+\s*/, '')
-        .replace(/\s+/g, ' ')
-        .trim();
-      if (sentence.length < 12) continue;
-      const first = seen.get(sentence.toLowerCase());
+  const considered = passages.slice(0, PASSAGES);
+  const weights = new TermWeights(considered.map((p) => p.terms));
+  const questionTerms = contentTerms(question);
+  const focus = questionFocus(question);
+  const candidates: Candidate[] = [];
+  const seen = new Map<string, Candidate>();
+  for (const passage of considered) {
+    const inPassage = weights.coverage(questionTerms, new Set(passage.terms));
+    splitSentences(passage.text).forEach((sentence, position) => {
+      if (sentence.length < 12) return;
+      const key = sentence.toLowerCase();
+      const first = seen.get(key);
       if (first) {
-        if (first.record !== record && !first.duplicates.some(([r]) => r === record)) first.duplicates.push([record, relevance]);
-        continue;
+        for (const [record, relevance] of [[passage.record, passage.relevance] as [MemoryRecord, number], ...passage.duplicates]) {
+          if (first.record !== record && !first.duplicates.some(([r]) => r === record)) first.duplicates.push([record, relevance]);
+        }
+        return;
       }
-      const candidate = { text: sentence, record, relevance, duplicates: [] };
-      seen.set(sentence.toLowerCase(), candidate);
+      const lexical = 0.5 * weights.coverage(questionTerms, new Set(contentTerms(sentence))) + 0.5 * inPassage;
+      const cheap =
+        W_LEXICAL * lexical +
+        W_RELEVANCE * passage.relevance +
+        (focus && holdsFocus(sentence, focus) ? W_FOCUS : 0) +
+        W_LEAD / (1 + position);
+      const candidate: Candidate = {
+        text: sentence,
+        record: passage.record,
+        relevance: passage.relevance,
+        duplicates: [...passage.duplicates],
+        cheap,
+      };
+      seen.set(key, candidate);
       candidates.push(candidate);
-    }
-  }
-  if (candidates.length === 0) return [];
-  let scores: number[];
-  if (generator) {
-    const vectors = await generator.generateEmbeddings([question, ...candidates.map((c) => c.text)], signal, { purpose: 'query' });
-    const q = vectors[0]!;
-    scores = candidates.map((_, i) => cosineSimilarity(q, vectors[i + 1]!));
-  } else {
-    const words = new Set(question.toLowerCase().match(WORD) ?? []);
-    scores = candidates.map((c) => {
-      const found = new Set((c.text.toLowerCase().match(WORD) ?? []).filter((w) => words.has(w)));
-      return words.size ? found.size / words.size : 0;
     });
   }
-  // Half the sentence's own closeness, half its passage's relevance: a sentence from the best
-  // passage wins over a look-alike from an unrelated one. Weak runners-up are dropped.
-  const ranked = candidates
-    .map((c, i) => ({ ...c, score: 0.5 * scores[i]! + 0.5 * c.relevance }))
-    .filter((c, i) => scores[i]! > 0)
+  if (candidates.length === 0) return [];
+  const best = candidates.sort((a, b) => b.cheap - a.cheap).slice(0, EMBEDDED_SENTENCES);
+  const cosines = await sentenceCosines(question, best, options);
+  const ranked = best
+    .map(({ cheap, ...c }, i) => ({ ...c, score: cheap + W_COSINE * (cosines[i] ?? 0) }))
     .sort((a, b) => b.score - a.score);
-  const best = ranked[0]?.score ?? 0;
-  return ranked.filter((c) => c.score >= best * 0.6).slice(0, count);
+  const top = ranked[0]!.score;
+  // Weak runners-up are dropped.
+  return ranked.filter((c) => c.score >= top * 0.6).slice(0, options.count);
 }
 
-/** The answer text quoting each sentence once, with the numbers of every source that holds it. */
-export function formatExtractiveAnswer(sentences: QuotedSentence[]): string {
-  const sources: string[] = [];
-  const lines = sentences.map((s) => {
-    const numbers = new Set<number>();
-    for (const record of [s.record, ...s.duplicates.map(([r]) => r)]) {
-      const name = String(record.payload[PayloadFields.file] ?? 'source');
-      const documentId = record.tags[ReservedTags.documentId]?.[0] ?? '';
-      const label = documentId ? `${name} (document ${documentId})` : name;
-      let n = sources.indexOf(label);
-      if (n < 0) n = sources.push(label) - 1;
-      numbers.add(n + 1);
-    }
-    return `> "${s.text}" ${[...numbers].map((n) => `[${n}]`).join('')}`;
+/** The cosine of each sentence with the question, from one embedding call; zeros without a generator. */
+async function sentenceCosines(question: string, sentences: readonly Candidate[], options: SentenceSelectionOptions): Promise<number[]> {
+  const generator = options.generator;
+  if (!generator || sentences.length < 2) return [];
+  const texts = sentences.map((s) => s.text);
+  const vectors = await generator.generateEmbeddings(options.queryVector ? texts : [question, ...texts], options.signal, {
+    purpose: 'query',
   });
-  return `${EXTRACTIVE_PREAMBLE}\n\n${lines.join('\n')}\n\nSources: ${sources.map((s, i) => `[${i + 1}] ${s}`).join(', ')}`;
+  const q = options.queryVector ?? vectors[0]!;
+  const offset = options.queryVector ? 0 : 1;
+  return sentences.map((_, i) => cosineSimilarity(q, vectors[i + offset]!));
 }

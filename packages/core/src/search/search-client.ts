@@ -1,6 +1,7 @@
-import type { IMemoryDb } from '../contracts/memory-db.js';
+import type { HybridFusion, IMemoryDb, SearchMode, SimilarityOptions } from '../contracts/memory-db.js';
 import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
 import type { ITextGenerator, TextGenerationOptions } from '../contracts/text-generator.js';
+import type { ITextReranker } from '../contracts/text-reranker.js';
 import { InvalidInputError } from '../errors/km-error.js';
 import { NOT_FOUND_ANSWER } from '../models/constants.js';
 import type { MemoryFilter } from '../models/memory-filter.js';
@@ -9,7 +10,14 @@ import { checkEmbeddingModelName, checkRetrievalArgs, RequestArgs, type Retrieva
 import type { MemoryAnswer, SearchResult, TokenUsage } from '../models/search-models.js';
 import type { Logger } from '../util/logger.js';
 import { CitationCollector, sourceUrlOf } from './citations.js';
-import { formatExtractiveAnswer, selectSentences } from './extractive-answer.js';
+import { ABSENT_WORDS_COVERAGE, defaultAnswerFloor } from './answer-floor.js';
+import { contentTerms } from './answer-terms.js';
+import { selectSentences } from './extractive-answer.js';
+import { formatExtractiveAnswer } from './extractive-answer-text.js';
+import { mergeNearDuplicates, type MergedPassage } from './passage-merge.js';
+import { chooseReranker, rerankMatches } from './rerank-step.js';
+import { checkFusion, checkMode, checkRerank } from './retrieval-checks.js';
+import { TermWeights } from './term-coverage.js';
 import { renderFact } from './fact-template.js';
 import { operationSignal } from '../util/operation-signal.js';
 import { defaultPromptProvider, PromptNames, readPrompt, type IPromptProvider } from './prompt-provider.js';
@@ -24,14 +32,23 @@ export interface SearchClientDependencies {
   logger: Logger;
   /** Source of the answer prompt (`answer-with-facts`). @default defaultPromptProvider */
   promptProvider?: IPromptProvider | undefined;
+  /** Reranks what search and ask retrieve, unless a request says `rerank: false`. @default none */
+  reranker?: ITextReranker | undefined;
 }
 
 /** One search or ask request, already validated (except `args`, checked by the client). */
 export interface RetrievalRequest {
   index: string;
   filters: MemoryFilter[];
-  minRelevance: number;
+  /** Cosine floor of the matches; undefined: the client's `defaultMinRelevance` (and, for ask, its answer floor). */
+  minRelevance?: number | undefined;
   limit?: number;
+  /** `vector`, `lexical` or `hybrid`; undefined: the client's `defaultMode` when the memory DB supports it. */
+  mode?: SearchMode | undefined;
+  /** How `hybrid` fuses its rankings. */
+  fusion?: HybridFusion | undefined;
+  /** `true` the configured reranker, `'mmr'` MMR, `false` none; undefined: the configured one, if any. */
+  rerank?: boolean | 'mmr' | undefined;
   /** KM's per-request arguments (`custom_rag_*`, ...); see `checkRetrievalArgs`. */
   args?: Record<string, unknown> | undefined;
   signal?: AbortSignal | undefined;
@@ -43,6 +60,20 @@ export const NO_MEMORIES_REASON = 'No relevant memories available';
 export const NOT_FOUND_REASON = 'No relevant memories found';
 
 type Match = [MemoryRecord, number];
+
+/** A request's resolved mode, fusion and reranker. */
+interface RetrievalPlan {
+  mode: SearchMode;
+  fusion: HybridFusion | undefined;
+  reranker: ITextReranker | undefined;
+}
+
+/** What retrieval found, in final order, with the query's embedding when it computed one. */
+interface Retrieved {
+  matches: Match[];
+  mode: SearchMode;
+  queryVector?: Float32Array | undefined;
+}
 
 /**
  * Search (citations grouped by source file) and ask (RAG with a token budget, or an
@@ -62,6 +93,7 @@ export class SearchClient {
   async search(query: string, request: RetrievalRequest): Promise<SearchResult> {
     const args = checkRetrievalArgs(request.args);
     await checkEmbeddingModelName(args.embeddingModelName, this.deps.embeddingGenerator);
+    const plan = this.plan(request);
     const max = args.maxMatchesCount ?? this.options.maxMatchesCount;
     const limit = request.limit !== undefined && request.limit > 0 ? request.limit : max;
     const collector = new CitationCollector(request.index);
@@ -74,7 +106,7 @@ export class SearchClient {
           collector.add(record, 0);
         }
       } else {
-        for (const [record, relevance] of await this.retrieve(query, scoped, limit)) collector.add(record, relevance);
+        for (const [record, relevance] of (await this.retrieve(query, scoped, limit, plan)).matches) collector.add(record, relevance);
       }
     } finally {
       op.release();
@@ -117,16 +149,17 @@ export class SearchClient {
     await checkEmbeddingModelName(args.embeddingModelName, this.deps.embeddingGenerator);
     const emptyAnswer = args.emptyAnswer ?? NOT_FOUND_ANSWER;
     this.checkAnswerTokens(question, args, emptyAnswer);
+    const plan = this.plan(request);
     const op = operationSignal(request.signal);
     try {
       const scoped = { ...request, signal: op.signal };
-      const matches = await this.retrieve(question, scoped, args.maxMatchesCount ?? this.options.maxMatchesCount);
-      if (matches.length === 0) {
+      const retrieved = await this.retrieve(question, scoped, args.maxMatchesCount ?? this.options.maxMatchesCount, plan);
+      if (retrieved.matches.length === 0) {
         yield this.answer(question, 'last', { noResult: true, noResultReason: NO_MEMORIES_REASON, text: emptyAnswer });
         return;
       }
-      if (this.deps.textGenerator) yield* this.generate(question, matches, scoped, args, emptyAnswer);
-      else yield* this.extract(question, matches, scoped, emptyAnswer);
+      if (this.deps.textGenerator) yield* this.generate(question, retrieved.matches, scoped, args, emptyAnswer);
+      else yield* this.extract(question, retrieved, scoped, emptyAnswer);
     } finally {
       op.release();
     }
@@ -257,14 +290,24 @@ export class SearchClient {
     });
   }
 
-  private async *extract(question: string, matches: Match[], request: RetrievalRequest, emptyAnswer: string): AsyncIterable<MemoryAnswer> {
-    const sentences = await selectSentences(
-      question,
-      matches,
-      this.options.extractiveSentences,
-      this.deps.embeddingGenerator,
-      request.signal,
-    );
+  private async *extract(
+    question: string,
+    retrieved: Retrieved,
+    request: RetrievalRequest,
+    emptyAnswer: string,
+  ): AsyncIterable<MemoryAnswer> {
+    const passages = mergeNearDuplicates(retrieved.matches.slice(0, 20));
+    const unrelated = this.belowAnswerFloor(question, passages, retrieved.mode, request);
+    if (unrelated) {
+      yield this.answer(question, 'last', { noResult: true, noResultReason: unrelated, text: emptyAnswer });
+      return;
+    }
+    const sentences = await selectSentences(question, passages, {
+      count: this.options.extractiveSentences,
+      generator: this.deps.embeddingGenerator,
+      queryVector: retrieved.queryVector,
+      signal: request.signal,
+    });
     if (sentences.length === 0) {
       yield this.answer(question, 'last', { noResult: true, noResultReason: NOT_FOUND_REASON, text: emptyAnswer });
       return;
@@ -283,27 +326,73 @@ export class SearchClient {
     yield this.answer(question, 'last', {});
   }
 
+  /**
+   * The reason to answer "not found" when the best passage is unrelated: its cosine is below the
+   * answer floor and it lacks most of the question's content words (IDF-weighted). Only when the
+   * caller gave no `minRelevance` and relevance is a cosine (`vector`, `hybrid`).
+   */
+  private belowAnswerFloor(
+    question: string,
+    passages: readonly MergedPassage[],
+    mode: SearchMode,
+    request: RetrievalRequest,
+  ): string | undefined {
+    if (request.minRelevance !== undefined || mode === 'lexical' || passages.length === 0) return undefined;
+    const floor = this.options.answerFloor ?? defaultAnswerFloor(this.deps.embeddingGenerator);
+    const best = passages.reduce((a, b) => (b.relevance > a.relevance ? b : a));
+    if (best.relevance >= floor) return undefined;
+    const weights = new TermWeights(passages.map((p) => p.terms));
+    const coverage = weights.coverage(contentTerms(question), new Set(best.terms));
+    if (coverage >= ABSENT_WORDS_COVERAGE) return undefined;
+    return `${NOT_FOUND_REASON}: the best passage's relevance ${best.relevance.toFixed(3)} is below the answer floor ${floor} and holds few of the question's words`;
+  }
+
   private answer(question: string, streamState: MemoryAnswer['streamState'], fields: Partial<MemoryAnswer>): MemoryAnswer {
     return { streamState, question, noResult: false, text: '', relevantSources: [], tokenUsage: [], ...fields };
   }
 
-  private async retrieve(query: string, request: RetrievalRequest, limit: number): Promise<Match[]> {
+  /** The search mode of a request: its own, else the default when the memory DB supports it, else `vector`. */
+  private modeOf(request: RetrievalRequest): SearchMode {
+    const asked = checkMode(request.mode);
+    if (asked) return asked;
+    const mode = this.options.defaultMode;
+    return mode !== 'vector' && this.deps.memoryDb.capabilities?.lexicalSearch !== true ? 'vector' : mode;
+  }
+
+  /** Checks a request's mode, fusion and rerank (`invalid_argument` naming the field) and resolves them. */
+  private plan(request: RetrievalRequest): RetrievalPlan {
+    return {
+      mode: this.modeOf(request),
+      fusion: checkFusion(request.fusion),
+      reranker: chooseReranker(checkRerank(request.rerank), this.deps.reranker),
+    };
+  }
+
+  private async retrieve(query: string, request: RetrievalRequest, limit: number, plan: RetrievalPlan): Promise<Retrieved> {
     const { memoryDb, embeddingGenerator } = this.deps;
+    const { mode, fusion, reranker } = plan;
     let target: string | Float32Array = query;
-    if (memoryDb.capabilities?.vectorSearch !== false && embeddingGenerator) {
-      [target] = (await embeddingGenerator.generateEmbeddings([query], request.signal, { purpose: 'query' })) as [Float32Array];
+    let queryVector: Float32Array | undefined;
+    if (mode !== 'lexical' && memoryDb.capabilities?.vectorSearch !== false && embeddingGenerator) {
+      [queryVector] = (await embeddingGenerator.generateEmbeddings([query], request.signal, { purpose: 'query' })) as [Float32Array];
+      target = queryVector;
     }
-    const out: Match[] = [];
-    for await (const match of memoryDb.getSimilarList(request.index, target, {
+    const options: SimilarityOptions = {
+      mode,
+      text: query,
+      ...(fusion ? { fusion } : {}),
       filters: request.filters,
-      minRelevance: request.minRelevance,
+      minRelevance: request.minRelevance ?? this.options.defaultMinRelevance,
       limit,
-      withEmbeddings: false,
+      withEmbeddings: reranker?.needsVectors === true,
       ...sig(request),
-    })) {
-      out.push(match);
+    };
+    let matches: Match[] = [];
+    for await (const match of memoryDb.getSimilarList(request.index, target, options)) matches.push(match);
+    if (reranker) {
+      matches = await rerankMatches(reranker, query, matches, { queryVector, embeddingGenerator, signal: request.signal });
     }
-    return out;
+    return { matches, mode, queryVector };
   }
 }
 

@@ -1,3 +1,5 @@
+import type { SearchMode } from '../contracts/memory-db.js';
+
 /** Settings of search and ask; a request's KM arguments (`custom_rag_*`) override them. */
 export interface SearchClientOptions {
   /** Partitions considered by search (when its limit is `<= 0`) and by ask. @default 100 */
@@ -8,13 +10,27 @@ export interface SearchClientOptions {
   temperature: number;
   /** Most sentences quoted by the extractive answer (no LLM). @default 3 */
   extractiveSentences: number;
-  /** Relevance used by ask when the caller gives none. @default 0 */
+  /** Relevance (cosine) search and ask keep when the caller gives no `minRelevance`. @default 0 */
   defaultMinRelevance: number;
   /**
    * Put identical partitions (same text, ignoring case) into the prompt once per occurrence;
    * by default each goes in once, while every occurrence stays in the citations. @default false
    */
   includeDuplicateFacts: boolean;
+  /**
+   * Search mode used when a request gives none. `lexical` or `hybrid` on a memory DB without the
+   * `lexicalSearch` capability falls back to `vector` (a request that asks for them is refused).
+   * @default 'vector'
+   */
+  defaultMode: SearchMode;
+  /**
+   * Relevance floor of the extractive answer (no text generator), applied when the caller gives
+   * no `minRelevance` in `vector` and `hybrid` modes: when the best passage's cosine is below it
+   * AND the question's content words are (IDF-weighted) mostly absent from that passage, ask
+   * answers "not found" (`noResult`, KM's empty answer). `0` turns it off.
+   * @default the embedding model's calibrated floor (`ANSWER_FLOORS`; 0 for a model not in the table)
+   */
+  answerFloor?: number | undefined;
 }
 
 export const DEFAULT_SEARCH_OPTIONS: SearchClientOptions = {
@@ -24,4 +40,5 @@ export const DEFAULT_SEARCH_OPTIONS: SearchClientOptions = {
   extractiveSentences: 3,
   defaultMinRelevance: 0,
   includeDuplicateFacts: false,
+  defaultMode: 'vector',
 };

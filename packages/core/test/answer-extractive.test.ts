@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import {
+  EXTRACTIVE_PREAMBLE,
+  HashingEmbeddingGenerator,
+  NOT_FOUND_ANSWER,
+  ReservedTags,
+  defaultAnswerFloor,
+  silentLogger,
+  type IMemoryDb,
+  type ITextEmbeddingGenerator,
+  type MemoryRecord,
+  type SimilarityOptions,
+} from '../src/index.js';
+import { SearchClient } from '../src/connector.js';
+import { cosineSimilarity } from '../src/memory-storage/vector-math.js';
+
+/** A memory DB over fixed records, ranked by cosine with the hashing embeddings; records every options object. */
+class FixedDb implements IMemoryDb {
+  readonly calls: SimilarityOptions[] = [];
+  constructor(
+    private readonly records: MemoryRecord[],
+    private readonly embeddings: HashingEmbeddingGenerator,
+  ) {}
+  async createIndex(): Promise<void> {}
+  async getIndexes(): Promise<string[]> {
+    return ['kb'];
+  }
+  async deleteIndex(): Promise<void> {}
+  async upsert(_: string, r: MemoryRecord): Promise<string> {
+    return r.id;
+  }
+  async *getSimilarList(
+    _: string,
+    query: string | Float32Array | number[],
+    options: SimilarityOptions = {},
+  ): AsyncIterable<[MemoryRecord, number]> {
+    this.calls.push(options);
+    const q = typeof query === 'string' ? this.embeddings.embed(query) : query;
+    const scored = this.records.map(
+      (r) => [r, cosineSimilarity(q, this.embeddings.embed(String(r.payload.text)))] as [MemoryRecord, number],
+    );
+    scored.sort((a, b) => b[1] - a[1]);
+    for (const m of scored) if (m[1] >= (options.minRelevance ?? 0)) yield m;
+  }
+  async *getList(): AsyncIterable<MemoryRecord> {}
+  async delete(): Promise<void> {}
+}
+
+function record(documentId: string, text: string, extra: { section?: number; fileType?: string } = {}): MemoryRecord {
+  return {
+    id: `d=${documentId}//p=0`,
+    vector: [],
+    tags: {
+      [ReservedTags.documentId]: [documentId],
+      [ReservedTags.fileId]: ['f'],
+      ...(extra.section !== undefined ? { [ReservedTags.sectionNumber]: [String(extra.section)] } : {}),
+      ...(extra.fileType ? { [ReservedTags.fileType]: [extra.fileType] } : {}),
+    },
+    payload: { text, file: `${documentId}.txt` },
+  };
+}
+
+class CountingEmbeddings extends HashingEmbeddingGenerator {
+  readonly batches: number[] = [];
+  override async generateEmbeddings(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    this.batches.push(texts.length);
+    return super.generateEmbeddings(texts, signal);
+  }
+}
+
+function client(records: MemoryRecord[], options: { answerFloor?: number; embeddings?: ITextEmbeddingGenerator } = {}) {
+  const embeddings = (options.embeddings as CountingEmbeddings | undefined) ?? new CountingEmbeddings();
+  const db = new FixedDb(records, embeddings);
+  const search = new SearchClient(
+    { memoryDb: db, embeddingGenerator: embeddings, textGenerator: undefined, logger: silentLogger },
+    options.answerFloor !== undefined ? { answerFloor: options.answerFloor } : {},
+  );
+  return { search, db, embeddings };
+}
+
+const APOLLO =
+  'Apollo 11 was the spaceflight that first landed humans on the Moon. The crew trained for years at the Manned Spacecraft Center. ' +
+  'Commander Neil Armstrong and pilot Buzz Aldrin landed the lunar module Eagle on the Moon on July 20, 1969. ' +
+  'Armstrong stepped onto the Moon surface six hours later.';
+const GARAGE =
+  'The company garage is open to all staff. The garage has 120 parking spaces for staff cars. ' +
+  'Electric vehicle chargers for staff cars are on the lower level of the garage.';
+const OTHER = 'The cafeteria serves lunch from noon. Menus change weekly and list vegetarian dishes.';
+
+describe('extractive answer (no text generator)', () => {
+  it('quotes the sentence holding the date when the question asks "when", and says no model wrote it', async () => {
+    const { search } = client([record('apollo', APOLLO), record('food', OTHER)]);
+    const answer = await search.ask('When did Apollo 11 land on the Moon?', { index: 'kb', filters: [] });
+    expect(answer.noResult).toBe(false);
+    expect(answer.text.startsWith(EXTRACTIVE_PREAMBLE)).toBe(true);
+    const firstQuote = answer.text.split('\n').find((l) => l.startsWith('> '))!;
+    expect(firstQuote).toContain('July 20, 1969');
+  });
+
+  it('quotes the sentence holding the number when the question asks "how many"', async () => {
+    const { search } = client([record('garage', GARAGE), record('food', OTHER)]);
+    const answer = await search.ask('How many parking spaces does the garage have for staff cars?', { index: 'kb', filters: [] });
+    const firstQuote = answer.text.split('\n').find((l) => l.startsWith('> '))!;
+    expect(firstQuote).toContain('120 parking spaces');
+  });
+
+  it('embeds at most a handful of sentences, in one call besides the question', async () => {
+    const long = Array.from({ length: 40 }, (_, i) => `Fact number ${i} says the garage holds ${i} bicycles on level ${i}.`).join(' ');
+    const { search, embeddings } = client([record('long', long), record('garage', GARAGE)]);
+    await search.ask('How many bicycles does the garage hold?', { index: 'kb', filters: [] });
+    // One call for the question (retrieval), one for at most 8 sentences (the question's vector is reused).
+    expect(embeddings.batches).toEqual([1, 8]);
+  });
+
+  it('quotes near-duplicate passages once and cites both sources', async () => {
+    const copy = `${GARAGE.replace('open to all staff', 'open to all  staff')} `;
+    const { search } = client([record('a', GARAGE), record('b', copy.toUpperCase()), record('food', OTHER)]);
+    const answer = await search.ask('How many parking spaces does the garage have?', { index: 'kb', filters: [] });
+    expect(answer.text.toLowerCase().split('120 parking spaces').length - 1).toBe(1);
+    expect(answer.text).toMatch(/\[1\]\[2\]/);
+    expect(answer.text).toContain('(document a)');
+    expect(answer.text).toContain('(document b)');
+    expect(answer.relevantSources.map((s) => s.documentId)).toEqual(expect.arrayContaining(['a', 'b']));
+  });
+
+  it('shows the page of a PDF quote and the section of another format', async () => {
+    const { search } = client([
+      record('manual', GARAGE, { section: 3, fileType: 'application/pdf' }),
+      record('notes', APOLLO, { section: 2 }),
+    ]);
+    const answer = await search.ask('How many parking spaces does the garage have?', { index: 'kb', filters: [] });
+    expect(answer.text).toMatch(/120 parking spaces for staff cars\." \[1, page 3\]/);
+    const moon = await search.ask('When did Apollo 11 land on the Moon?', { index: 'kb', filters: [] });
+    expect(moon.text).toMatch(/1969\." \[1, section 2\]/);
+  });
+
+  it('answers "not found" when the best passage is unrelated (low relevance, the question words absent), and answers an answerable one', async () => {
+    const { search } = client([record('garage', GARAGE), record('food', OTHER)], { answerFloor: 0.3 });
+    const unknown = await search.ask('Who won the 1998 FIFA World Cup?', { index: 'kb', filters: [] });
+    expect(unknown.noResult).toBe(true);
+    expect(unknown.text).toBe(NOT_FOUND_ANSWER);
+    expect(unknown.noResultReason).toMatch(/answer floor/);
+    expect(unknown.relevantSources).toEqual([]);
+    const known = await search.ask('How many parking spaces does the garage have?', { index: 'kb', filters: [] });
+    expect(known.noResult).toBe(false);
+    expect(known.text).toContain('120 parking spaces');
+  });
+
+  it('keeps answering below the floor when the passage holds the question words, and skips the floor when the caller gives minRelevance', async () => {
+    const { search } = client([record('garage', GARAGE)], { answerFloor: 0.99 });
+    expect((await search.ask('How many parking spaces does the garage have?', { index: 'kb', filters: [] })).noResult).toBe(false);
+    const explicit = await search.ask('Who won the 1998 FIFA World Cup?', { index: 'kb', filters: [], minRelevance: 0 });
+    expect(explicit.noResult).toBe(false);
+  });
+
+  it('has a calibrated floor for the local model and the hashing generator, none for an unknown model', () => {
+    expect(defaultAnswerFloor({ modelName: 'local/universal-sentence-encoder-lite' } as ITextEmbeddingGenerator)).toBeGreaterThan(0);
+    expect(defaultAnswerFloor(new HashingEmbeddingGenerator({ dimensions: 64 }))).toBeGreaterThan(0);
+    expect(defaultAnswerFloor({ modelName: 'someone/else' } as ITextEmbeddingGenerator)).toBe(0);
+    expect(defaultAnswerFloor(undefined)).toBe(0);
+  });
+
+  it('uses the calibrated floor by default', async () => {
+    const { search } = client([record('garage', GARAGE), record('food', OTHER)]);
+    const unknown = await search.ask('Who won the 1998 FIFA World Cup?', { index: 'kb', filters: [] });
+    expect(unknown.noResult).toBe(true);
+  });
+});
