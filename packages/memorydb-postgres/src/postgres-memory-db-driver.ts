@@ -156,14 +156,15 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
 
   async lexicalSearch(index: string, query: DriverLexicalSearch): Promise<Array<[MemoryRecord, number]>> {
     const sql = this.statements(index);
-    const where = toSqlCondition(query.filters, sql.tagsColumn, 4);
+    const where = toSqlCondition(query.filters, sql.tagsColumn, 5);
     const client = await this.connection.client();
     const rows = await this.guard(index, async () => {
       // A table from an earlier version gets its full-text column here, once (it rewrites the table).
       const config = await this.fullText.configOf(client, sql, (fn) => withSetupLock(client, fn, tableLockKey(sql.table)));
       const text = query.text.slice(0, MAX_LEXICAL_QUERY_CHARS).replace(/[\uD800-\uDBFF]$/, '');
-      return (await client.query<Row>(sql.lexicalSearch(where.sql, query.withEmbeddings), [config, text, query.limit, ...where.params]))
-        .rows;
+      return (
+        await client.query<Row>(sql.lexicalSearch(where.sql, query.withEmbeddings), [config, text, query.limit, sql.table, ...where.params])
+      ).rows;
     });
     return rows.map((row) => [toRecord(row), Number(row.relevance)]);
   }

@@ -62,18 +62,31 @@ export class PostgresStatements {
 
   /**
    * Rows whose full-text column holds any word of the text $2 under configuration $1, best first
-   * (ties in id order), at most $3, under `where` (its parameters from $4). The query ORs the
-   * text's lexemes, each quoted as a tsquery literal (never parsed as operators); a text without
-   * lexemes gives a NULL query, which matches nothing. Relevance is `ts_rank_cd` divided by
-   * 1 + log(document length) (flag 1) and mapped to [0, 1) as rank / (rank + 1) (flag 32).
+   * (ties in id order), at most $3, under `where` (its parameters from $5); $4 is the table's
+   * name, for its row estimate. BM25-like: each lexeme of the text (quoted as a tsquery literal,
+   * never parsed as an operator) weighs its `ts_rank_cd` in the row (divided by 1 + log(length),
+   * flag 1) by its inverse document frequency ln(1 + (N − df + 0.5) / (df + 0.5)), N the rows
+   * (counted, or PostgreSQL's estimate past 10,000 rows) and df the rows holding it (counted on
+   * the GIN index); the sum s becomes s / (s + 1), in [0, 1). A text without lexemes matches nothing.
    */
   lexicalSearch(where: string, withEmbeddings: boolean): string {
+    const tsv = this.c.textSearch;
     const quoted = `chr(39) || replace(replace(l, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39)`;
-    const lexemes = `unnest(tsvector_to_array(to_tsvector($1::regconfig, $2::text))) AS l`;
-    const query = `NULLIF(array_to_string(ARRAY(SELECT ${quoted} FROM ${lexemes}), ' | '), '')::tsquery`;
-    return `SELECT ${this.columns(withEmbeddings)}, ts_rank_cd(${this.c.textSearch}, km_q.km_query, 33) AS relevance
-      FROM ${this.table}, (SELECT ${query} AS km_query) AS km_q
-      WHERE ${this.c.textSearch} @@ km_q.km_query AND ${where}
+    return `WITH km_terms AS (
+        SELECT DISTINCT ${quoted} AS literal FROM unnest(tsvector_to_array(to_tsvector($1::regconfig, $2::text))) AS l),
+      km_n AS (
+        SELECT CASE WHEN c.reltuples >= 10000 THEN c.reltuples::float8 ELSE (SELECT count(*) FROM ${this.table})::float8 END AS n
+        FROM pg_class c WHERE c.oid = $4::regclass),
+      km_idf AS (
+        SELECT t.literal::tsquery AS term, ln(1 + (GREATEST(km_n.n, d.df) - d.df + 0.5) / (d.df + 0.5)) AS idf
+        FROM km_terms t CROSS JOIN km_n
+        CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM ${this.table} WHERE ${tsv} @@ t.literal::tsquery) AS d
+        WHERE d.df > 0),
+      km_q AS (SELECT string_agg(i.term::text, ' | ')::tsquery AS km_query FROM km_idf i)
+      SELECT ${this.columns(withEmbeddings)}, s.km_score / (s.km_score + 1) AS relevance
+      FROM ${this.table} AS km_t CROSS JOIN km_q
+      CROSS JOIN LATERAL (SELECT sum(i.idf * ts_rank_cd(km_t.${tsv}, i.term, 1)) AS km_score FROM km_idf i WHERE km_t.${tsv} @@ i.term) AS s
+      WHERE km_t.${tsv} @@ km_q.km_query AND ${where}
       ORDER BY relevance DESC, ${this.c.id} COLLATE "C" LIMIT $3`;
   }
 

@@ -51,6 +51,19 @@ describe('Postgres lexical search', () => {
     expect(hits[0]![0].payload.text).toBe('Boats in the harbour wait for the storm.');
   });
 
+  it('weighs a word by how few rows hold it (IDF): the passage with the rare query word outranks those with a common one', async () => {
+    const driver = driverOf();
+    const index = fresh();
+    await seed(driver, index, [
+      ['a-common', 'kettle garden'],
+      ['b-common', 'kettle garden'],
+      ['c-common', 'kettle garden'],
+      ['z-rare', 'falcon garden'],
+      ['other', 'river stone'],
+    ]);
+    expect(ids(await search(driver, index, 'kettle falcon'))).toEqual(['z-rare', 'a-common', 'b-common', 'c-common']);
+  });
+
   it('stems English by default (the question says "running", the passage "runs"), ranks the shorter passage first and honours the limit', async () => {
     const driver = driverOf();
     const index = fresh();
