@@ -46,7 +46,7 @@ class FixedDb implements IMemoryDb {
   async delete(): Promise<void> {}
 }
 
-function record(documentId: string, text: string, extra: { section?: number; fileType?: string } = {}): MemoryRecord {
+function record(documentId: string, text: string, extra: { section?: number; fileType?: string; rel?: number } = {}): MemoryRecord {
   return {
     id: `d=${documentId}//p=0`,
     vector: [],
@@ -56,7 +56,7 @@ function record(documentId: string, text: string, extra: { section?: number; fil
       ...(extra.section !== undefined ? { [ReservedTags.sectionNumber]: [String(extra.section)] } : {}),
       ...(extra.fileType ? { [ReservedTags.fileType]: [extra.fileType] } : {}),
     },
-    payload: { text, file: `${documentId}.txt` },
+    payload: { text, file: `${documentId}.txt`, ...(extra.rel !== undefined ? { rel: extra.rel } : {}) },
   };
 }
 
@@ -151,6 +151,14 @@ describe('extractive answer (no text generator)', () => {
     expect((await search.ask('How many parking spaces does the garage have?', { index: 'kb', filters: [] })).noResult).toBe(false);
     const explicit = await search.ask('Who won the 1998 FIFA World Cup?', { index: 'kb', filters: [], minRelevance: 0 });
     expect(explicit.noResult).toBe(false);
+  });
+
+  it('answers below the floor when a passage after the best holds the question words', async () => {
+    const moon = 'The Moon is about 384,400 km away from the Earth on average.';
+    const { search } = client([record('moon', moon, { rel: 0.5 }), record('apollo', APOLLO, { rel: 0.4 })], { answerFloor: 0.9 });
+    const answer = await search.ask('When did Apollo 11 land on the Moon?', { index: 'kb', filters: [] });
+    expect(answer.noResult).toBe(false);
+    expect(answer.text).toContain('July 20, 1969');
   });
 
   it('has a calibrated floor for the local model and the hashing generator, none for an unknown model', () => {

@@ -33,7 +33,11 @@ export interface RetrievalOptions {
   filter?: MemoryFilter;
   /** Several filters (OR across them). Combined with `filter` when both are given. */
   filters?: readonly MemoryFilter[];
-  /** Keep partitions whose cosine similarity is `>=` this. @default 0 */
+  /**
+   * Keep partitions whose cosine similarity is `>=` this. Absent: the memory's
+   * `defaultMinRelevance` (0 unless configured), and ask without a text generator applies its
+   * answer floor (see `SearchClientOptions.answerFloor`). @default the memory's defaultMinRelevance
+   */
   minRelevance?: number;
   /**
    * `vector` (embeddings), `lexical` (words, BM25-style) or `hybrid` (both, fused). `lexical` and

@@ -3,7 +3,11 @@ import type { TagCollection } from './tag-collection.js';
 /** A partition of a source that matched a query. */
 export interface CitationPartition {
   text: string;
-  /** Cosine similarity of the query and the partition, in [-1, 1]. */
+  /**
+   * Retrieval relevance: the cosine similarity of the query and the partition, in [-1, 1] (vector
+   * and hybrid search), or the lexical score in [0, 1] (lexical search). Reranking reorders
+   * partitions but leaves this unchanged.
+   */
   relevance: number;
   partitionNumber: number;
   /** Section of the source (the page of a PDF), 0 when the format has none. */

@@ -10,7 +10,7 @@ import { checkEmbeddingModelName, checkRetrievalArgs, RequestArgs, type Retrieva
 import type { MemoryAnswer, SearchResult, TokenUsage } from '../models/search-models.js';
 import type { Logger } from '../util/logger.js';
 import { CitationCollector, sourceUrlOf } from './citations.js';
-import { ABSENT_WORDS_COVERAGE, defaultAnswerFloor } from './answer-floor.js';
+import { ABSENT_WORDS_COVERAGE, defaultAnswerFloor, WORD_CHECKED_PASSAGES } from './answer-floor.js';
 import { contentTerms } from './answer-terms.js';
 import { selectSentences } from './extractive-answer.js';
 import { formatExtractiveAnswer } from './extractive-answer-text.js';
@@ -327,9 +327,10 @@ export class SearchClient {
   }
 
   /**
-   * The reason to answer "not found" when the best passage is unrelated: its cosine is below the
-   * answer floor and it lacks most of the question's content words (IDF-weighted). Only when the
-   * caller gave no `minRelevance` and relevance is a cosine (`vector`, `hybrid`).
+   * The reason to answer "not found" when memory holds nothing related: the best passage's
+   * cosine is below the answer floor and none of the first passages holds most of the
+   * question's content words (IDF-weighted). Only when the caller gave no `minRelevance` and
+   * relevance is a cosine (`vector`, `hybrid`).
    */
   private belowAnswerFloor(
     question: string,
@@ -339,12 +340,13 @@ export class SearchClient {
   ): string | undefined {
     if (request.minRelevance !== undefined || mode === 'lexical' || passages.length === 0) return undefined;
     const floor = this.options.answerFloor ?? defaultAnswerFloor(this.deps.embeddingGenerator);
-    const best = passages.reduce((a, b) => (b.relevance > a.relevance ? b : a));
-    if (best.relevance >= floor) return undefined;
+    const best = Math.max(...passages.map((p) => p.relevance));
+    if (best >= floor) return undefined;
     const weights = new TermWeights(passages.map((p) => p.terms));
-    const coverage = weights.coverage(contentTerms(question), new Set(best.terms));
+    const terms = contentTerms(question);
+    const coverage = Math.max(...passages.slice(0, WORD_CHECKED_PASSAGES).map((p) => weights.coverage(terms, new Set(p.terms))));
     if (coverage >= ABSENT_WORDS_COVERAGE) return undefined;
-    return `${NOT_FOUND_REASON}: the best passage's relevance ${best.relevance.toFixed(3)} is below the answer floor ${floor} and holds few of the question's words`;
+    return `${NOT_FOUND_REASON}: the best relevance ${best.toFixed(3)} is below the answer floor ${floor} and no passage holds most of the question's words`;
   }
 
   private answer(question: string, streamState: MemoryAnswer['streamState'], fields: Partial<MemoryAnswer>): MemoryAnswer {
