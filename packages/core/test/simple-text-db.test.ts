@@ -21,18 +21,31 @@ describe('SimpleTextDb keyword search', () => {
     await db.upsert('docs', { id: 'c', vector: [], tags: { k: ['3'] }, payload: { text: 'Carbon is an element.' } });
   };
 
-  it('ranks by the share of query words found; records with none are left out', async () => {
+  it('ranks by BM25 (every query word outranks some of them); records with none are left out', async () => {
     const db = new SimpleTextDb();
     await seed(db);
     const hits = await collect(db.getSimilarList('docs', 'moon earth'));
-    expect(hits.map(([r, score]) => [r.id, score])).toEqual([
-      ['a', 1],
-      ['b', 0.5],
-    ]);
-    expect(await collect(db.getSimilarList('docs', 'moon earth', { minRelevance: 0.75 }))).toHaveLength(1);
+    expect(hits.map(([r]) => r.id)).toEqual(['a', 'b']);
+    const [[, full], [, half]] = hits as [[unknown, number], [unknown, number]];
+    expect(full).toBeGreaterThan(half);
+    expect(full).toBeLessThanOrEqual(1);
+    expect(half).toBeGreaterThan(0);
+    expect(await collect(db.getSimilarList('docs', 'moon earth', { minRelevance: (full + half) / 2 }))).toHaveLength(1);
     expect((await collect(db.getSimilarList('docs', 'earth', { filters: [MemoryFilters.notTag('k', '1')] }))).map(([r]) => r.id)).toEqual([
       'b',
     ]);
+  });
+
+  it('has the lexicalSearch capability: mode lexical ranks the same way; hybrid is refused (no vectors)', async () => {
+    const db = new SimpleTextDb();
+    await seed(db);
+    expect(db.capabilities.lexicalSearch).toBe(true);
+    expect(await collect(db.getSimilarList('docs', 'moon earth', { mode: 'lexical' }))).toEqual(
+      await collect(db.getSimilarList('docs', 'moon earth')),
+    );
+    await expect(collect(db.getSimilarList('docs', 'moon', { mode: 'hybrid' }))).rejects.toSatisfy((e: unknown) =>
+      isKmError(e, 'invalid_argument'),
+    );
   });
 
   it('refuses a vector query with a typed error', async () => {
@@ -51,5 +64,7 @@ describe('SimpleTextDb keyword search', () => {
     const reopened = new SimpleTextDb({ directory: d });
     opened.push(reopened);
     expect((await collect(reopened.getList('docs'))).map((r) => r.id)).toEqual(['a', 'b']);
+    expect((await collect(reopened.getSimilarList('docs', 'orbits', { mode: 'lexical' }))).map(([r]) => r.id)).toEqual(['a', 'b']);
+    expect(await collect(reopened.getSimilarList('docs', 'carbon'))).toEqual([]); // deleted before the restart
   });
 });

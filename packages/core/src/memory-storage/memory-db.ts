@@ -5,11 +5,13 @@ import { toMemoryFilters, type MemoryFilter } from '../models/memory-filter.js';
 import type { MemoryRecord } from '../models/memory-record.js';
 import { batches } from '../util/concurrency.js';
 import { normalizeIndexName } from '../validation/index-name.js';
-import { driverCapabilities, type MemoryDbDriver } from './memory-db-driver.js';
+import { checkFusion } from './hybrid-fusion.js';
+import { driverCapabilities, type DriverSearch, type MemoryDbDriver } from './memory-db-driver.js';
 import { resolveQueryVector } from './query-vector.js';
 import { checkBatchForIndex, checkRecord, checkVectorRecord, type CheckedRecord } from './record-input.js';
 import { rankResults } from './result-order.js';
 import { searchLimit } from './search-limit.js';
+import { checkModeSupported, checkSearchMode, fuseHybrid, hybridCandidates, lexicalQueryText } from './search-modes.js';
 import { l2norm } from './vector-math.js';
 
 /** Options of {@link MemoryDb}. */
@@ -116,38 +118,28 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
     return checked.map((r) => r.id);
   }
 
+  /**
+   * Records most similar to the query. `mode` picks how (see `SimilarityOptions`): `vector`
+   * (cosine), `lexical` (the driver's full-text score) or `hybrid` (both sides fetch
+   * `max(limit, 50)` candidates, fused by `options.fusion`; relevance stays the cosine).
+   */
   async *getSimilarList(
     index: string,
     query: string | Float32Array | number[],
     options: SimilarityOptions = {},
   ): AsyncIterable<[MemoryRecord, number]> {
+    const mode = checkSearchMode(options.mode, this.name);
     const name = this.checkIndexName(index);
     const filters = this.checkFilters(options.filters);
     const minRelevance = options.minRelevance ?? 0;
     const limit = searchLimit(options.limit, this.maxSearchResults);
     const withEmbeddings = options.withEmbeddings ?? false;
-    let target: { vector: Float32Array | number[] } | { text: string };
-    if (this.capabilities.vectorSearch) {
-      target = { vector: await resolveQueryVector(query, this.embeddingGenerator, this.name, options.signal) };
-    } else if (typeof query === 'string') {
-      target = { text: query };
-    } else {
-      throw new InvalidInputError('invalid_argument', `${this.name} searches by text; it cannot take a vector query`, {
-        connector: this.name,
-      });
-    }
-    const size = await this.vectorSizeOf(name);
-    if (size === undefined) return;
-    if ('vector' in target) {
-      this.checkSize(name, size, target.vector.length);
-      if (!this.capabilities.zeroVectors && l2norm(target.vector) === 0) return; // no cosine similarity to anything
-    }
-    options.signal?.throwIfAborted();
-    const found = await this.read(name, () =>
-      this.driver.search(name, { ...target, filters, limit, minRelevance, withEmbeddings, signal: options.signal }),
-    );
-    const kept = (found ?? []).filter(([, relevance]) => relevance >= minRelevance);
-    for (const [record, relevance] of rankResults(kept).slice(0, limit)) yield [withVectorIf(record, withEmbeddings), relevance];
+    const search = { filters, limit, minRelevance, withEmbeddings, signal: options.signal };
+    const found =
+      mode === 'vector' ? await this.vectorSearch(name, query, search) : await this.wordSearch(name, query, mode, options, search);
+    if (!found) return;
+    const ranked = mode === 'hybrid' ? found : rankResults(found.filter(([, relevance]) => relevance >= minRelevance)).slice(0, limit);
+    for (const [record, relevance] of ranked) yield [withVectorIf(record, withEmbeddings), relevance];
   }
 
   async *getList(index: string, options: ListOptions = {}): AsyncIterable<MemoryRecord> {
@@ -183,6 +175,59 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
   /** Releases the driver's connections or files. */
   async close(): Promise<void> {
     await this.driver.close?.();
+  }
+
+  /** The driver's cosine search; undefined when the index is missing. */
+  private async vectorSearch(
+    name: string,
+    query: string | Float32Array | number[],
+    search: SearchParts,
+  ): Promise<Array<[MemoryRecord, number]> | undefined> {
+    let target: { vector: Float32Array | number[] } | { text: string };
+    if (this.capabilities.vectorSearch) {
+      target = { vector: await resolveQueryVector(query, this.embeddingGenerator, this.name, search.signal) };
+    } else if (typeof query === 'string') {
+      target = { text: query };
+    } else {
+      throw new InvalidInputError('invalid_argument', `${this.name} searches by text; it cannot take a vector query`, {
+        connector: this.name,
+      });
+    }
+    const size = await this.vectorSizeOf(name);
+    if (size === undefined) return undefined;
+    if ('vector' in target) {
+      this.checkSize(name, size, target.vector.length);
+      if (!this.capabilities.zeroVectors && l2norm(target.vector) === 0) return []; // no cosine similarity to anything
+    }
+    search.signal?.throwIfAborted();
+    return this.read(name, () => this.driver.search(name, { ...target, ...search }));
+  }
+
+  /** A `lexical` search, or a `hybrid` one fused in its final order; undefined when the index is missing. */
+  private async wordSearch(
+    name: string,
+    query: string | Float32Array | number[],
+    mode: 'lexical' | 'hybrid',
+    options: SimilarityOptions,
+    search: SearchParts,
+  ): Promise<Array<[MemoryRecord, number]> | undefined> {
+    checkModeSupported(this.capabilities, mode, this.name);
+    const lexicalSearch = this.driver.lexicalSearch!.bind(this.driver);
+    const text = lexicalQueryText(query, options.text, mode, this.name);
+    const { filters, withEmbeddings, signal } = search;
+    if (mode === 'lexical') {
+      if ((await this.vectorSizeOf(name)) === undefined) return undefined;
+      signal?.throwIfAborted();
+      return this.read(name, () => lexicalSearch(name, { text, filters, limit: search.limit, withEmbeddings, signal }));
+    }
+    const fusion = checkFusion(options.fusion, this.name);
+    const queryVector = await resolveQueryVector(query, this.embeddingGenerator, this.name, signal);
+    const candidates = hybridCandidates(search.limit);
+    const vector = await this.vectorSearch(name, queryVector, { ...search, limit: candidates });
+    if (vector === undefined) return undefined;
+    const lexical = await this.read(name, () => lexicalSearch(name, { text, filters, limit: candidates, withEmbeddings: true, signal }));
+    if (lexical === undefined) return undefined;
+    return fuseHybrid({ vector, lexical, queryVector, minRelevance: search.minRelevance, limit: search.limit, fusion });
   }
 
   /** The normalised name, within the driver's limit. */
@@ -267,6 +312,9 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
     }
   }
 }
+
+/** The parts of a driver search that every mode shares. */
+type SearchParts = Omit<DriverSearch, 'vector' | 'text'>;
 
 function withVectorIf(record: MemoryRecord, withEmbeddings: boolean): MemoryRecord {
   return withEmbeddings || record.vector.length === 0 ? record : { ...record, vector: new Float32Array(0) };

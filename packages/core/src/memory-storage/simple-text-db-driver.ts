@@ -3,14 +3,15 @@ import { join } from 'node:path';
 import { matchesFilters } from '../models/memory-filter.js';
 import type { MemoryRecord } from '../models/memory-record.js';
 import { cloneTags, type TagCollection } from '../models/tag-collection.js';
+import { Bm25Index } from '../text-search/bm25-index.js';
 import { LogBackedDriver, type LogBackedDriverOptions } from './log-backed-driver.js';
-import type { DriverList, DriverSearch, MemoryDbDriver } from './memory-db-driver.js';
+import type { DriverLexicalSearch, DriverList, DriverSearch, MemoryDbDriver } from './memory-db-driver.js';
+import { partitionText } from './partition-text.js';
 import type { CheckedRecord } from './record-input.js';
 import { RecordLog } from './record-log.js';
 import { compareRecordIds } from './result-order.js';
 
 const CONNECTOR = 'simple-text-db';
-const WORD = /[\p{L}\p{N}]+/gu;
 
 /** Options of {@link SimpleTextDbDriver}. */
 export type SimpleTextDbDriverOptions = LogBackedDriverOptions;
@@ -19,18 +20,19 @@ interface TextEntry {
   id: string;
   tags: TagCollection;
   payloadJson: string;
-  words: Set<string>;
 }
 
 interface TextIndex {
   records: Map<string, TextEntry>;
+  /** BM25 over each record's `payload.text`, rebuilt from the log on load. */
+  words: Bm25Index;
   log: RecordLog | undefined;
 }
 
 /**
  * The driver of {@link SimpleTextDb}: records in memory (and, with a directory, an append-only
  * log per index); a search returns the records whose `payload.text` contains the query's words,
- * scored by the share of the query's distinct words found.
+ * ranked by BM25 (`Bm25Index`: score in [0, 1), the BM25 sum over its upper bound for the query).
  */
 export class SimpleTextDbDriver extends LogBackedDriver<TextIndex> implements MemoryDbDriver {
   readonly name = CONNECTOR;
@@ -58,21 +60,22 @@ export class SimpleTextDbDriver extends LogBackedDriver<TextIndex> implements Me
       await target.log?.append(
         records.map((r) => ({ op: 'upsert', record: { id: r.id, tags: r.tags, payloadJson: r.payloadJson }, vector: undefined })),
       );
-      for (const r of records) target.records.set(r.id, toEntry(r.id, r.tags, r.payloadJson));
+      for (const r of records) put(target, r.id, r.tags, r.payloadJson);
     });
   }
 
+  /** The same as {@link lexicalSearch}: this store ranks by words only. */
   async search(name: string, query: DriverSearch): Promise<Array<[MemoryRecord, number]>> {
-    const words = [...new Set(query.text?.toLowerCase().match(WORD) ?? [])];
+    return this.lexicalSearch(name, { ...query, text: query.text ?? '' });
+  }
+
+  /** BM25 over the partition text of the records matching the filters. */
+  async lexicalSearch(name: string, query: DriverLexicalSearch): Promise<Array<[MemoryRecord, number]>> {
     const target = this.indexes.get(name);
-    if (!target || words.length === 0) return [];
-    const scored: Array<[MemoryRecord, number]> = [];
-    for (const entry of target.records.values()) {
-      if (!matchesFilters(entry.tags, query.filters)) continue;
-      const found = words.filter((w) => entry.words.has(w)).length;
-      if (found > 0) scored.push([toRecord(entry), found / words.length]);
-    }
-    return scored;
+    if (!target) return [];
+    const { filters } = query;
+    const accept = filters.length === 0 ? undefined : (id: string) => matchesFilters(target.records.get(id)!.tags, filters);
+    return target.words.search(query.text, { limit: query.limit, accept }).map(([id, score]) => [toRecord(target.records.get(id)!), score]);
   }
 
   async *list(name: string, query: DriverList): AsyncIterable<MemoryRecord> {
@@ -91,18 +94,19 @@ export class SimpleTextDbDriver extends LogBackedDriver<TextIndex> implements Me
       if (!target?.records.has(id)) return;
       await target.log?.append([{ op: 'delete', id }]);
       target.records.delete(id);
+      target.words.remove(id);
     });
   }
 
   protected async loadIndex(name: string): Promise<TextIndex> {
     const log = new RecordLog(join(this.directory!, name), this.durable);
-    const records = new Map<string, TextEntry>();
+    const target: TextIndex = { records: new Map(), words: new Bm25Index(), log };
     for (const e of await log.load()) {
-      if (e.op === 'delete') records.delete(e.id);
-      else records.set(e.record.id, toEntry(e.record.id, e.record.tags as TagCollection, e.record.payloadJson));
+      if (e.op === 'upsert') put(target, e.record.id, e.record.tags as TagCollection, e.record.payloadJson);
+      else if (target.records.delete(e.id)) target.words.remove(e.id);
     }
     this.reportCut(name, log);
-    return { records, log };
+    return target;
   }
 
   private async open(name: string): Promise<TextIndex> {
@@ -113,17 +117,16 @@ export class SimpleTextDbDriver extends LogBackedDriver<TextIndex> implements Me
         await mkdir(join(this.directory, name), { recursive: true });
         log = new RecordLog(join(this.directory, name), this.durable);
       }
-      target = { records: new Map(), log };
+      target = { records: new Map(), words: new Bm25Index(), log };
       this.indexes.set(name, target);
     }
     return target;
   }
 }
 
-function toEntry(id: string, tags: TagCollection, payloadJson: string): TextEntry {
-  const payload = JSON.parse(payloadJson) as { text?: unknown };
-  const text = typeof payload.text === 'string' ? payload.text : '';
-  return { id, tags, payloadJson, words: new Set(text.toLowerCase().match(WORD) ?? []) };
+function put(target: TextIndex, id: string, tags: TagCollection, payloadJson: string): void {
+  target.records.set(id, { id, tags, payloadJson });
+  target.words.add(id, partitionText(payloadJson));
 }
 
 function toRecord(entry: TextEntry): MemoryRecord {

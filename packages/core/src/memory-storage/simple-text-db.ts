@@ -17,8 +17,9 @@ export interface SimpleTextDbOptions {
 
 /**
  * A memory DB without embeddings, as Kernel Memory's SimpleTextDb: a search returns the
- * records whose `payload.text` contains the query's words. Relevance is the share of the
- * query's distinct words found (not a cosine). Useful to run the pipeline with no model.
+ * records whose `payload.text` contains the query's words, ranked by BM25. Relevance is the
+ * BM25 score over its upper bound for the query, in [0, 1] (not a cosine); `mode: 'lexical'`
+ * ranks the same way, `hybrid` is refused. Useful to run the pipeline with no model.
  *
  * ```ts
  * const db = new SimpleTextDb({ directory: './km-data/text' });

@@ -91,6 +91,12 @@ export class VectorIndex {
     return true;
   }
 
+  /** The record with this id, if any. */
+  entry(id: string): IndexEntry | undefined {
+    const slot = this.ids.get(id);
+    return slot === undefined ? undefined : this.entries[slot];
+  }
+
   /** The vector as given (unit vector times its norm). */
   vectorOf(entry: IndexEntry): Float32Array {
     const unit = this.segments[entry.segment]!.read(entry.row, this.dimensions);
