@@ -25,12 +25,19 @@ export const postgresMemoryDbFactory: MemoryDbFactory = {
       default: 10,
       description: "connections of this process's pool",
     },
+    {
+      key: 'postgresTextSearchConfig',
+      env: ['KM_POSTGRES_TEXT_SEARCH_CONFIG'],
+      default: 'english',
+      description: "text search configuration of new tables' full-text column (lexical and hybrid search), e.g. english or simple",
+    },
   ],
   async create(settings, { logger }) {
     const { PostgresMemoryDb } = await import('./postgres-memory-db.js');
     return new PostgresMemoryDb({
       connectionString: String(settings.postgresUrl),
       maxConnections: Number(settings.postgresMaxConnections),
+      textSearchConfig: String(settings.postgresTextSearchConfig ?? 'english'),
       logger,
     });
   },

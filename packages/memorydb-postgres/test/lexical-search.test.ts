@@ -3,7 +3,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { isKmError, type Logger, MemoryFilters, type MemoryRecord } from '@km/core';
 import { checkRecord, type DriverLexicalSearch } from '@km/core/connector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresMemoryDbDriver, type PostgresMemoryDbOptions } from '../src/index.js';
+import { PostgresMemoryDb, PostgresMemoryDbDriver, type PostgresMemoryDbOptions, postgresMemoryDbFactory } from '../src/index.js';
 
 let pglite: PGlite;
 const warnings: string[] = [];
@@ -173,5 +173,17 @@ describe('Postgres lexical search', () => {
         payload JSONB NOT NULL DEFAULT '{}', content TEXT NOT NULL DEFAULT '')`);
     await expect(search(unknown, index, 'word')).rejects.toSatisfy((e) => isKmError(e, 'invalid_argument'));
     expect(ids(await search(driverOf({ textSearchConfig: 'pg_catalog.simple' }), index, 'word'))).toEqual([]);
+  });
+});
+
+describe('postgresMemoryDbFactory', () => {
+  it('passes postgresTextSearchConfig on as textSearchConfig (a malformed one is invalid_argument)', async () => {
+    const settings = { postgresUrl: 'postgres://u:p@127.0.0.1:1/km', postgresMaxConnections: 1 };
+    await expect(postgresMemoryDbFactory.create({ ...settings, postgresTextSearchConfig: "english'; --" }, { logger })).rejects.toSatisfy(
+      (e) => isKmError(e, 'invalid_argument'),
+    );
+    const db = await postgresMemoryDbFactory.create({ ...settings, postgresTextSearchConfig: 'simple' }, { logger });
+    expect(db).toBeInstanceOf(PostgresMemoryDb);
+    await (db as PostgresMemoryDb).close();
   });
 });
