@@ -139,3 +139,8 @@ export type {
 export { LeaseRenewal } from './queue/lease-renewal.js';
 export { checkQueueConnect, type QueueClientState } from './queue/connect-checks.js';
 export { fileQueueFactory, memoryQueueFactory } from './factories/queue-factories.js';
+
+// Lexical and hybrid search
+export { Bm25Index, type Bm25SearchOptions } from './text-search/bm25-index.js';
+export { tokenize, foldText } from './text-search/tokenizer.js';
+export { checkFusion, fuseRankings, type FusedHit, type ResolvedFusion } from './memory-storage/hybrid-fusion.js';
