@@ -2,7 +2,13 @@ import { startRequestRecorder, type RecordedRequest, type RequestRecorder } from
 import { MemoryFilters } from '@km/core';
 import { driverCapabilities } from '@km/core/connector';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ElasticsearchMemoryDbDriver, lexicalScore, lexicalSearchRequest } from '../src/index.js';
+import {
+  ElasticsearchMemoryDb,
+  ElasticsearchMemoryDbDriver,
+  lexicalScore,
+  lexicalSearchRequest,
+  scoreFromRelevance,
+} from '../src/index.js';
 
 // Shapes from Elasticsearch's query DSL reference: a `match` query analyses its text with the
 // field's analyzer (never parsed as query syntax, unlike `query_string`), `operator: or` lets
@@ -116,5 +122,61 @@ describe('ElasticsearchMemoryDbDriver.lexicalSearch', () => {
       _source: { excludes: ['content', 'embedding'] },
       track_total_hits: false,
     });
+  });
+});
+
+describe('ElasticsearchMemoryDb: modes lexical and hybrid through core', () => {
+  let recorder: RequestRecorder;
+  let seen: RecordedRequest[];
+  const source = (id: string, embedding: number[]) => ({ id, tags: [], payload: { text: id }, embedding });
+  beforeAll(async () => {
+    recorder = await startRequestRecorder(({ method, path, body }) => {
+      const headers = { 'x-elastic-product': 'Elasticsearch' };
+      if (method === 'GET' && path.includes('/_mapping')) {
+        return { headers, json: { 'km-notes': { mappings: { properties: { embedding: { type: 'dense_vector', dims: 2 } } } } } };
+      }
+      const request = JSON.parse(body) as { knn?: unknown };
+      // The vector side finds "near"; the words find "far" (vector opposite the query) and "near".
+      const hits = request.knn
+        ? [{ _id: 'near', _score: scoreFromRelevance(1), _source: source('near', [1, 0]) }]
+        : [
+            { _id: 'far', _score: 4, _source: source('far', [-1, 0]) },
+            { _id: 'near', _score: 1, _source: source('near', [1, 0]) },
+          ];
+      return { headers, json: { hits: { hits } } };
+    });
+    seen = recorder.requests;
+  });
+  afterAll(() => recorder.close());
+  beforeEach(() => {
+    seen.length = 0;
+  });
+  const searches = () =>
+    seen.filter((s) => s.path.startsWith('/km-notes/_search')).map((s) => JSON.parse(s.body) as Record<string, unknown>);
+
+  it('lexical: one match query, the text as given, relevance the mapped BM25 score', async () => {
+    const db = new ElasticsearchMemoryDb({ node: recorder.url, maxRetries: 0 });
+    const results = [];
+    for await (const r of db.getSimilarList('notes', HOSTILE, { mode: 'lexical', limit: 4 })) results.push(r);
+    expect(results.map(([r, score]) => [r.id, score])).toEqual([
+      ['far', 0.8],
+      ['near', 0.5],
+    ]);
+    expect(searches()).toEqual([expect.objectContaining({ query: { bool: { must: [match(HOSTILE)] } }, size: 4 })]);
+  });
+
+  it('hybrid: a kNN search and a match query (with vectors) of max(limit, 50) each, results with their cosine', async () => {
+    const db = new ElasticsearchMemoryDb({ node: recorder.url, maxRetries: 0 });
+    const results = [];
+    for await (const r of db.getSimilarList('notes', [1, 0], { mode: 'hybrid', text: 'zephyr', limit: 2, minRelevance: -1 })) {
+      results.push(r);
+    }
+    const [knn, words] = [searches().find((s) => s.knn), searches().find((s) => s.query)];
+    expect(knn).toMatchObject({ knn: { k: 50 }, size: 50 });
+    expect(words).toMatchObject({ query: { bool: { must: [match('zephyr')] } }, size: 50, _source: { excludes: ['content'] } });
+    expect(results.map(([r, cosine]) => [r.id, cosine])).toEqual([
+      ['near', expect.closeTo(1, 6)],
+      ['far', expect.closeTo(-1, 6)],
+    ]);
   });
 });
