@@ -1,12 +1,21 @@
 import { Command, Option } from 'commander';
-import { KmError, isKmError, isStatusReady, statusFailure, type DataPipelineStatus, type MemoryAnswer } from '@km/core';
+import { KmError, isKmError, isStatusReady, statusFailure, type DataPipelineStatus, type MemoryAnswer, type SearchMode } from '@km/core';
 import type { ConnectorFactory } from '@km/core/connector';
-import { MEMORY_DB_FACTORIES, QUEUE_FACTORIES, parseTags, startService, startWorker, type ServiceConfigInput } from '@km/service';
+import {
+  MEMORY_DB_FACTORIES,
+  QUEUE_FACTORIES,
+  RERANKER_KINDS,
+  parseTags,
+  startService,
+  startWorker,
+  type RerankerKind,
+  type ServiceConfigInput,
+} from '@km/service';
 import { formatSearch, formatSources } from './format.js';
 import { expandInputs } from './inputs.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
 import { ImportProgress } from './progress.js';
-import { addRetrievalOptions, collect, retrievalOf, type RetrievalCliOptions } from './retrieval-options.js';
+import { SEARCH_MODES, addRetrievalOptions, collect, retrievalOf, type RetrievalCliOptions } from './retrieval-options.js';
 
 interface CommonOptions extends TargetOptions {
   index?: string;
@@ -38,7 +47,21 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
     .option('--data-dir <dir>', 'data folder')
     .option('--config <file>', 'JSON configuration file')
     .option('--no-handlers', 'only queue work: run the pipeline in `km worker` processes')
-    .action(async (opts: PipelineOptions & { host?: string; port?: number; dataDir?: string; config?: string; handlers: boolean }) => {
+    .addOption(
+      new Option(
+        '--search-mode <mode>',
+        'how search and ask retrieve when a request does not say (default: $KM_SEARCH_MODE, else vector)',
+      ).choices(SEARCH_MODES),
+    )
+    .addOption(
+      new Option(
+        '--reranker <kind>',
+        'reranks search and ask results; cohere, jina and voyage need $KM_RERANKER_API_KEY (default: $KM_RERANKER, else none)',
+      ).choices(RERANKER_KINDS),
+    )
+    .option('--reranker-model <name>', "the reranking model (default: $KM_RERANKER_MODEL, else the provider's)")
+    .option('--reranker-url <url>', "the reranking API's root, e.g. a proxy (default: $KM_RERANKER_URL, else the provider's)")
+    .action(async (opts: ServeOptions) => {
       const service = await startService({
         overrides: serveOverrides(opts),
         ...(opts.config ? { configFile: opts.config } : {}),
@@ -231,8 +254,28 @@ function pipelineOverrides(opts: PipelineOptions): ServiceConfigInput {
   return { ...(Object.keys(queue).length ? { queue } : {}), ...(Object.keys(memoryDb).length ? { memoryDb } : {}) } as ServiceConfigInput;
 }
 
-function serveOverrides(opts: PipelineOptions & { host?: string; port?: number; dataDir?: string; handlers: boolean }): ServiceConfigInput {
+/** The options of `km serve`. */
+type ServeOptions = PipelineOptions & {
+  host?: string;
+  port?: number;
+  dataDir?: string;
+  config?: string;
+  handlers: boolean;
+  searchMode?: SearchMode;
+  reranker?: RerankerKind;
+  rerankerModel?: string;
+  rerankerUrl?: string;
+};
+
+function serveOverrides(opts: ServeOptions): ServiceConfigInput {
+  const search = {
+    ...(opts.searchMode ? { mode: opts.searchMode } : {}),
+    ...(opts.reranker ? { reranker: opts.reranker } : {}),
+    ...(opts.rerankerModel ? { rerankerModel: opts.rerankerModel } : {}),
+    ...(opts.rerankerUrl ? { rerankerUrl: opts.rerankerUrl } : {}),
+  };
   return {
+    ...(Object.keys(search).length ? { search } : {}),
     ...pipelineOverrides(opts),
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.port !== undefined ? { port: opts.port } : {}),

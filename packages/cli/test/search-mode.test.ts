@@ -52,9 +52,32 @@ describe('km search and ask with --mode and --rerank against a service', () => {
     expect(ask).toMatchObject({ code: 0 });
   });
 
+  it('--rerank reaches the service: without a configured reranker it answers invalid_argument (exit 2)', async () => {
+    const { code, stderr } = await km(['search', 'moon', '--rerank', '--url', service.url]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/no reranker is configured/);
+    expect(await km(['search', 'moon', '--rerank', 'mmr', '--url', service.url])).toMatchObject({ code: 0 });
+  });
+
   it('the built km refuses a bad --mode before calling anything', async () => {
     const { code, stderr } = await km(['search', 'moon', '--mode', 'fuzzy', '--url', service.url]);
     expect(code).not.toBe(0);
     expect(stderr).toMatch(/--mode <mode>' argument 'fuzzy' is invalid\. Allowed choices are vector, lexical, hybrid/);
+  });
+});
+
+describe('km serve --search-mode and --reranker', () => {
+  it('refuses an unknown mode or reranker by name', async () => {
+    const mode = await km(['serve', '--search-mode', 'semantic', '--port', '0']);
+    expect(mode.code).not.toBe(0);
+    expect(mode.stderr).toMatch(/--search-mode <mode>' argument 'semantic' is invalid\. Allowed choices are vector, lexical, hybrid/);
+    const reranker = await km(['serve', '--reranker', 'openai', '--port', '0']);
+    expect(reranker.stderr).toMatch(/Allowed choices are none, mmr, cohere, jina, voyage/);
+  });
+
+  it('passes them to the service configuration, which names what is missing', async () => {
+    const { code, stderr } = await km(['serve', '--reranker', 'cohere', '--reranker-url', 'http://127.0.0.1:1', '--port', '0']);
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(/search.reranker is cohere but search.rerankerApiKey \(KM_RERANKER_API_KEY\) is not set/);
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { InvalidInputError, stepQueueMaxAttempts } from '@km/core';
 import { readSettings, settingsFromEnv } from '@km/core/connector';
 import { MEMORY_DB_FACTORIES, QUEUE_FACTORIES, memoryDbFactory, queueFactoryOf } from './connectors.js';
+import { searchFromEnv, validateSearch, type SearchConfig } from './search-config.js';
 
 /** Where memory records live: `simple` (embedded) or the type of a factory in {@link MEMORY_DB_FACTORIES}. */
 export type MemoryDbType = string;
@@ -108,6 +109,8 @@ export interface ServiceConfig {
     chatModel?: string;
     embeddingModel?: string;
   };
+  /** How search and ask retrieve (`mode`) and rerank when a request does not say: see {@link SearchConfig}. */
+  search: SearchConfig;
   /** Serve `/docs` (Swagger UI) and `/openapi.json`. @default true */
   docs: boolean;
   /** Limits that keep idle or slow clients from holding every connection (and file descriptor). */
@@ -173,6 +176,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   embeddings: { provider: 'local' },
   openai: { embeddingModel: 'text-embedding-3-small', textModel: 'gpt-4o-mini' },
   azureOpenai: { auth: 'key', apiVersion: '2024-10-21' },
+  search: { reranker: 'none' },
   docs: true,
   http: {
     connectionTimeoutMs: 120_000,
@@ -301,6 +305,9 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (str('KM_OPENAI_TEXT_MODEL')) openai.textModel = str('KM_OPENAI_TEXT_MODEL')!;
   if (Object.keys(openai).length) out.openai = openai;
 
+  const search = searchFromEnv(env);
+  if (Object.keys(search).length) out.search = search;
+
   const http: Partial<ServiceConfig['http']> = {};
   for (const [key, name] of httpSettings()) {
     const value = num(name);
@@ -375,6 +382,7 @@ function validate(config: ServiceConfig): ServiceConfig {
     );
   }
   validateAzureOpenAI(config, fail);
+  validateSearch(config.search, fail);
   if (config.embeddings.provider === 'openai' && !config.openai.apiKey && !config.openai.baseUrl) {
     fail('embeddings.provider is openai but neither openai.apiKey (KM_OPENAI_API_KEY) nor openai.baseUrl (KM_OPENAI_BASE_URL) is set');
   }

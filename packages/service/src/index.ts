@@ -11,6 +11,8 @@ export {
   type MemoryDbType,
 } from './config.js';
 export { memoryDbFromConfig } from './memory-db-factory.js';
+export { RERANKER_KINDS, type RerankerKind, type SearchConfig } from './search-config.js';
+export { rerankerFromConfig } from './reranker-factory.js';
 export { MEMORY_DB_FACTORIES, QUEUE_FACTORIES, memoryDbFactory, queueFactoryOf } from './connectors.js';
 export { createMemoryFromConfig, describeAi, type MemoryFactoryOptions } from './memory-factory.js';
 export { queueFactory } from './queue-factory.js';

@@ -14,6 +14,7 @@ import { createDecoders } from '@km/decoders';
 import type { ServiceConfig } from './config.js';
 import { memoryDbFromConfig } from './memory-db-factory.js';
 import { queueFactory } from './queue-factory.js';
+import { describeSearch, rerankerFromConfig } from './reranker-factory.js';
 
 /** Pieces the service and `km worker` add to what the configuration describes. */
 export interface MemoryFactoryOptions {
@@ -39,6 +40,9 @@ export async function createMemoryFromConfig(config: ServiceConfig, options: Mem
   const memoryDb = await memoryDbFromConfig(config.memoryDb, { logger: options.logger });
   if (memoryDb) builder = builder.withMemoryDb(memoryDb);
   for (const decoder of createDecoders()) builder = builder.withDecoder(decoder);
+  if (config.search.mode) builder = builder.withSearchOptions({ defaultMode: config.search.mode });
+  const reranker = rerankerFromConfig(config.search);
+  if (reranker) builder = builder.withReranker(reranker);
   const azure = config.azureOpenai;
   if (azure.chatDeployment) {
     const connection = await azureConnection(config, azure.chatDeployment);
@@ -55,7 +59,7 @@ export async function createMemoryFromConfig(config: ServiceConfig, options: Mem
 }
 
 /** A short description of the AI settings, for the startup log. */
-export function describeAi(config: ServiceConfig): { embeddings: string; answers: string } {
+export function describeAi(config: ServiceConfig): { embeddings: string; answers: string; search: string } {
   const embeddings =
     config.embeddings.provider === 'openai'
       ? `openai/${config.openai.embeddingModel}`
@@ -69,7 +73,7 @@ export function describeAi(config: ServiceConfig): { embeddings: string; answers
     : openAIConnection(config)
       ? `openai/${config.openai.textModel}`
       : 'extractive (no LLM configured)';
-  return { embeddings, answers };
+  return { embeddings, answers, search: describeSearch(config.search) };
 }
 
 async function embeddingGenerator(config: ServiceConfig): Promise<ITextEmbeddingGenerator> {

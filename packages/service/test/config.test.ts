@@ -109,6 +109,32 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env })).toThrow(message);
   });
 
+  it('reads the search mode and the reranker from the environment', () => {
+    expect(loadConfig({ env: {} }).search).toEqual({ reranker: 'none' });
+    expect(loadConfig({ env: { KM_SEARCH_MODE: 'Hybrid', KM_RERANKER: 'mmr' } }).search).toEqual({ mode: 'hybrid', reranker: 'mmr' });
+    const env = { KM_RERANKER: 'cohere', KM_RERANKER_API_KEY: 'k', KM_RERANKER_MODEL: 'rerank-v3.5', KM_RERANKER_URL: 'http://proxy:8080' };
+    expect(loadConfig({ env }).search).toEqual({
+      reranker: 'cohere',
+      rerankerApiKey: 'k',
+      rerankerModel: 'rerank-v3.5',
+      rerankerUrl: 'http://proxy:8080',
+    });
+  });
+
+  it.each([
+    [{ KM_SEARCH_MODE: 'semantic' }, /search.mode \(KM_SEARCH_MODE\) must be vector, lexical or hybrid, got "semantic"/],
+    [{ KM_RERANKER: 'openai' }, /search.reranker \(KM_RERANKER\) must be one of none, mmr, cohere, jina, voyage, got "openai"/],
+    [{ KM_RERANKER: 'voyage' }, /search.reranker is voyage but search.rerankerApiKey \(KM_RERANKER_API_KEY\) is not set/],
+    [
+      { KM_RERANKER: 'jina', KM_RERANKER_API_KEY: 'k', KM_RERANKER_URL: 'api.jina.ai' },
+      /search.rerankerUrl \(KM_RERANKER_URL\) must be an http/,
+    ],
+    [{ KM_RERANKER_API_KEY: 'k' }, /search.rerankerApiKey is set but search.reranker \(KM_RERANKER\) is none/],
+    [{ KM_RERANKER: 'mmr', KM_RERANKER_MODEL: 'x' }, /search.rerankerModel is set but search.reranker \(KM_RERANKER\) is mmr/],
+  ])('refuses the search settings %j, naming the setting', (env, message) => {
+    expect(() => loadConfig({ env })).toThrow(message);
+  });
+
   it.each([
     [{ KM_PORT: 'abc' }, /KM_PORT must be a number/],
     [{ KM_PORT: '70000' }, /port must be 0-65535/],
