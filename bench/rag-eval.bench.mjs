@@ -12,8 +12,8 @@
 //     KM_RERANKER (when set and this build has HttpTextReranker). A configuration the build refuses
 //     or ignores is reported "n/a". The top result's relevance (p10/p50/p90) is printed for
 //     answerable vs unanswerable questions: it calibrates the "not found" floor.
-//   --before <checkout>: the same corpus B measurements with another built checkout's @km/core and
-//     @km/ai-local (vector only), side by side.
+//   --before <checkout>: the same corpus B measurements (retrieval and answers) with another built
+//     checkout's @km/core and @km/ai-local (vector only), side by side.
 //
 //   pnpm --filter @km/bench bench:rag -- [--data path] [--questions N|all] [--before /tmp/km-before] [--gold path] [--seed n]
 //
@@ -71,9 +71,9 @@ function modelReranker(core) {
   if (!provider || ['none', 'mmr'].includes(provider) || typeof core.HttpTextReranker !== 'function') return null;
   return new core.HttpTextReranker({
     provider,
-    apiKey: process.env.KM_RERANKER_API_KEY,
-    model: process.env.KM_RERANKER_MODEL,
-    url: process.env.KM_RERANKER_URL,
+    apiKey: process.env.KM_RERANKER_API_KEY ?? '',
+    ...(process.env.KM_RERANKER_MODEL ? { model: process.env.KM_RERANKER_MODEL } : {}),
+    ...(process.env.KM_RERANKER_URL ? { baseUrl: process.env.KM_RERANKER_URL } : {}),
   });
 }
 
@@ -187,7 +187,8 @@ console.log(
 const runs = [];
 if (flags.before) {
   const before = await loadKm(resolve(CWD, flags.before), 'before');
-  runs.push(await evaluateBuild(before, { gold, squad, squadQuestions, configs: retrievalConfigs().slice(0, 1) }));
+  // Corpus B only: the before/after comparison is about answers; vector retrieval is the same store.
+  runs.push(await evaluateBuild(before, { gold, squad: null, squadQuestions: [], configs: retrievalConfigs().slice(0, 1) }));
 }
 const after = await loadKm(null, 'after');
 const withModelReranker = Boolean(process.env.KM_RERANKER) && typeof after.core.HttpTextReranker === 'function';
