@@ -52,3 +52,27 @@ describe('MemoryWebClient mode, fusion and rerank', () => {
     await expect(memory.ask('moon?', { rerank: 'yes' as 'mmr' })).rejects.toMatchObject({ status: 400, code: 'invalid_argument' });
   });
 });
+
+describe('MemoryWebClient search modes against the km service', () => {
+  it("mode 'lexical' finds by a word the hashing embeddings rank second; rerank 'mmr' keeps every result", async () => {
+    const memory = new MemoryWebClient(service.url);
+    await memory.importText(
+      'The report of the team is on the table of the office, and the notes of the meeting are in the folder of the manager.',
+      {
+        documentId: 'filler',
+        index: 'words',
+      },
+    );
+    await memory.importText('Error zorblax appears when the disk quota is exceeded; free some space and retry.', {
+      documentId: 'code',
+      index: 'words',
+    });
+    for (const id of ['filler', 'code']) await memory.waitForDocument(id, { index: 'words', pollIntervalMs: 30 });
+    const byVector = await memory.search('what is the zorblax', { index: 'words' });
+    expect(byVector.results.map((r) => r.documentId)).toEqual(['filler', 'code']);
+    const byWords = await memory.search('what is the zorblax', { index: 'words', mode: 'lexical' });
+    expect(byWords.results.map((r) => r.documentId)).toEqual(['code']);
+    const diverse = await memory.search('what is the zorblax', { index: 'words', rerank: 'mmr' });
+    expect(diverse.results).toHaveLength(2);
+  });
+});

@@ -49,6 +49,21 @@ describe('search modes over HTTP on the default store', () => {
   });
 });
 
+describe('an absent minRelevance is not 0: the memory default applies', () => {
+  const service = useTestService({
+    overrides: { logLevel: 'warn' },
+    configure: (b) => b.withSearchOptions({ defaultMinRelevance: 0.99 }),
+    disposeTimeoutMs: 30_000,
+  });
+  beforeAll(() => importTexts(service().url, 'modes', TEXTS));
+
+  it('filters with the default when the body has none (or null), and with the value given otherwise', async () => {
+    expect(await documentsOf(await post(service().url, '/search', { index: 'modes', query: QUESTION }))).toEqual([]);
+    expect(await documentsOf(await post(service().url, '/search', { index: 'modes', query: QUESTION, minRelevance: null }))).toEqual([]);
+    expect(await documentsOf(await post(service().url, '/search', { index: 'modes', query: QUESTION, minRelevance: 0 }))).toHaveLength(3);
+  });
+});
+
 describe('KM_SEARCH_MODE sets the mode of requests that give none', () => {
   const service = useTestService({ overrides: { logLevel: 'warn', search: { mode: 'lexical' } }, disposeTimeoutMs: 30_000 });
   beforeAll(() => importTexts(service().url, 'modes', TEXTS));
