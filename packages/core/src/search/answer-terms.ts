@@ -45,3 +45,12 @@ function stem(word: string): string {
   if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us')) return word.slice(0, -1);
   return word;
 }
+
+/**
+ * The content words of a question: as {@link contentTerms}, without the word after "how"
+ * ("how far", "how long", "how tall"), which says what kind of answer is wanted, not what it is
+ * about (the passage says "a distance of 384,400 km", not "far").
+ */
+export function questionTerms(question: string): string[] {
+  return contentTerms(question.replace(/\bhow\s+[\p{L}]+/giu, ' '));
+}

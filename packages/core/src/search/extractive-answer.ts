@@ -1,7 +1,7 @@
 import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
 import { cosineSimilarity } from '../memory-storage/vector-math.js';
 import type { MemoryRecord } from '../models/memory-record.js';
-import { contentTerms } from './answer-terms.js';
+import { contentTerms, questionTerms } from './answer-terms.js';
 import type { MergedPassage } from './passage-merge.js';
 import { holdsFocus, questionFocus } from './question-focus.js';
 import { splitSentences } from './sentence-splitter.js';
@@ -56,8 +56,9 @@ interface Candidate extends Omit<QuotedSentence, 'score'> {
  * embedding every sentence: a cheap score (IDF-weighted share of the question's content words
  * in the sentence and in its passage, the passage's relevance, a bonus when the sentence holds what the question
  * asks for — a date after "when", a number after "how many", a name after "who", a place after
- * "where" — and a small one for lead sentences), then the best {@link EMBEDDED_SENTENCES} are
- * embedded in one call and their cosine with the question breaks ties.
+ * "where" — and a small one for lead sentences), then the best {@link EMBEDDED_SENTENCES} whose
+ * cosine could still lift them to the top are embedded in one call (none when the best leads
+ * by more than the cosine's weight) and their cosine with the question breaks ties.
  */
 export async function selectSentences(
   question: string,
@@ -66,12 +67,12 @@ export async function selectSentences(
 ): Promise<QuotedSentence[]> {
   const considered = passages.slice(0, PASSAGES);
   const weights = new TermWeights(considered.map((p) => p.terms));
-  const questionTerms = contentTerms(question);
+  const asked = questionTerms(question);
   const focus = questionFocus(question);
   const candidates: Candidate[] = [];
   const seen = new Map<string, Candidate>();
   for (const passage of considered) {
-    const inPassage = weights.coverage(questionTerms, new Set(passage.terms));
+    const inPassage = weights.coverage(asked, new Set(passage.terms));
     splitSentences(passage.text).forEach((sentence, position) => {
       if (sentence.length < 12) return;
       const key = sentence.toLowerCase();
@@ -82,7 +83,7 @@ export async function selectSentences(
         }
         return;
       }
-      const lexical = 0.5 * weights.coverage(questionTerms, new Set(contentTerms(sentence))) + 0.5 * inPassage;
+      const lexical = 0.5 * weights.coverage(asked, new Set(contentTerms(sentence))) + 0.5 * inPassage;
       const cheap =
         W_LEXICAL * lexical +
         W_RELEVANCE * passage.relevance +
@@ -100,8 +101,13 @@ export async function selectSentences(
     });
   }
   if (candidates.length === 0) return [];
-  const best = candidates.sort((a, b) => b.cheap - a.cheap).slice(0, EMBEDDED_SENTENCES);
-  const cosines = await sentenceCosines(question, best, options);
+  candidates.sort((a, b) => b.cheap - a.cheap);
+  // Only sentences the cosine could lift to the top are worth embedding (cosine <= 1).
+  const reach = candidates[0]!.cheap - W_COSINE;
+  const best = candidates.slice(0, EMBEDDED_SENTENCES);
+  const contenders = best.filter((c) => c.cheap >= reach);
+  const contenderCosines = await sentenceCosines(question, contenders, options);
+  const cosines = best.map((c) => contenderCosines[contenders.indexOf(c)] ?? 0);
   const ranked = best
     .map(({ cheap, ...c }, i) => ({ ...c, score: cheap + W_COSINE * (cosines[i] ?? 0) }))
     .sort((a, b) => b.score - a.score);

@@ -11,7 +11,7 @@ import type { MemoryAnswer, SearchResult, TokenUsage } from '../models/search-mo
 import type { Logger } from '../util/logger.js';
 import { CitationCollector, sourceUrlOf } from './citations.js';
 import { ABSENT_WORDS_COVERAGE, defaultAnswerFloor, WORD_CHECKED_PASSAGES } from './answer-floor.js';
-import { contentTerms } from './answer-terms.js';
+import { questionTerms } from './answer-terms.js';
 import { selectSentences } from './extractive-answer.js';
 import { formatExtractiveAnswer } from './extractive-answer-text.js';
 import { mergeNearDuplicates, type MergedPassage } from './passage-merge.js';
@@ -343,7 +343,7 @@ export class SearchClient {
     const best = Math.max(...passages.map((p) => p.relevance));
     if (best >= floor) return undefined;
     const weights = new TermWeights(passages.map((p) => p.terms));
-    const terms = contentTerms(question);
+    const terms = questionTerms(question);
     const coverage = Math.max(...passages.slice(0, WORD_CHECKED_PASSAGES).map((p) => weights.coverage(terms, new Set(p.terms))));
     if (coverage >= ABSENT_WORDS_COVERAGE) return undefined;
     return `${NOT_FOUND_REASON}: the best relevance ${best.toFixed(3)} is below the answer floor ${floor} and no passage holds most of the question's words`;
