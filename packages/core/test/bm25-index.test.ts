@@ -80,3 +80,13 @@ describe('Bm25Index ranking', () => {
     expect(index({ a: 'moon' }).search('moon', { limit: 0 })).toEqual([]);
   });
 });
+
+describe('Bm25Index term frequency', () => {
+  it('counts repeated words: more occurrences in same-length texts rank higher', () => {
+    const bm25 = index({ once: 'moon rock dust soil', twice: 'moon moon dust soil' });
+    expect(ids(bm25.search('moon', { limit: 10 }))).toEqual(['twice', 'once']);
+    bm25.remove('twice');
+    bm25.add('thrice', 'moon moon moon soil');
+    expect(ids(bm25.search('moon soil', { limit: 10 }))).toEqual(['thrice', 'once']);
+  });
+});

@@ -15,6 +15,35 @@ export interface Bm25SearchOptions {
   accept?: ((id: string) => boolean) | undefined;
 }
 
+/** The documents holding one term: slots and term frequencies in parallel typed arrays (unordered). */
+class PostingList {
+  slots = new Int32Array(4);
+  frequencies = new Uint16Array(4);
+  length = 0;
+
+  push(slot: number, frequency: number): void {
+    if (this.length === this.slots.length) {
+      const slots = new Int32Array(this.length * 2);
+      slots.set(this.slots);
+      this.slots = slots;
+      const frequencies = new Uint16Array(this.length * 2);
+      frequencies.set(this.frequencies);
+      this.frequencies = frequencies;
+    }
+    this.slots[this.length] = slot;
+    this.frequencies[this.length++] = Math.min(frequency, 0xffff);
+  }
+
+  /** Removes a slot (the last entry takes its place). */
+  remove(slot: number): void {
+    const i = this.slots.subarray(0, this.length).indexOf(slot);
+    if (i < 0) return;
+    const last = --this.length;
+    this.slots[i] = this.slots[last]!;
+    this.frequencies[i] = this.frequencies[last]!;
+  }
+}
+
 /**
  * An incremental in-memory inverted index ranked with Okapi BM25 (k1 = 1.2, b = 0.75, Lucene's
  * idf `ln(1 + (N − df + 0.5) / (df + 0.5))`), over {@link tokenize}d text.
@@ -24,8 +53,10 @@ export interface Bm25SearchOptions {
  * as its frequency grows). A query word that no document holds still counts in the bound,
  * so a document matching every word of a query outscores one matching some of them.
  *
- * Memory: a posting list per term (document slot → frequency), each document's distinct terms
- * (to remove it) and its length. A search scores only the documents in its terms' postings.
+ * Memory: a term dictionary (term → number), a posting list per term (document slots and
+ * frequencies in typed arrays, 6 bytes a posting), each document's distinct term numbers (to
+ * remove it) and its length. A search scores only the documents in its terms' postings;
+ * removing a document scans the posting lists of its terms.
  *
  * ```ts
  * const index = new Bm25Index();
@@ -34,13 +65,16 @@ export interface Bm25SearchOptions {
  * ```
  */
 export class Bm25Index {
-  private readonly postings = new Map<string, Map<number, number>>();
+  private readonly termNumbers = new Map<string, number>();
+  private readonly postings: PostingList[] = [];
   private readonly slots = new Map<string, number>();
   private readonly ids: Array<string | undefined> = [];
-  private readonly terms: Array<readonly string[] | undefined> = [];
+  private readonly docTerms: Array<Int32Array | undefined> = [];
   private readonly lengths: number[] = [];
   private readonly freeSlots: number[] = [];
   private totalLength = 0;
+  /** Scratch term counts of the document being added (all zero between calls). */
+  private counts = new Uint32Array(64);
 
   /** Number of documents. */
   get size(): number {
@@ -51,42 +85,54 @@ export class Bm25Index {
   add(id: string, text: string): void {
     this.remove(id);
     const tokens = tokenize(text);
-    const counts = new Map<string, number>();
-    for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
     const slot = this.freeSlots.pop() ?? this.ids.length;
+    // Count per term number in a scratch array (no map per document), then post each distinct term.
+    const distinct: number[] = [];
+    for (const token of tokens) {
+      const number = this.termNumber(token);
+      const seen = this.counts[number]!;
+      this.counts[number] = seen + 1;
+      if (seen === 0) distinct.push(number);
+    }
+    for (const number of distinct) {
+      this.postings[number]!.push(slot, this.counts[number]!);
+      this.counts[number] = 0;
+    }
     this.ids[slot] = id;
-    this.terms[slot] = [...counts.keys()];
+    this.docTerms[slot] = Int32Array.from(distinct);
     this.lengths[slot] = tokens.length;
     this.totalLength += tokens.length;
     this.slots.set(id, slot);
-    for (const [term, count] of counts) {
-      let list = this.postings.get(term);
-      if (!list) this.postings.set(term, (list = new Map()));
-      list.set(slot, count);
-    }
   }
 
   /** Removes a document; false when it was not there. */
   remove(id: string): boolean {
     const slot = this.slots.get(id);
     if (slot === undefined) return false;
-    for (const term of this.terms[slot]!) {
-      const list = this.postings.get(term)!;
-      list.delete(slot);
-      if (list.size === 0) this.postings.delete(term);
-    }
+    for (const number of this.docTerms[slot]!) this.postings[number]!.remove(slot);
     this.totalLength -= this.lengths[slot]!;
     this.ids[slot] = undefined;
-    this.terms[slot] = undefined;
+    this.docTerms[slot] = undefined;
     this.lengths[slot] = 0;
     this.slots.delete(id);
     this.freeSlots.push(slot);
     return true;
   }
 
-  /** Removes every document. */
-  clear(): void {
-    for (const id of [...this.slots.keys()]) this.remove(id);
+  /** The number of a term, given one on first sight. */
+  private termNumber(term: string): number {
+    let number = this.termNumbers.get(term);
+    if (number === undefined) {
+      number = this.postings.length;
+      this.termNumbers.set(term, number);
+      this.postings.push(new PostingList());
+      if (number === this.counts.length) {
+        const counts = new Uint32Array(number * 2);
+        counts.set(this.counts);
+        this.counts = counts;
+      }
+    }
+    return number;
   }
 
   /** Documents holding query terms, best first (ties by id), with their normalised score in (0, 1). */
@@ -99,12 +145,14 @@ export class Bm25Index {
     // Score per candidate slot; NaN marks one the filter refused.
     const scores = new Map<number, number>();
     for (const term of distinct) {
-      const list = this.postings.get(term);
-      const df = list?.size ?? 0;
+      const number = this.termNumbers.get(term);
+      const list = number === undefined ? undefined : this.postings[number]!;
+      const df = list?.length ?? 0;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       bound += idf * (BM25_K1 + 1);
-      if (!list) continue;
-      for (const [slot, tf] of list) {
+      for (let i = 0; i < df; i++) {
+        const slot = list!.slots[i]!;
+        const tf = list!.frequencies[i]!;
         let score = scores.get(slot);
         if (score === undefined) score = !options.accept || options.accept(this.ids[slot]!) ? 0 : Number.NaN;
         if (Number.isNaN(score)) {
