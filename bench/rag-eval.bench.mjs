@@ -131,7 +131,7 @@ function printRetrieval(title, runs, corpus) {
     for (const [name, r] of Object.entries(run.configs)) {
       const label = `${run.build}: ${name}`.padEnd(26);
       const s = r[corpus];
-      if (r.unavailable || !s) console.log(`${label}  ${r.unavailable ?? 'not measured'}`);
+      if (r.unavailable || !s) console.log(`${label}  ${r.unavailable ?? 'not run (--before measures corpus B only)'}`);
       else
         console.log(
           `${label} ${pct(s.recallAt1)} ${pct(s.recallAt5)} ${pct(s.recallAt10)}  ${num(s.mrrAt10)} ${num(s.p50Ms, 7)} ${num(s.p95Ms, 7)}`,
