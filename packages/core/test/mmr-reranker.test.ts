@@ -85,3 +85,27 @@ describe('rerankMatches', () => {
     expect(out.slice(RERANK_CANDIDATES).map(([r]) => r.id)).toEqual(matches.slice(RERANK_CANDIDATES).map(([r]) => r.id));
   });
 });
+
+describe('rerankMatches after hybrid or lexical retrieval', () => {
+  // Fused order puts "fused-first" first although its cosine is the lowest: MMR must start from
+  // the retrieval's order, not from the cosine (which would bring back the vector order).
+  const rec = (id: string, vector: number[]): MemoryRecord => ({
+    id,
+    vector,
+    tags: { [ReservedTags.documentId]: [id] },
+    payload: { text: id },
+  });
+  const matches: Array<[MemoryRecord, number]> = [
+    [rec('fused-first', [1, 0, 0]), 0.2],
+    [rec('fused-second', [0, 1, 0]), 0.9],
+    [rec('fused-third', [0, 0, 1]), 0.5],
+  ];
+
+  it('keeps the fused order as the relevance in hybrid mode, and the cosine in vector mode', async () => {
+    const hybrid = await rerankMatches(new MmrReranker(), 'q', matches, { mode: 'hybrid', queryVector: new Float32Array([0, 1, 0]) });
+    expect(hybrid.map(([r]) => r.id)).toEqual(['fused-first', 'fused-second', 'fused-third']);
+    expect(hybrid.map(([, relevance]) => relevance)).toEqual([0.2, 0.9, 0.5]);
+    const vector = await rerankMatches(new MmrReranker(), 'q', matches, { mode: 'vector', queryVector: new Float32Array([0, 1, 0]) });
+    expect(vector.map(([r]) => r.id)).toEqual(['fused-second', 'fused-third', 'fused-first']);
+  });
+});

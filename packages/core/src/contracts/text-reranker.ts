@@ -2,7 +2,7 @@
 export interface RerankCandidate {
   /** The passage text. */
   text: string;
-  /** Its relevance from retrieval (cosine in vector and hybrid search). */
+  /** Its retrieval score: the cosine in vector search; in hybrid and lexical search a rank score (1 for the first, falling evenly). */
   relevance: number;
   /** Its embedding, when retrieval returned one (MMR needs it). */
   vector?: Float32Array | number[];

@@ -38,8 +38,8 @@ export class MmrReranker implements ITextReranker {
   async rerank(_query: string, candidates: readonly RerankCandidate[], options: RerankOptions = {}): Promise<RerankResult[]> {
     options.signal?.throwIfAborted();
     const top = Math.min(options.top ?? candidates.length, candidates.length);
-    const q = options.queryVector;
-    const relevance = candidates.map((c) => (q && c.vector ? cosineSimilarity(q, c.vector) : c.relevance));
+    // The retrieval's judgement of each candidate (its cosine, or its rank in a fused order).
+    const relevance = candidates.map((c) => c.relevance);
     // Highest similarity of each remaining candidate to those already picked.
     const closest = candidates.map(() => Number.NEGATIVE_INFINITY);
     const remaining = new Set(candidates.keys());

@@ -1,13 +1,13 @@
 import { tokenize } from '../text-search/tokenizer.js';
 
 /**
- * Words that say little about what a question is about, beyond the lexical search's stop words
+ * Words that say little about what a question is about ("how far away", "how long ago" ask for a kind of answer), beyond the lexical search's stop words
  * (which {@link tokenize} already drops): auxiliaries, quantifiers and request words.
  */
 const QUESTION_FILLER = new Set(
   (
     'nor onto about being am doing having shall should may might must many much any some all each every very just also ' +
-    'up out over under again further once only own same too s t yes here him his she her he tell know please get got'
+    'up out over under again further once only own same too s t yes here him his she her he tell know please get got away ago'
   ).split(' '),
 );
 

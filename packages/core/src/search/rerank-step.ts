@@ -30,6 +30,12 @@ export function chooseReranker(rerank: boolean | 'mmr' | undefined, configured: 
 export interface RerankStepContext {
   /** The query's embedding, when retrieval computed one. */
   queryVector?: Float32Array | undefined;
+  /**
+   * How the matches were retrieved. In `vector` mode a candidate's relevance is its cosine; in
+   * `hybrid` and `lexical` modes the order is the fused or lexical one, so candidates get a rank
+   * score instead (1 for the first, falling evenly), and a reranker keeps that order's judgement.
+   */
+  mode?: 'vector' | 'lexical' | 'hybrid' | undefined;
   /** Embeds the query or candidates a vector-hungry reranker lacks (purpose `query`). */
   embeddingGenerator?: ITextEmbeddingGenerator | undefined;
   signal?: AbortSignal | undefined;
@@ -50,9 +56,10 @@ export async function rerankMatches(
   const head = matches.slice(0, RERANK_CANDIDATES);
   const tail = matches.slice(RERANK_CANDIDATES);
   if (head.length < 2) return [...matches];
-  const candidates: RerankCandidate[] = head.map(([record, relevance]) => ({
+  const byRank = context.mode !== undefined && context.mode !== 'vector';
+  const candidates: RerankCandidate[] = head.map(([record, relevance], i) => ({
     text: String(record.payload[PayloadFields.text] ?? ''),
-    relevance,
+    relevance: byRank ? 1 - i / head.length : relevance,
     ...(record.vector && record.vector.length > 0 ? { vector: record.vector } : {}),
   }));
   let queryVector = context.queryVector;

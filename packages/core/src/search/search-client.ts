@@ -10,7 +10,7 @@ import { checkEmbeddingModelName, checkRetrievalArgs, RequestArgs, type Retrieva
 import type { MemoryAnswer, SearchResult, TokenUsage } from '../models/search-models.js';
 import type { Logger } from '../util/logger.js';
 import { CitationCollector, sourceUrlOf } from './citations.js';
-import { ABSENT_WORDS_COVERAGE, defaultAnswerFloor, WORD_CHECKED_PASSAGES } from './answer-floor.js';
+import { ABSENT_WORDS_COVERAGE, defaultAnswerFloor, PARTLY_ABSENT_COVERAGE, WORD_CHECKED_PASSAGES } from './answer-floor.js';
 import { questionTerms } from './answer-terms.js';
 import { selectSentences } from './extractive-answer.js';
 import { formatExtractiveAnswer } from './extractive-answer-text.js';
@@ -327,10 +327,11 @@ export class SearchClient {
   }
 
   /**
-   * The reason to answer "not found" when memory holds nothing related: the best passage's
-   * cosine is below the answer floor and none of the first passages holds most of the
-   * question's content words (IDF-weighted). Only when the caller gave no `minRelevance` and
-   * relevance is a cosine (`vector`, `hybrid`).
+   * The reason to answer "not found" when memory holds nothing that answers the question (only
+   * when the caller gave no `minRelevance`): the best passage's cosine is below the embedding
+   * model's floor (`vector` and `hybrid`); or no passage among the first holds most of the
+   * question's content words (IDF-weighted); or a word of the question appears in no retrieved
+   * passage and the best coverage stays partial. See `answer-floor.ts` for the calibration.
    */
   private belowAnswerFloor(
     question: string,
@@ -338,15 +339,24 @@ export class SearchClient {
     mode: SearchMode,
     request: RetrievalRequest,
   ): string | undefined {
-    if (request.minRelevance !== undefined || mode === 'lexical' || passages.length === 0) return undefined;
+    if (request.minRelevance !== undefined || passages.length === 0) return undefined;
     const floor = this.options.answerFloor ?? defaultAnswerFloor(this.deps.embeddingGenerator);
     const best = Math.max(...passages.map((p) => p.relevance));
-    if (best >= floor) return undefined;
+    if (mode !== 'lexical' && best < floor) {
+      return `${NOT_FOUND_REASON}: the best relevance ${best.toFixed(3)} is below the answer floor ${floor}`;
+    }
     const weights = new TermWeights(passages.map((p) => p.terms));
     const terms = questionTerms(question);
     const coverage = Math.max(...passages.slice(0, WORD_CHECKED_PASSAGES).map((p) => weights.coverage(terms, new Set(p.terms))));
-    if (coverage >= ABSENT_WORDS_COVERAGE) return undefined;
-    return `${NOT_FOUND_REASON}: the best relevance ${best.toFixed(3)} is below the answer floor ${floor} and no passage holds most of the question's words`;
+    if (coverage < ABSENT_WORDS_COVERAGE) {
+      return `${NOT_FOUND_REASON}: no passage holds most of the question's words (best coverage ${coverage.toFixed(2)})`;
+    }
+    const seen = new Set(passages.flatMap((p) => p.terms));
+    const missing = [...new Set(terms)].filter((t) => !seen.has(t));
+    if (missing.length > 0 && coverage < PARTLY_ABSENT_COVERAGE) {
+      return `${NOT_FOUND_REASON}: no passage mentions "${missing.join('", "')}" (best coverage ${coverage.toFixed(2)})`;
+    }
+    return undefined;
   }
 
   private answer(question: string, streamState: MemoryAnswer['streamState'], fields: Partial<MemoryAnswer>): MemoryAnswer {
@@ -392,7 +402,7 @@ export class SearchClient {
     let matches: Match[] = [];
     for await (const match of memoryDb.getSimilarList(request.index, target, options)) matches.push(match);
     if (reranker) {
-      matches = await rerankMatches(reranker, query, matches, { queryVector, embeddingGenerator, signal: request.signal });
+      matches = await rerankMatches(reranker, query, matches, { queryVector, embeddingGenerator, mode, signal: request.signal });
     }
     return { matches, mode, queryVector };
   }
