@@ -59,7 +59,8 @@ const log = (message) => console.error(`[rag-eval] ${message}`);
 async function loadGold(path) {
   const gold = JSON.parse(await readFile(path, 'utf8'));
   return {
-    passages: gold.passages.map((p) => ({ id: p.id, title: p.title, context: p.text })),
+    // Each passage is a small document that opens with its title, as a page or a manual section would.
+    passages: gold.passages.map((p) => ({ id: p.id, title: p.title, context: `${p.title}\n\n${p.text}` })),
     answerable: gold.answerable.map((q) => ({ text: q.q, answers: q.answers, passageId: q.passage })),
     unanswerable: gold.unanswerable.map((text) => ({ text, answers: [] })),
   };

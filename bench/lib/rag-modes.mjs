@@ -11,11 +11,12 @@ export function retrievalConfigs({ withModelReranker = false } = {}) {
   const configs = [
     { name: 'vector', options: { mode: 'vector' } },
     { name: 'lexical', options: { mode: 'lexical' }, base: 'vector' },
-    { name: 'hybrid', options: { mode: 'hybrid', fusion: { method: 'rrf' } }, base: 'vector' },
-    { name: 'hybrid+mmr', options: { mode: 'hybrid', fusion: { method: 'rrf' }, rerank: 'mmr' }, base: 'hybrid' },
+    // The default fusion (weighted, vectorWeight 0.25), and equal-weight reciprocal rank fusion beside it.
+    { name: 'hybrid', options: { mode: 'hybrid' }, base: 'vector' },
+    { name: 'hybrid rrf 0.5', options: { mode: 'hybrid', fusion: { method: 'rrf', vectorWeight: 0.5 } }, base: 'vector' },
+    { name: 'hybrid+mmr', options: { mode: 'hybrid', rerank: 'mmr' }, base: 'hybrid' },
   ];
-  if (withModelReranker)
-    configs.push({ name: 'hybrid+model', options: { mode: 'hybrid', fusion: { method: 'rrf' }, rerank: true }, base: 'hybrid' });
+  if (withModelReranker) configs.push({ name: 'hybrid+model', options: { mode: 'hybrid', rerank: true }, base: 'hybrid' });
   return configs;
 }
 

@@ -39,7 +39,7 @@ test('a configuration whose base is n/a is n/a too; other errors propagate', asy
 test('the model reranker is listed only when asked for', () => {
   assert.deepEqual(
     retrievalConfigs().map((c) => c.name),
-    ['vector', 'lexical', 'hybrid', 'hybrid+mmr'],
+    ['vector', 'lexical', 'hybrid', 'hybrid rrf 0.5', 'hybrid+mmr'],
   );
   assert.equal(retrievalConfigs({ withModelReranker: true }).at(-1).options.rerank, true);
 });

@@ -68,8 +68,11 @@ describe('MemoryWebClient search modes against the km service', () => {
       index: 'words',
     });
     for (const id of ['filler', 'code']) await memory.waitForDocument(id, { index: 'words', pollIntervalMs: 30 });
-    const byVector = await memory.search('what is the zorblax', { index: 'words' });
+    const byVector = await memory.search('what is the zorblax', { index: 'words', mode: 'vector' });
     expect(byVector.results.map((r) => r.documentId)).toEqual(['filler', 'code']);
+    // No mode: the default, hybrid, puts the passage holding the word first.
+    const byDefault = await memory.search('what is the zorblax', { index: 'words' });
+    expect(byDefault.results[0]?.documentId).toBe('code');
     const byWords = await memory.search('what is the zorblax', { index: 'words', mode: 'lexical' });
     expect(byWords.results.map((r) => r.documentId)).toEqual(['code']);
     const diverse = await memory.search('what is the zorblax', { index: 'words', rerank: 'mmr' });

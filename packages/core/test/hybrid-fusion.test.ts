@@ -58,10 +58,11 @@ describe('fuseRankings', () => {
 });
 
 describe('checkFusion', () => {
-  it('applies the defaults (rrf, 0.5, 60)', () => {
+  it('applies the defaults (weighted, 0.25, 60)', () => {
+    expect(checkFusion(undefined)).toEqual({ method: 'weighted', vectorWeight: 0.25, rrfK: 60 });
     expect(checkFusion(undefined)).toEqual(DEFAULT_FUSION);
-    expect(checkFusion({ method: 'weighted' })).toEqual({ method: 'weighted', vectorWeight: 0.5, rrfK: 60 });
-    expect(checkFusion({ vectorWeight: 0, rrfK: 1 })).toEqual({ method: 'rrf', vectorWeight: 0, rrfK: 1 });
+    expect(checkFusion({ method: 'rrf' })).toEqual({ method: 'rrf', vectorWeight: 0.25, rrfK: 60 });
+    expect(checkFusion({ vectorWeight: 0, rrfK: 1 })).toEqual({ method: 'weighted', vectorWeight: 0, rrfK: 1 });
   });
 
   it.each([

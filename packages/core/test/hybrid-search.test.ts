@@ -86,7 +86,8 @@ describe('MemoryDb hybrid search (SimpleVectorDb)', () => {
     expect(hits.map(([id]) => id)).toEqual(['vec', 'near1', 'near2', 'near3']);
     // 'far' matches the words but its cosine is -1: below the default minRelevance 0, kept at -1.
     expect((await search(db, QUERY, { mode: 'hybrid', text: 'volcano' })).map(([id]) => id)).not.toContain('far');
-    expect(await search(db, QUERY, { mode: 'hybrid', text: 'volcano', minRelevance: -1, limit: 2 })).toEqual([
+    const rrf = { method: 'rrf', vectorWeight: 0.5 } as const;
+    expect(await search(db, QUERY, { mode: 'hybrid', text: 'volcano', minRelevance: -1, limit: 2, fusion: rrf })).toEqual([
       ['far', -1], // lexical rank 1 (shortest text), vector rank 6: 0.5/61 + 0.5/66
       ['words', 0], // lexical rank 2, vector rank 5: 0.5/62 + 0.5/65
     ]);

@@ -26,8 +26,10 @@ describe('search modes over HTTP on the default store', () => {
   beforeAll(() => importTexts(service().url, 'modes', TEXTS));
 
   it("mode 'lexical' finds the passage by a word the hashing embeddings do not rank first", async () => {
-    const byVector = await documentsOf(await post(service().url, '/search', { index: 'modes', query: QUESTION }));
+    const byVector = await documentsOf(await post(service().url, '/search', { index: 'modes', query: QUESTION, mode: 'vector' }));
     expect(byVector[0]).toBe('filler');
+    // No mode: the default, hybrid, ranks the passage holding the word first.
+    expect((await documentsOf(await post(service().url, '/search', { index: 'modes', query: QUESTION })))[0]).toBe('code');
     expect(await documentsOf(await post(service().url, '/search', { index: 'modes', query: QUESTION, mode: 'lexical' }))).toEqual(['code']);
     const hybrid = await post(service().url, '/search', {
       index: 'modes',
@@ -104,12 +106,14 @@ describe('KM_RERANKER=cohere with KM_RERANKER_URL: the service reranks through t
   });
 
   it('orders the results as the API ranks them, sending the query, the passages and the key; rerank: false skips it', async () => {
-    const ranked = await documentsOf(await post(service.url, '/search', { index: 'modes', query: QUESTION }));
+    const ranked = await documentsOf(await post(service.url, '/search', { index: 'modes', query: QUESTION, mode: 'vector' }));
     expect(ranked[0]).toBe('tea');
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ authorization: 'Bearer test-key', body: { query: QUESTION, model: 'rerank-test' } });
     expect([...(calls[0]?.body.documents ?? [])].sort()).toEqual(Object.values(TEXTS).sort());
-    expect((await documentsOf(await post(service.url, '/search', { index: 'modes', query: QUESTION, rerank: false })))[0]).toBe('filler');
+    expect(
+      (await documentsOf(await post(service.url, '/search', { index: 'modes', query: QUESTION, mode: 'vector', rerank: false })))[0],
+    ).toBe('filler');
     expect(calls).toHaveLength(1);
   });
 });

@@ -6,7 +6,7 @@ import { compareRecordIds } from './result-order.js';
 export type ResolvedFusion = Required<HybridFusion>;
 
 /** Defaults of {@link HybridFusion}. */
-export const DEFAULT_FUSION: ResolvedFusion = Object.freeze({ method: 'rrf', vectorWeight: 0.5, rrfK: 60 });
+export const DEFAULT_FUSION: ResolvedFusion = Object.freeze({ method: 'weighted', vectorWeight: 0.25, rrfK: 60 });
 
 /** A fused result: the record id and its fused score (higher is better). */
 export interface FusedHit {
