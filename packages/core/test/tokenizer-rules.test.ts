@@ -62,6 +62,12 @@ describe('stemEnglish rules', () => {
     ['only', 'only'],
     ['supply', 'supply'],
     ['landings', 'land'],
+    ['baked', 'bake'],
+    ['baking', 'bake'],
+    ['bake', 'bake'],
+    ['hoping', 'hope'],
+    ['heated', 'heat'],
+    ['ring', 'ring'],
   ])('%s → %s', (word, stem) => {
     expect(stemEnglish(word)).toBe(stem);
   });

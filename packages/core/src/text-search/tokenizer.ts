@@ -60,7 +60,8 @@ export function tokenize(text: string): string[] {
  * the query go through it (a miss only loses a match, never creates a wrong one):
  * plurals (`studies` → `study`, `boxes` → `box`, `classes` → `class`, `moons` → `moon`;
  * `news`, `analysis`, `status` stay), then one of `-ing` (`landing` → `land`, `running` → `run`),
- * `-ed` (`landed` → `land`, `stopped` → `stop`; `need`, `speed` stay) and `-ly` (`quickly` → `quick`),
+ * `-ed` (`landed` → `land`, `stopped` → `stop`; `need`, `speed` stay; a short stem gets its silent e
+ * back: `baked`, `baking` → `bake`) and `-ly` (`quickly` → `quick`),
  * each only when a stem of 3+ letters with a vowel remains.
  */
 export function stemEnglish(word: string): string {
@@ -77,8 +78,8 @@ function stemPlural(w: string): string {
 }
 
 function stemSuffix(w: string): string {
-  if (w.endsWith('ing')) return undouble(stripIfStem(w, 3));
-  if (w.endsWith('ed') && !w.endsWith('eed')) return undouble(stripIfStem(w, 2));
+  if (w.endsWith('ing')) return restoreE(undouble(stripIfStem(w, 3)), w);
+  if (w.endsWith('ed') && !w.endsWith('eed')) return restoreE(undouble(stripIfStem(w, 2)), w);
   if (w.endsWith('ly') && !w.endsWith('ply')) return stripIfStem(w, 2);
   return w;
 }
@@ -87,6 +88,14 @@ function stripIfStem(w: string, suffix: number): string {
   const stem = w.slice(0, -suffix);
   return stem.length >= 3 && VOWEL.test(stem) ? stem : w;
 }
+
+/** A short stem of one vowel and a final consonant lost its silent e: `bak` → `bake`, `hop(ing)` → `hope`; `land`, `heat`, `stop(ped)` stay. */
+function restoreE(stem: string, word: string): string {
+  if (stem === word || word.startsWith(`${stem}${stem.at(-1)}`)) return stem;
+  return SHORT_STEM.test(stem) ? `${stem}e` : stem;
+}
+
+const SHORT_STEM = /^[^aeiouy]*[aeiou][^aeiouwxy]$/;
 
 /** `runn` → `run`, `stopp` → `stop`; `fall`, `miss`, `buzz` keep their double letter. */
 function undouble(stem: string): string {
