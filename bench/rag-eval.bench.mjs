@@ -55,6 +55,9 @@ const GOLD = 'gold';
 const seconds = (since) => ((performance.now() - since) / 1000).toFixed(1);
 const log = (message) => console.error(`[rag-eval] ${message}`);
 
+/** Questions of corpus A whose ask is timed in each configuration. */
+const ASK_LATENCY_QUESTIONS = 100;
+
 /** Corpus B: passages in the loader's shape, answerable and unanswerable questions in the measurers' shape. */
 async function loadGold(path) {
   const gold = JSON.parse(await readFile(path, 'utf8'));
@@ -111,6 +114,9 @@ async function evaluateBuild(km, { gold, squad, squadQuestions, configs }) {
       if (squad) {
         result.outOfCorpus = summarizeSearches(await runSearches(memory, SQUAD, gold.unanswerable, config.options));
         result.outOfCorpusAnswers = summarizeAsks(await runAsks(memory, SQUAD, gold.unanswerable, config.options));
+        // Ask's latency on the larger index (answers withheld: timed, not scored).
+        const timed = squadQuestions.slice(0, ASK_LATENCY_QUESTIONS).map((q) => ({ text: q.text, answers: [] }));
+        result.corpusAAsks = summarizeAsks(await runAsks(memory, SQUAD, timed, config.options));
       }
       out.configs[config.name] = result;
       log(`${km.label} ${config.name}: measured in ${seconds(started)} s`);
@@ -157,6 +163,19 @@ function printAnswers(runs) {
   }
 }
 
+function printCorpusAAsks(runs) {
+  const rows = runs.flatMap((run) =>
+    Object.entries(run.configs)
+      .filter(([, r]) => r.corpusAAsks)
+      .map(([name, r]) => [`${run.build}: ${name}`.padEnd(26), r.corpusAAsks]),
+  );
+  if (rows.length === 0) return;
+  console.log(
+    `\nAsk latency, corpus A (${squad.passages.length} paragraphs, first ${ASK_LATENCY_QUESTIONS} sampled questions; answers withheld, so not scored)\n${'config'.padEnd(26)}  not-found  p50 ms  p95 ms`,
+  );
+  for (const [label, a] of rows) console.log(`${label}   ${pct(a.noAnswerAccuracy)}  ${num(a.p50Ms, 7)} ${num(a.p95Ms, 7)}`);
+}
+
 function printRelevance(runs) {
   console.log('\nTop result relevance p10 / p50 / p90 (calibrates the "not found" floor)');
   console.log(`${'config'.padEnd(26)}  B answerable          B unanswerable        A questions           out of corpus (B unans. on A)`);
@@ -201,6 +220,7 @@ if (squad)
   printRetrieval(`Retrieval, corpus A (${squadQuestions.length} SQuAD questions, gold = own paragraph, document level)`, runs, 'corpusA');
 printRetrieval(`Retrieval, corpus B (${gold.answerable.length} answerable questions)`, runs, 'corpusB');
 printAnswers(runs);
+printCorpusAAsks(runs);
 printRelevance(runs);
 console.log(`\ntotal ${seconds(started)} s`);
 
