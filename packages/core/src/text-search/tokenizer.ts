@@ -22,7 +22,7 @@ const ASCII = /^[\x00-\x7f]*$/;
 const ASCII_TOKEN = /[0-9]+(?:\.[0-9]+)+|[a-z0-9]+/g;
 const LATIN_WORD = /^[a-z]+$/;
 /** Last letters of the words {@link stemEnglish} may change. */
-const STEMMED_ENDINGS = new Set(['s', 'g', 'd', 'y']);
+const STEMMED_ENDINGS = new Set(['s', 'g', 'd', 'y', 'e']);
 const VOWEL = /[aeiouy]/;
 
 /** English words too common to rank by (questions start with several of them). */
@@ -61,11 +61,17 @@ export function tokenize(text: string): string[] {
  * plurals (`studies` → `study`, `boxes` → `box`, `classes` → `class`, `moons` → `moon`;
  * `news`, `analysis`, `status` stay), then one of `-ing` (`landing` → `land`, `running` → `run`),
  * `-ed` (`landed` → `land`, `stopped` → `stop`; `need`, `speed` stay; a short stem gets its silent e
- * back: `baked`, `baking` → `bake`) and `-ly` (`quickly` → `quick`),
- * each only when a stem of 3+ letters with a vowel remains.
+ * back: `baked`, `baking` → `bake`) and `-ly` (`quickly` → `quick`), each only when a stem of 3+
+ * letters with a vowel remains; last, the final e of a word of 5+ letters goes, so `release`,
+ * `releases` and `released` meet at `releas`.
  */
 export function stemEnglish(word: string): string {
-  return stemSuffix(stemPlural(word));
+  return dropFinalE(stemSuffix(stemPlural(word)));
+}
+
+/** `release`, `releases`, `released` → `releas`: a final e of a longer stem goes (not `ee`: `three`, `free`). */
+function dropFinalE(w: string): string {
+  return w.length >= 5 && w.endsWith('e') && !w.endsWith('ee') ? w.slice(0, -1) : w;
 }
 
 function stemPlural(w: string): string {
