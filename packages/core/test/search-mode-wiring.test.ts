@@ -3,6 +3,7 @@ import {
   HashingEmbeddingGenerator,
   KernelMemoryBuilder,
   ReservedTags,
+  SimpleTextDb,
   isKmError,
   silentLogger,
   type IMemoryDb,
@@ -112,6 +113,19 @@ describe('search and ask: mode, fusion, rerank and minRelevance reach the memory
     expect(plain.db.calls[0]!.options.mode).toBe('vector');
     // Asking for it explicitly gets the DB's refusal.
     await expect(plain.search.search('apples', request({ mode: 'lexical' }))).rejects.toSatisfy((e) => isKmError(e, 'invalid_argument'));
+  });
+
+  it('does not default to hybrid on a store with words but no vectors (its plain search ranks the words)', async () => {
+    const words = client({ lexicalSearch: true, vectorSearch: false }, { defaultMode: 'hybrid' });
+    await words.search.search('apples', request());
+    expect(words.db.calls[0]!.options.mode).toBe('vector');
+    // The real store: search and ask with the defaults work on SimpleTextDb.
+    const memory = new KernelMemoryBuilder().withMemoryDb(new SimpleTextDb()).withLogger(silentLogger).build();
+    await memory.importText('Apples grow on trees in the orchard.', { documentId: 'apples' });
+    await memory.importText('The library opens at nine.', { documentId: 'library' });
+    const found = await memory.search('apples orchard');
+    expect(found.results.map((c) => c.documentId)).toEqual(['apples']);
+    expect((await memory.ask('Where do apples grow?')).noResult).toBe(false);
   });
 
   it('refuses an unknown mode, rerank or fusion, naming the field', async () => {

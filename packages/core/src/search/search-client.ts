@@ -368,7 +368,10 @@ export class SearchClient {
     const asked = checkMode(request.mode);
     if (asked) return asked;
     const mode = this.options.defaultMode;
-    return mode !== 'vector' && this.deps.memoryDb.capabilities?.lexicalSearch !== true ? 'vector' : mode;
+    const capabilities = this.deps.memoryDb.capabilities;
+    if (mode === 'vector' || capabilities?.lexicalSearch !== true) return 'vector';
+    // A store without vectors (SimpleTextDb) cannot fuse; its plain search already ranks the words.
+    return mode === 'hybrid' && capabilities.vectorSearch === false ? 'vector' : mode;
   }
 
   /** Checks a request's mode, fusion and rerank (`invalid_argument` naming the field) and resolves them. */
