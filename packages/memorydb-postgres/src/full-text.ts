@@ -34,24 +34,40 @@ export function checkTextSearchConfig(name: string): string {
 export class FullTextColumns {
   private readonly configs = new Map<string, Promise<string>>();
 
+  private readonly warned = new Set<string>();
+
   constructor(
     private readonly config: string,
     private readonly column: string,
     private readonly logger: Logger,
+    /** Add a missing column from a search (it rewrites the table under an exclusive lock). */
+    private readonly upgradeOnSearch = false,
   ) {}
 
-  /** The configuration of the table's column, adding the column first (under `lock`) when it is missing. */
-  configOf(
+  /**
+   * The configuration of the table's column; when the column is missing (a table from an earlier
+   * version), adds it first under `lock` if `upgradeOnSearch`, else warns once and gives undefined.
+   */
+  async configOf(
     client: SqlClient,
     sql: PostgresStatements,
     lock: (fn: (tx: SqlQueryable) => Promise<string>) => Promise<string>,
-  ): Promise<string> {
-    let config = this.configs.get(sql.table);
-    if (!config) {
-      config = this.read(client, sql).then((found) => found ?? lock((tx) => this.add(tx, sql)));
-      this.configs.set(sql.table, config);
-      config.catch(() => this.configs.delete(sql.table));
+  ): Promise<string | undefined> {
+    const known = this.configs.get(sql.table);
+    if (known) return known;
+    const found = await this.read(client, sql);
+    if (found === undefined && !this.upgradeOnSearch) {
+      if (!this.warned.has(sql.table)) {
+        this.warned.add(sql.table);
+        this.logger.warn(
+          `[postgres] ${sql.table} has no full-text column (a table from an earlier version): lexical search finds nothing there and hybrid search is vector only. Add it with upgradeTablesOnSearch: true (the first lexical search then rewrites the table under a lock), or run: ALTER TABLE ${sql.table} ADD COLUMN "${this.column}" tsvector GENERATED ALWAYS AS (to_tsvector('${this.config}'::regconfig, "content")) STORED`,
+        );
+      }
+      return undefined;
     }
+    const config = found !== undefined ? Promise.resolve(found) : lock((tx) => this.add(tx, sql));
+    this.configs.set(sql.table, config);
+    config.catch(() => this.configs.delete(sql.table));
     return config;
   }
 
@@ -64,6 +80,16 @@ export class FullTextColumns {
     await tx.query(sql.createTextSearchIndex());
     this.configs.set(sql.table, Promise.resolve(config));
     return config;
+  }
+
+  /** Runs a lexical query; a missing column (dropped, or its creation rolled back) is forgotten, so the next search looks again. */
+  async run<T>(table: string, query: () => Promise<T>): Promise<T> {
+    try {
+      return await query();
+    } catch (error) {
+      if (sqlState(error) === '42703') this.forget(table);
+      throw error;
+    }
   }
 
   /** Forgets a table (dropped). */
@@ -86,7 +112,7 @@ export class FullTextColumns {
     const wanted = await this.resolve(db);
     if (built !== wanted) {
       this.logger.warn(
-        `[postgres] the full-text column of ${sql.table} was built with text search configuration "${built}", not "${wanted}" (textSearchConfig): lexical searches use "${built}"; to switch, drop the column (ALTER TABLE ${sql.table} DROP COLUMN "${this.column}") and the next lexical search rebuilds it`,
+        `[postgres] the full-text column of ${sql.table} was built with text search configuration "${built}", not "${wanted}" (textSearchConfig): lexical searches use "${built}"; to switch, drop the column (ALTER TABLE ${sql.table} DROP COLUMN "${this.column}") and add it again (upgradeTablesOnSearch, or the ALTER TABLE the next search's warning gives)`,
       );
     }
     return built;

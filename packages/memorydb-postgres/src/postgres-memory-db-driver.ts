@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createConsoleLogger, InvalidInputError, KmError, type Logger, type MemoryRecord } from '@km/core';
+import { createConsoleLogger, IndexNotFoundError, InvalidInputError, KmError, type Logger, type MemoryRecord } from '@km/core';
 import { decodeTags, encodeTags, indexNameLimit, indexNamesUnderPrefix } from '@km/core/connector';
 import type { CheckedRecord, DriverLexicalSearch, DriverList, DriverSearch, MemoryDbDriver } from '@km/core/connector';
 import pgvector from 'pgvector';
@@ -58,7 +58,7 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
     this.connection = new PostgresConnection(options, this.logger);
     for (const column of Object.values(this.columns)) quoteIdent(column);
     const textSearchConfig = checkTextSearchConfig(options.textSearchConfig ?? DEFAULT_TEXT_SEARCH_CONFIG);
-    this.fullText = new FullTextColumns(textSearchConfig, this.columns.textSearch, this.logger);
+    this.fullText = new FullTextColumns(textSearchConfig, this.columns.textSearch, this.logger, options.upgradeTablesOnSearch === true);
     this.indexNameLimit = indexNameLimit('PostgreSQL identifiers', MAX_IDENTIFIER_BYTES, this.prefix);
   }
 
@@ -159,12 +159,12 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
     const where = toSqlCondition(query.filters, sql.tagsColumn, 5);
     const client = await this.connection.client();
     const rows = await this.guard(index, async () => {
-      // A table from an earlier version gets its full-text column here, once (it rewrites the table).
+      // A table from an earlier version has no full-text column: added here only with upgradeTablesOnSearch.
       const config = await this.fullText.configOf(client, sql, (fn) => withSetupLock(client, fn, tableLockKey(sql.table)));
+      if (config === undefined) return (await this.vectorSize(index)) === undefined ? Promise.reject(new IndexNotFoundError(index, { connector: CONNECTOR })) : [];
       const text = query.text.slice(0, MAX_LEXICAL_QUERY_CHARS).replace(/[\uD800-\uDBFF]$/, '');
-      return (
-        await client.query<Row>(sql.lexicalSearch(where.sql, query.withEmbeddings), [config, text, query.limit, sql.table, ...where.params])
-      ).rows;
+      const args = [config, text, query.limit, sql.table, ...where.params];
+      return (await this.fullText.run(sql.table, () => client.query<Row>(sql.lexicalSearch(where.sql, query.withEmbeddings), args))).rows;
     });
     return rows.map((row) => [toRecord(row), Number(row.relevance)]);
   }

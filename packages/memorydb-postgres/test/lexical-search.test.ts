@@ -132,13 +132,28 @@ describe('Postgres lexical search', () => {
     await expect(search(driverOf(), 'lex-missing', 'word')).rejects.toSatisfy((e) => isKmError(e, 'index_not_found'));
   });
 
-  it('upgrades a table created without the full-text column on its first lexical search, existing rows included', async () => {
-    const index = fresh();
-    await pglite.exec(`CREATE EXTENSION IF NOT EXISTS vector;
+  const oldTable = (index: string) =>
+    pglite.exec(`CREATE EXTENSION IF NOT EXISTS vector;
       CREATE TABLE "km-${index}" (id TEXT PRIMARY KEY, embedding vector(3) NOT NULL, tags TEXT[] NOT NULL DEFAULT '{}',
         payload JSONB NOT NULL DEFAULT '{}', content TEXT NOT NULL DEFAULT '');
       INSERT INTO "km-${index}" VALUES ('old', '[1,0,0]', '{}', '{"text":"written before the upgrade"}', 'written before the upgrade');`);
-    const [first, second] = [driverOf(), driverOf()];
+
+  it('by default leaves a table from an earlier version alone: lexical search finds nothing there and one warning gives the ALTER TABLE', async () => {
+    const index = fresh();
+    await oldTable(index);
+    warnings.length = 0;
+    const driver = driverOf();
+    expect(await search(driver, index, 'upgrade')).toEqual([]);
+    expect(await search(driver, index, 'upgrade')).toEqual([]);
+    expect(warnings.filter((w) => w.includes('has no full-text column') && w.includes('ALTER TABLE'))).toHaveLength(1);
+    const { rows } = await pglite.query(`SELECT 1 FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'content_tsv'`, [`"km-${index}"`]);
+    expect(rows).toHaveLength(0);
+  });
+
+  it('with upgradeTablesOnSearch, upgrades a table created without the full-text column on its first lexical search, existing rows included', async () => {
+    const index = fresh();
+    await oldTable(index);
+    const [first, second] = [driverOf({ upgradeTablesOnSearch: true }), driverOf({ upgradeTablesOnSearch: true })];
     const [a, b] = await Promise.all([search(first, index, 'upgrade'), search(second, index, 'upgrade')]);
     expect(ids(a)).toEqual(['old']);
     expect(ids(b)).toEqual(['old']);
@@ -158,7 +173,7 @@ describe('Postgres lexical search', () => {
     expect(ids(await search(english, index, 'run'))).toEqual([]);
     expect(warnings.filter((w) => w.includes('built with text search configuration "simple", not "english"'))).toHaveLength(1);
     await pglite.exec(`ALTER TABLE "km-${index}" DROP COLUMN content_tsv`);
-    const rebuilt = driverOf({ textSearchConfig: 'english' });
+    const rebuilt = driverOf({ textSearchConfig: 'english', upgradeTablesOnSearch: true });
     expect(ids(await search(rebuilt, index, 'run'))).toEqual(['a']);
   });
 
@@ -166,13 +181,13 @@ describe('Postgres lexical search', () => {
     for (const bad of ["english'); DROP TABLE x; --", '', 'a b', '"english"', 'x.y.z']) {
       expect(() => driverOf({ textSearchConfig: bad })).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
     }
-    const unknown = driverOf({ textSearchConfig: 'klingon' });
+    const unknown = driverOf({ textSearchConfig: 'klingon', upgradeTablesOnSearch: true });
     await expect(unknown.createIndex(fresh(), 3)).rejects.toSatisfy((e) => isKmError(e, 'invalid_argument'));
     const index = fresh();
     await pglite.exec(`CREATE TABLE "km-${index}" (id TEXT PRIMARY KEY, embedding vector(3) NOT NULL, tags TEXT[] NOT NULL DEFAULT '{}',
         payload JSONB NOT NULL DEFAULT '{}', content TEXT NOT NULL DEFAULT '')`);
     await expect(search(unknown, index, 'word')).rejects.toSatisfy((e) => isKmError(e, 'invalid_argument'));
-    expect(ids(await search(driverOf({ textSearchConfig: 'pg_catalog.simple' }), index, 'word'))).toEqual([]);
+    expect(ids(await search(driverOf({ textSearchConfig: 'pg_catalog.simple', upgradeTablesOnSearch: true }), index, 'word'))).toEqual([]);
   });
 });
 
