@@ -161,7 +161,8 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
     const rows = await this.guard(index, async () => {
       // A table from an earlier version has no full-text column: added here only with upgradeTablesOnSearch.
       const config = await this.fullText.configOf(client, sql, (fn) => withSetupLock(client, fn, tableLockKey(sql.table)));
-      if (config === undefined) return (await this.vectorSize(index)) === undefined ? Promise.reject(new IndexNotFoundError(index, { connector: CONNECTOR })) : [];
+      if (config === undefined)
+        return (await this.vectorSize(index)) === undefined ? Promise.reject(new IndexNotFoundError(index, { connector: CONNECTOR })) : [];
       const text = query.text.slice(0, MAX_LEXICAL_QUERY_CHARS).replace(/[\uD800-\uDBFF]$/, '');
       const args = [config, text, query.limit, sql.table, ...where.params];
       return (await this.fullText.run(sql.table, () => client.query<Row>(sql.lexicalSearch(where.sql, query.withEmbeddings), args))).rows;

@@ -146,7 +146,9 @@ describe('Postgres lexical search', () => {
     expect(await search(driver, index, 'upgrade')).toEqual([]);
     expect(await search(driver, index, 'upgrade')).toEqual([]);
     expect(warnings.filter((w) => w.includes('has no full-text column') && w.includes('ALTER TABLE'))).toHaveLength(1);
-    const { rows } = await pglite.query(`SELECT 1 FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'content_tsv'`, [`"km-${index}"`]);
+    const { rows } = await pglite.query(`SELECT 1 FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'content_tsv'`, [
+      `"km-${index}"`,
+    ]);
     expect(rows).toHaveLength(0);
   });
 
