@@ -126,6 +126,12 @@ describe('search and ask: mode, fusion, rerank and minRelevance reach the memory
     const found = await memory.search('apples orchard');
     expect(found.results.map((c) => c.documentId)).toEqual(['apples']);
     expect((await memory.ask('Where do apples grow?')).noResult).toBe(false);
+    // Word scores are no cosines: the embedding model's floor does not apply to them.
+    const filler = 'The orchard also keeps bees, sells honey at the gate on Saturdays and hires pickers every autumn.';
+    await memory.importText(`${filler.repeat(6)} Pears ripen late. Apples grow on the south slope.`, { documentId: 'long', index: 'long' });
+    const answer = await memory.ask('Where do pears ripen?', { index: 'long' });
+    expect(answer.noResult).toBe(false);
+    expect(answer.text).toContain('Pears ripen late');
   });
 
   it('refuses an unknown mode, rerank or fusion, naming the field', async () => {
@@ -197,5 +203,18 @@ describe('search and ask: mode, fusion, rerank and minRelevance reach the memory
       .withLogger(silentLogger)
       .build();
     expect((await memory.search('apples')).results.map((c) => c.documentId)).toEqual(['c', 'b', 'a']);
+  });
+});
+
+describe('search limits', () => {
+  it('a huge or fractional limit is bounded and whole (it allocated a top-k of that size and failed)', async () => {
+    const { MAX_SEARCH_LIMIT, searchLimit } = await import('../src/memory-storage/search-limit.js');
+    expect(searchLimit(2_000_000_000, 100)).toBe(MAX_SEARCH_LIMIT);
+    expect(searchLimit(2.5, 100)).toBe(3);
+    expect(searchLimit(0, 100)).toBe(100);
+    const memory = new KernelMemoryBuilder().withLogger(silentLogger).build();
+    await memory.importText('Apples grow in the orchard.', { documentId: 'apples' });
+    const found = await memory.search('apples', { limit: 2_000_000_000 });
+    expect(found.results.map((c) => c.documentId)).toEqual(['apples']);
   });
 });

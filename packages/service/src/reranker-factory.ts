@@ -24,5 +24,5 @@ export function rerankerFromConfig(search: SearchConfig): ITextReranker | undefi
 /** A short description of the search settings, for the startup log. */
 export function describeSearch(search: SearchConfig): string {
   const reranker = rerankerFromConfig(search);
-  return `${search.mode ?? 'vector'} search${reranker ? `, reranked by ${reranker.name}` : ''}`;
+  return `${search.mode ?? 'hybrid (vector where the memory DB has no word search)'} search${reranker ? `, reranked by ${reranker.name}` : ''}`;
 }

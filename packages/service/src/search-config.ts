@@ -14,7 +14,7 @@ const API_RERANKERS: readonly RerankerKind[] = ['cohere', 'jina', 'voyage'];
 export interface SearchConfig {
   /**
    * `vector`, `lexical` or `hybrid`; `lexical` and `hybrid` need a memory DB that searches words
-   * (the embedded one does), others fall back to vector. @default unset: core's default, vector (env KM_SEARCH_MODE)
+   * (the embedded one does), others fall back to vector. @default unset: core's default, hybrid where the memory DB searches words, else vector (env KM_SEARCH_MODE)
    */
   mode?: SearchMode;
   /** Reranks every search and ask unless the request says `rerank: false`. @default 'none' (env KM_RERANKER) */

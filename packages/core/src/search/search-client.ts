@@ -342,7 +342,9 @@ export class SearchClient {
     if (request.minRelevance !== undefined || passages.length === 0) return undefined;
     const floor = this.options.answerFloor ?? defaultAnswerFloor(this.deps.embeddingGenerator);
     const best = Math.max(...passages.map((p) => p.relevance));
-    if (mode !== 'lexical' && best < floor) {
+    // The floor is a cosine: it does not apply to lexical scores (lexical mode, or a store without vectors).
+    const cosine = mode !== 'lexical' && this.deps.memoryDb.capabilities?.vectorSearch !== false;
+    if (cosine && best < floor) {
       return `${NOT_FOUND_REASON}: the best relevance ${best.toFixed(3)} is below the answer floor ${floor}`;
     }
     const weights = new TermWeights(passages.map((p) => p.terms));

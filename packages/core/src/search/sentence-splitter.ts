@@ -113,15 +113,22 @@ function splitBlock(block: string): string[] {
   return out;
 }
 
+/** The run of non-space characters ending at `at` (walking back, not rescanning the block: linear overall). */
+function lastWord(block: string, at: number): string {
+  let start = at;
+  while (start > 0 && at - start < 64 && !/\s/u.test(block[start - 1]!)) start--; // longer runs are no abbreviation
+  return block.slice(start, at);
+}
+
 /** Whether the punctuation `mark` at `at` (the next sentence would start at `next`) ends a sentence. */
 function endsSentence(block: string, at: number, mark: string, next: number): boolean {
   if (/^[。！？]/u.test(mark)) return true;
-  const following = block.slice(next);
+  const following = block.slice(next, next + 64); // only its start is read: no copy of the rest of the block
   // A lower-case word goes on with the same sentence ("e.g. apples", "Wait... what").
   if (/^\p{Ll}/u.test(following)) return false;
   const punctuation = mark.trim().replace(CLOSERS, '');
   if (punctuation !== '.') return true;
-  const word = (/(\S+)$/u.exec(block.slice(0, at))?.[1] ?? '').replace(LEADING_OPENERS, '');
+  const word = lastWord(block, at).replace(LEADING_OPENERS, '');
   const lower = word.toLowerCase();
   if (/^\p{Lu}$/u.test(word)) return false; // an initial: J. R. R. Tolkien, John F. Kennedy
   if (NEVER_END.has(lower)) return false;
