@@ -90,3 +90,26 @@ describe('Bm25Index term frequency', () => {
     expect(ids(bm25.search('moon soil', { limit: 10 }))).toEqual(['thrice', 'once']);
   });
 });
+
+describe('Bm25Index vocabulary', () => {
+  it('forgets a term with the last document holding it, and reuses its number for new terms', () => {
+    const index = new Bm25Index();
+    index.add('keep', 'moon orbit');
+    for (let i = 0; i < 500; i++) {
+      index.add(`tmp${i}`, `token${i} hash${i} moon`);
+      index.remove(`tmp${i}`);
+    }
+    // Only the kept document's words remain (a one-off word per document no longer grows memory).
+    expect(index.vocabularySize).toBe(2);
+    index.add('new', 'fresh words orbit');
+    expect(index.vocabularySize).toBe(4);
+    expect(index.search('fresh', { limit: 5 }).map(([id]) => id)).toEqual(['new']);
+    expect(
+      index
+        .search('orbit', { limit: 5 })
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(['keep', 'new']);
+    expect(index.search('token3', { limit: 5 })).toEqual([]);
+  });
+});

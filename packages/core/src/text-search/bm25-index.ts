@@ -67,6 +67,9 @@ class PostingList {
 export class Bm25Index {
   private readonly termNumbers = new Map<string, number>();
   private readonly postings: PostingList[] = [];
+  /** The term of each number (undefined once freed), and the numbers free for reuse. */
+  private readonly terms: Array<string | undefined> = [];
+  private readonly freeTerms: number[] = [];
   private readonly slots = new Map<string, number>();
   private readonly ids: Array<string | undefined> = [];
   private readonly docTerms: Array<Int32Array | undefined> = [];
@@ -79,6 +82,11 @@ export class Bm25Index {
   /** Number of documents. */
   get size(): number {
     return this.slots.size;
+  }
+
+  /** Number of distinct terms held (a term leaves with the last document holding it). */
+  get vocabularySize(): number {
+    return this.termNumbers.size;
   }
 
   /** Adds a document, or replaces the one with this id. */
@@ -109,7 +117,11 @@ export class Bm25Index {
   remove(id: string): boolean {
     const slot = this.slots.get(id);
     if (slot === undefined) return false;
-    for (const number of this.docTerms[slot]!) this.postings[number]!.remove(slot);
+    for (const number of this.docTerms[slot]!) {
+      const posting = this.postings[number]!;
+      posting.remove(slot);
+      if (posting.length === 0) this.freeTerm(number);
+    }
     this.totalLength -= this.lengths[slot]!;
     this.ids[slot] = undefined;
     this.docTerms[slot] = undefined;
@@ -119,14 +131,23 @@ export class Bm25Index {
     return true;
   }
 
-  /** The number of a term, given one on first sight. */
+  /** Forgets a term no document holds any more, so a stream of one-off words does not grow memory. */
+  private freeTerm(number: number): void {
+    this.termNumbers.delete(this.terms[number]!);
+    this.terms[number] = undefined;
+    this.postings[number] = new PostingList();
+    this.freeTerms.push(number);
+  }
+
+  /** The number of a term, given one on first sight (a freed number when there is one). */
   private termNumber(term: string): number {
     let number = this.termNumbers.get(term);
     if (number === undefined) {
-      number = this.postings.length;
+      number = this.freeTerms.pop() ?? this.postings.length;
       this.termNumbers.set(term, number);
-      this.postings.push(new PostingList());
-      if (number === this.counts.length) {
+      this.terms[number] = term;
+      if (number === this.postings.length) this.postings.push(new PostingList());
+      if (number >= this.counts.length) {
         const counts = new Uint32Array(number * 2);
         counts.set(this.counts);
         this.counts = counts;
