@@ -6,44 +6,32 @@ import {
   ReservedTags,
   defaultAnswerFloor,
   silentLogger,
-  type IMemoryDb,
   type ITextEmbeddingGenerator,
   type MemoryRecord,
   type SimilarityOptions,
 } from '../src/index.js';
+import { SearchOnlyDb } from './helpers.js';
 import { SearchClient } from '../src/connector.js';
 import { cosineSimilarity } from '../src/memory-storage/vector-math.js';
 
 /** A memory DB over fixed records, ranked by cosine with the hashing embeddings; records every options object. */
-class FixedDb implements IMemoryDb {
+class FixedDb extends SearchOnlyDb {
   readonly calls: SimilarityOptions[] = [];
   constructor(
     private readonly records: MemoryRecord[],
     private readonly embeddings: HashingEmbeddingGenerator,
-  ) {}
-  async createIndex(): Promise<void> {}
-  async getIndexes(): Promise<string[]> {
-    return ['kb'];
+  ) {
+    super();
   }
-  async deleteIndex(): Promise<void> {}
-  async upsert(_: string, r: MemoryRecord): Promise<string> {
-    return r.id;
-  }
-  async *getSimilarList(
-    _: string,
-    query: string | Float32Array | number[],
-    options: SimilarityOptions = {},
-  ): AsyncIterable<[MemoryRecord, number]> {
+  protected async matches(query: string | Float32Array | number[], options: SimilarityOptions): Promise<Array<[MemoryRecord, number]>> {
     this.calls.push(options);
     const q = typeof query === 'string' ? this.embeddings.embed(query) : query;
     const scored = this.records.map(
       (r) => [r, cosineSimilarity(q, this.embeddings.embed(String(r.payload.text)))] as [MemoryRecord, number],
     );
     scored.sort((a, b) => b[1] - a[1]);
-    for (const m of scored) if (m[1] >= (options.minRelevance ?? 0)) yield m;
+    return scored.filter((m) => m[1] >= (options.minRelevance ?? 0));
   }
-  async *getList(): AsyncIterable<MemoryRecord> {}
-  async delete(): Promise<void> {}
 }
 
 function record(documentId: string, text: string, extra: { section?: number; fileType?: string; rel?: number } = {}): MemoryRecord {

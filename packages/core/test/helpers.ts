@@ -9,6 +9,7 @@ import type {
   ITextEmbeddingGenerator,
   ITextGenerator,
   MemoryRecord,
+  SimilarityOptions,
   MemoryServerless,
   MemoryService,
   TextGenerationOptions,
@@ -148,4 +149,30 @@ export function waitUntilCompleted(
     timeout: 10_000,
     interval: intervalMs,
   });
+}
+
+/**
+ * A memory DB for search tests: holds nothing (writes are no-ops, listings empty); a subclass
+ * says what a similarity search returns.
+ */
+export abstract class SearchOnlyDb implements IMemoryDb {
+  async createIndex(): Promise<void> {}
+  async getIndexes(): Promise<string[]> {
+    return [];
+  }
+  async deleteIndex(): Promise<void> {}
+  async upsert(_: string, r: MemoryRecord): Promise<string> {
+    return r.id;
+  }
+  async *getSimilarList(
+    _: string,
+    query: string | Float32Array | number[],
+    options: SimilarityOptions = {},
+  ): AsyncIterable<[MemoryRecord, number]> {
+    yield* await this.matches(query, options);
+  }
+  /** What a similarity search returns, best first. */
+  protected abstract matches(query: string | Float32Array | number[], options: SimilarityOptions): Promise<Array<[MemoryRecord, number]>>;
+  async *getList(): AsyncIterable<MemoryRecord> {}
+  async delete(): Promise<void> {}
 }

@@ -6,44 +6,32 @@ import {
   SimpleTextDb,
   isKmError,
   silentLogger,
-  type IMemoryDb,
   type ITextReranker,
   type MemoryDbCapabilities,
   type MemoryRecord,
   type RerankCandidate,
   type SimilarityOptions,
 } from '../src/index.js';
+import { SearchOnlyDb } from './helpers.js';
 import { SearchClient, type RetrievalRequest } from '../src/connector.js';
 
 /** A memory DB that returns fixed matches and records the options of every similarity search. */
-class RecordingDb implements IMemoryDb {
+class RecordingDb extends SearchOnlyDb {
   readonly calls: Array<{ query: string | Float32Array | number[]; options: SimilarityOptions }> = [];
   constructor(
     readonly capabilities: MemoryDbCapabilities,
-    private readonly matches: Array<[MemoryRecord, number]> = [],
-  ) {}
-  async createIndex(): Promise<void> {}
-  async getIndexes(): Promise<string[]> {
-    return [];
+    private readonly found: Array<[MemoryRecord, number]> = [],
+  ) {
+    super();
   }
-  async deleteIndex(): Promise<void> {}
-  async upsert(_: string, r: MemoryRecord): Promise<string> {
-    return r.id;
-  }
-  async *getSimilarList(
-    _: string,
-    query: string | Float32Array | number[],
-    options: SimilarityOptions = {},
-  ): AsyncIterable<[MemoryRecord, number]> {
+  protected async matches(query: string | Float32Array | number[], options: SimilarityOptions): Promise<Array<[MemoryRecord, number]>> {
     this.calls.push({ query, options });
     if (options.mode && options.mode !== 'vector' && !this.capabilities.lexicalSearch) {
       const { InvalidInputError } = await import('../src/errors/km-error.js');
       throw new InvalidInputError('invalid_argument', `mode ${options.mode} needs the lexicalSearch capability`);
     }
-    for (const m of this.matches) if (m[1] >= (options.minRelevance ?? 0)) yield m;
+    return this.found.filter((m) => m[1] >= (options.minRelevance ?? 0));
   }
-  async *getList(): AsyncIterable<MemoryRecord> {}
-  async delete(): Promise<void> {}
 }
 
 function rec(id: string, text: string): MemoryRecord {
