@@ -356,7 +356,7 @@ export class SearchClient {
     const seen = new Set(passages.flatMap((p) => p.terms));
     const missing = [...new Set(terms)].filter((t) => !seen.has(t));
     if (missing.length > 0 && coverage < PARTLY_ABSENT_COVERAGE) {
-      return `${NOT_FOUND_REASON}: no passage mentions "${missing.join('", "')}" (best coverage ${coverage.toFixed(2)})`;
+      return `${NOT_FOUND_REASON}: no passage mentions "${missing.slice(0, 5).join('", "')}"${missing.length > 5 ? ' and more' : ''} (best coverage ${coverage.toFixed(2)})`;
     }
     return undefined;
   }
