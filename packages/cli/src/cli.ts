@@ -1,5 +1,14 @@
 import { Command, Option } from 'commander';
-import { KmError, isKmError, isStatusReady, statusFailure, type DataPipelineStatus, type MemoryAnswer, type SearchMode } from '@km/core';
+import {
+  KmError,
+  SEARCH_MODES,
+  isKmError,
+  isStatusReady,
+  statusFailure,
+  type DataPipelineStatus,
+  type MemoryAnswer,
+  type SearchMode,
+} from '@km/core';
 import type { ConnectorFactory } from '@km/core/connector';
 import {
   MEMORY_DB_FACTORIES,
@@ -15,7 +24,7 @@ import { formatSearch, formatSources } from './format.js';
 import { expandInputs } from './inputs.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
 import { ImportProgress } from './progress.js';
-import { SEARCH_MODES, addRetrievalOptions, collect, retrievalOf, type RetrievalCliOptions } from './retrieval-options.js';
+import { addRetrievalOptions, collect, retrievalOf, type RetrievalCliOptions } from './retrieval-options.js';
 
 interface CommonOptions extends TargetOptions {
   index?: string;

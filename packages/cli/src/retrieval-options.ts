@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { KmError, MemoryFilter, type SearchMode } from '@km/core';
+import { KmError, MemoryFilter, SEARCH_MODES, type SearchMode } from '@km/core';
 
 /** The options `ask` and `search` share: which records the retrieval may use. */
 export interface RetrievalCliOptions {
@@ -12,9 +12,6 @@ export interface RetrievalCliOptions {
   /** `--rerank` (true), `--rerank mmr`, or `--no-rerank` (false). */
   rerank?: boolean | 'mmr';
 }
-
-/** The values of `--mode`. */
-export const SEARCH_MODES: readonly SearchMode[] = ['vector', 'lexical', 'hybrid'];
 
 /** Commander's accumulator of a repeatable option: every value given, in order. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];

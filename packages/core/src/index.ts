@@ -29,6 +29,7 @@ export { RequestArgs, REQUEST_ARG_SPECS, type RequestArgPhase, type RequestArgSp
 
 // Contracts
 export type { HybridFusion, IMemoryDb, ListOptions, MemoryDbCapabilities, SearchMode, SimilarityOptions } from './contracts/memory-db.js';
+export { SEARCH_MODES } from './contracts/memory-db.js';
 export type { ITextReranker, RerankCandidate, RerankOptions, RerankResult } from './contracts/text-reranker.js';
 export type { ByteRange, IContentStorage, StorageContent, StoredFileInfo } from './contracts/content-storage.js';
 export type { IQueue, QueueConnectOptions, QueueHandlerResult } from './contracts/queue.js';

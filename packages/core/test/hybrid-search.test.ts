@@ -143,7 +143,7 @@ describe('MemoryDb search modes: bad input', () => {
     await rejects(db, QUERY, { mode: 'hybrid' }, /options\.text/);
     await rejects(db, '   ', { mode: 'lexical' }, /words/);
     await rejects(db, QUERY, { mode: 'hybrid', text: ' \n' }, /words/);
-    await rejects(db, QUERY, { mode: 'hybrid', text: 'volcano', fusion: { method: 'sum' as never } }, /fusion method/);
+    await rejects(db, QUERY, { mode: 'hybrid', text: 'volcano', fusion: { method: 'sum' as never } }, /fusion\.method/);
     await rejects(db, QUERY, { mode: 'hybrid', text: 'volcano', fusion: { vectorWeight: 2 } }, /vectorWeight/);
     await rejects(db, QUERY, { mode: 'hybrid', text: 'volcano', fusion: { rrfK: 0 } }, /rrfK/);
   });

@@ -1,3 +1,5 @@
+import { SEARCH_MODES } from '@km/core';
+
 /**
  * The OpenAPI 3 description of the service: Kernel Memory v1's API, field for field, plus
  * km's additions (the `failed` status, NOT filters with `!key`, `code` in problems,
@@ -41,9 +43,9 @@ export function openApiDocument(options: { version: string; authHeader: string |
     mode: {
       type: 'string',
       nullable: true,
-      enum: ['vector', 'lexical', 'hybrid'],
+      enum: [...SEARCH_MODES],
       description:
-        "km extension. `vector` (embeddings), `lexical` (words, BM25-style) or `hybrid` (both, fused). `lexical` and `hybrid` need a memory DB that can search words (400 otherwise). Default: the service's KM_SEARCH_MODE, else vector.",
+        "km extension. `vector` (embeddings), `lexical` (words, BM25-style) or `hybrid` (both, fused). `lexical` and `hybrid` need a memory DB that can search words (400 otherwise). Default: the service's KM_SEARCH_MODE, else hybrid where the memory DB can search words, else vector.",
     },
     fusion: {
       type: 'object',

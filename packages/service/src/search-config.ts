@@ -1,12 +1,10 @@
-import type { SearchMode } from '@km/core';
+import { SEARCH_MODES, type SearchMode } from '@km/core';
 
 /** What reranks search and ask results: nothing, MMR (diversity, offline), or a reranking API. */
 export type RerankerKind = 'none' | 'mmr' | 'cohere' | 'jina' | 'voyage';
 
 /** The values of {@link RerankerKind}. */
 export const RERANKER_KINDS: readonly RerankerKind[] = ['none', 'mmr', 'cohere', 'jina', 'voyage'];
-/** The values of `search.mode`. */
-const SEARCH_MODES: readonly SearchMode[] = ['vector', 'lexical', 'hybrid'];
 /** The rerankers that call an API, and so need a key. */
 const API_RERANKERS: readonly RerankerKind[] = ['cohere', 'jina', 'voyage'];
 

@@ -7,6 +7,9 @@ import type { MemoryRecord } from '../models/memory-record.js';
  */
 export type SearchMode = 'vector' | 'lexical' | 'hybrid';
 
+/** Every {@link SearchMode}, for validation and option lists. */
+export const SEARCH_MODES: readonly SearchMode[] = Object.freeze(['vector', 'lexical', 'hybrid']);
+
 /** How `hybrid` search fuses its vector and lexical rankings (filters apply to both sides before fusion). */
 export interface HybridFusion {
   /**

@@ -21,15 +21,15 @@ export function checkFusion(fusion: HybridFusion | undefined, connector?: string
   if (typeof fusion !== 'object') throw new InvalidInputError('invalid_argument', 'fusion must be an object', options);
   const method = fusion.method ?? DEFAULT_FUSION.method;
   if (method !== 'rrf' && method !== 'weighted') {
-    throw new InvalidInputError('invalid_argument', `fusion method must be "rrf" or "weighted", got ${JSON.stringify(method)}`, options);
+    throw new InvalidInputError('invalid_argument', `fusion.method must be "rrf" or "weighted", got ${JSON.stringify(method)}`, options);
   }
   const vectorWeight = fusion.vectorWeight ?? DEFAULT_FUSION.vectorWeight;
   if (typeof vectorWeight !== 'number' || !(vectorWeight >= 0 && vectorWeight <= 1)) {
-    throw new InvalidInputError('invalid_argument', `fusion vectorWeight must be a number in [0, 1], got ${String(vectorWeight)}`, options);
+    throw new InvalidInputError('invalid_argument', `fusion.vectorWeight must be a number in [0, 1], got ${String(vectorWeight)}`, options);
   }
   const rrfK = fusion.rrfK ?? DEFAULT_FUSION.rrfK;
   if (typeof rrfK !== 'number' || !Number.isFinite(rrfK) || rrfK <= 0) {
-    throw new InvalidInputError('invalid_argument', `fusion rrfK must be a positive number, got ${String(rrfK)}`, options);
+    throw new InvalidInputError('invalid_argument', `fusion.rrfK must be a positive number, got ${String(rrfK)}`, options);
   }
   return { method, vectorWeight, rrfK };
 }

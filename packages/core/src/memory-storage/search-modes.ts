@@ -1,4 +1,4 @@
-import type { MemoryDbCapabilities, SearchMode } from '../contracts/memory-db.js';
+import { type MemoryDbCapabilities, SEARCH_MODES, type SearchMode } from '../contracts/memory-db.js';
 import { InvalidInputError } from '../errors/km-error.js';
 import type { MemoryRecord } from '../models/memory-record.js';
 import { fuseRankings, type ResolvedFusion } from './hybrid-fusion.js';
@@ -13,8 +13,8 @@ export function hybridCandidates(limit: number): number {
 /** The search mode asked for (default `vector`); `invalid_argument` for anything else. */
 export function checkSearchMode(mode: unknown, connector: string): SearchMode {
   if (mode === undefined || mode === null) return 'vector';
-  if (mode === 'vector' || mode === 'lexical' || mode === 'hybrid') return mode;
-  throw new InvalidInputError('invalid_argument', `search mode must be "vector", "lexical" or "hybrid", got ${JSON.stringify(mode)}`, {
+  if (SEARCH_MODES.includes(mode as SearchMode)) return mode as SearchMode;
+  throw new InvalidInputError('invalid_argument', `search mode must be ${SEARCH_MODES.join(', ')}, got ${JSON.stringify(mode)}`, {
     connector,
   });
 }

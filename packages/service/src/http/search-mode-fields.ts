@@ -1,4 +1,4 @@
-import type { HybridFusion, RetrievalOptions, SearchMode } from '@km/core';
+import { type HybridFusion, type RetrievalOptions, SEARCH_MODES, type SearchMode } from '@km/core';
 import { HttpProblem } from './problem-details.js';
 
 /** km's additions to KM's search and ask bodies: how to search and whether to rerank. All optional. */
@@ -11,8 +11,6 @@ export interface SearchModeFields {
   rerank?: boolean | 'mmr' | null;
 }
 
-/** The values of {@link SearchModeFields.mode}. */
-export const SEARCH_MODES: readonly SearchMode[] = ['vector', 'lexical', 'hybrid'];
 /** The values of `fusion.method`. */
 export const FUSION_METHODS: readonly NonNullable<HybridFusion['method']>[] = ['rrf', 'weighted'];
 
