@@ -1,0 +1,2 @@
+// @km/memorydb-azure-ai-search: written in issue 17.
+export {};

@@ -1,0 +1,2 @@
+// @km/memorydb-mongodb/factory: written in issue 17.
+export {};

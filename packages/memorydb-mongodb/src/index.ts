@@ -1,0 +1,2 @@
+// @km/memorydb-mongodb: written in issue 17.
+export {};

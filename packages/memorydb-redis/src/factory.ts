@@ -1,0 +1,2 @@
+// @km/memorydb-redis/factory: written in issue 17.
+export {};

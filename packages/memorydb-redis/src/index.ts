@@ -1,0 +1,2 @@
+// @km/memorydb-redis: written in issue 17.
+export {};
