@@ -16,8 +16,9 @@ export function describeServiceOnMemoryDb(
   name: string,
   setup:
     | {
-        env: Record<string, string> /** Records of an index, read from the backend itself. */;
-        countRecords: (index: string) => Promise<number>;
+        env: Record<string, string>;
+        /** Records of an index, read from the backend itself (`dataDir` is the service's data folder). */
+        countRecords: (index: string, dataDir: string) => Promise<number>;
       }
     | { skip: string },
 ): void {
@@ -73,7 +74,7 @@ export function describeServiceOnMemoryDb(
       );
 
       // The records are in the configured backend, not in the embedded default.
-      expect(await setup.countRecords(index)).toBe(documents.length);
+      expect(await setup.countRecords(index, dataDir)).toBe(documents.length);
       const indexes = (await json('/indexes')) as { results: Array<{ name: string }> };
       expect(indexes.results.map((i) => i.name)).toContain(index);
       const search = (query: string, filters?: unknown) =>
@@ -96,7 +97,7 @@ export function describeServiceOnMemoryDb(
       );
       const after = (await search(query)) as { results: Array<{ documentId: string }> };
       expect(after.results.map((r) => r.documentId)).toEqual(['bread']);
-      expect(await setup.countRecords(index)).toBe(1);
+      expect(await setup.countRecords(index, dataDir)).toBe(1);
 
       expect((await fetch(`${url}/indexes?index=${index}`, { method: 'DELETE' })).status).toBe(202);
       await eventually(

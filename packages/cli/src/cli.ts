@@ -244,7 +244,7 @@ function addPipelineOptions(command: Command): Command {
     .option('--queue <type>', `pipeline queues: ${defaultQueue} (default, one machine), or ${otherQueues.join(', ')}`)
     .option(
       '--memory-db <type>',
-      `memory records: simple (default, one writing process), or ${MEMORY_DB_FACTORIES.map((f) => f.type).join(', ')} (shared by every worker)`,
+      `memory records: simple (default, one writing process), or ${MEMORY_DB_FACTORIES.map((f) => f.type).join(', ')} (shared by every worker); several separated by commas are all written, the first searched`,
     );
   for (const { option } of connectorFlags()) command.addOption(option);
   return command;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { InvalidInputError, stepQueueMaxAttempts } from '@km/core';
 import { readSettings, settingsFromEnv } from '@km/core/connector';
 import { MEMORY_DB_FACTORIES, QUEUE_FACTORIES, memoryDbFactory, queueFactoryOf } from './connectors.js';
+import { memoryDbTypes } from './memory-db-types.js';
 import { searchFromEnv, validateSearch, type SearchConfig } from './search-config.js';
 
 /** Where memory records live: `simple` (embedded) or the type of a factory in {@link MEMORY_DB_FACTORIES}. */
@@ -71,9 +72,11 @@ export interface ServiceConfig {
   };
   /**
    * Where memory records live. `type` is `simple` (the embedded SimpleVectorDb: one writing
-   * process), or a server every worker shares: `postgres`, `qdrant`, `elasticsearch` (see
-   * {@link MEMORY_DB_FACTORIES}). The other keys are the settings the chosen connector's
-   * factory declares, each with its environment variable (e.g. `postgresUrl`, KM_POSTGRES_URL).
+   * process), or a server every worker shares: `postgres`, `qdrant`, `elasticsearch`, `redis`,
+   * `mongodb`, `azureaisearch` (see {@link MEMORY_DB_FACTORIES}); or several separated by commas
+   * (`postgres,qdrant`): records are written to all, searches read the first. The other keys are
+   * the settings the chosen connectors' factories declare, each with its environment variable
+   * (e.g. `postgresUrl`, KM_POSTGRES_URL).
    * @default { type: 'simple' } (env KM_MEMORY_DB)
    */
   memoryDb: { type: MemoryDbType; [setting: string]: string | number | undefined };
@@ -417,14 +420,24 @@ function validateQueue(config: ServiceConfig, fail: (message: string) => never):
   Object.assign(config.queue, readSettings(factory, { env: {}, section: config.queue, sectionName: 'queue' }));
 }
 
-/** The memory DB type is known, and its factory's settings are present and well-formed (stored back checked). */
+/**
+ * The memory DB type (or comma-separated types) is known, and each chosen factory's settings are
+ * present and well-formed (stored back checked).
+ */
 function validateMemoryDb(config: ServiceConfig, fail: (message: string) => never): void {
-  const types = ['simple', ...MEMORY_DB_FACTORIES.map((f) => f.type)];
-  if (!types.includes(config.memoryDb.type)) {
-    fail(`memoryDb.type must be one of ${types.map((t) => `"${t}"`).join(', ')}, got ${JSON.stringify(config.memoryDb.type)}`);
+  const chosen = memoryDbTypes(config.memoryDb.type);
+  if ('error' in chosen) fail(chosen.error);
+  config.memoryDb.type = chosen.types.join(',');
+  const given = { ...config.memoryDb };
+  for (const type of chosen.types) {
+    const factory = memoryDbFactory(type);
+    if (!factory) continue;
+    const checked = readSettings(factory, { env: {}, section: given, sectionName: 'memoryDb' });
+    // With several connectors, a default of one (Qdrant's empty prefix) must not become the value of another.
+    for (const [key, value] of Object.entries(checked)) {
+      if (chosen.types.length === 1 || (given[key] !== undefined && given[key] !== '')) config.memoryDb[key] = value;
+    }
   }
-  const factory = memoryDbFactory(config.memoryDb.type);
-  if (factory) Object.assign(config.memoryDb, readSettings(factory, { env: {}, section: config.memoryDb, sectionName: 'memoryDb' }));
 }
 
 function validateAzureOpenAI(config: ServiceConfig, fail: (message: string) => never): void {

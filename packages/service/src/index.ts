@@ -10,7 +10,8 @@ export {
   type QueueType,
   type MemoryDbType,
 } from './config.js';
-export { memoryDbFromConfig } from './memory-db-factory.js';
+export { memoryDbFromConfig, memoryDbsFromConfig } from './memory-db-factory.js';
+export { memoryDbTypes } from './memory-db-types.js';
 export { RERANKER_KINDS, type RerankerKind, type SearchConfig } from './search-config.js';
 export { rerankerFromConfig } from './reranker-factory.js';
 export { MEMORY_DB_FACTORIES, QUEUE_FACTORIES, memoryDbFactory, queueFactoryOf } from './connectors.js';

@@ -12,7 +12,7 @@ import {
 } from '@km/core';
 import { createDecoders } from '@km/decoders';
 import type { ServiceConfig } from './config.js';
-import { memoryDbFromConfig } from './memory-db-factory.js';
+import { memoryDbsFromConfig } from './memory-db-factory.js';
 import { queueFactory } from './queue-factory.js';
 import { describeSearch, rerankerFromConfig } from './reranker-factory.js';
 
@@ -37,8 +37,8 @@ export async function createMemoryFromConfig(config: ServiceConfig, options: Mem
       ...(options.observer ? { observer: options.observer } : {}),
     })
     .withEmbeddingGenerator(await embeddingGenerator(config));
-  const memoryDb = await memoryDbFromConfig(config.memoryDb, { logger: options.logger });
-  if (memoryDb) builder = builder.withMemoryDb(memoryDb);
+  for (const memoryDb of await memoryDbsFromConfig(config.memoryDb, { logger: options.logger, dataDirectory }))
+    builder = builder.withMemoryDb(memoryDb);
   for (const decoder of createDecoders()) builder = builder.withDecoder(decoder);
   if (config.search.mode) builder = builder.withSearchOptions({ defaultMode: config.search.mode });
   const reranker = rerankerFromConfig(config.search);

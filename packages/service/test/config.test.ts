@@ -99,7 +99,14 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    [{ KM_MEMORY_DB: 'milvus' }, /memoryDb.type must be one of "simple", "postgres", "qdrant", "elasticsearch"/],
+    [{ KM_MEMORY_DB: 'milvus' }, /memoryDb.type \(KM_MEMORY_DB\) must be one of "simple", "postgres", "qdrant", "elasticsearch"/],
+    [{ KM_MEMORY_DB: 'postgres,milvus', KM_POSTGRES_URL: 'postgres://h/db' }, /KM_MEMORY_DB\) must be one of .*, got "milvus"/],
+    [{ KM_MEMORY_DB: 'postgres,,qdrant' }, /KM_MEMORY_DB\) has an empty entry in "postgres,,qdrant"/],
+    [{ KM_MEMORY_DB: 'postgres, postgres', KM_POSTGRES_URL: 'postgres://h/db' }, /KM_MEMORY_DB\) names "postgres" twice/],
+    [
+      { KM_MEMORY_DB: 'postgres,qdrant', KM_POSTGRES_URL: 'postgres://h/db' },
+      /memoryDb.type is qdrant but memoryDb.qdrantUrl \(KM_QDRANT_URL\) is not set/,
+    ],
     [{ KM_MEMORY_DB: 'postgres' }, /KM_POSTGRES_URL/],
     [{ KM_MEMORY_DB: 'qdrant' }, /KM_QDRANT_URL/],
     [{ KM_MEMORY_DB: 'qdrant', KM_QDRANT_URL: 'qdrant:6333' }, /KM_QDRANT_URL\) is not an http/],
@@ -107,6 +114,12 @@ describe('loadConfig', () => {
     [{ KM_MEMORY_DB: 'elasticsearch', KM_ELASTICSEARCH_URL: 'http://es:9200', KM_ELASTICSEARCH_USERNAME: 'elastic' }, /go together/],
   ])('refuses the memory DB settings %j', (env, message) => {
     expect(() => loadConfig({ env })).toThrow(message);
+  });
+
+  it('accepts several memory DBs separated by commas, each with its own settings', () => {
+    const env = { KM_MEMORY_DB: ' postgres , qdrant ', KM_POSTGRES_URL: 'postgres://h/db', KM_QDRANT_URL: 'http://qdrant:6333' };
+    const { memoryDb } = loadConfig({ env });
+    expect(memoryDb).toMatchObject({ type: 'postgres,qdrant', postgresUrl: 'postgres://h/db', qdrantUrl: 'http://qdrant:6333' });
   });
 
   it('reads the search mode and the reranker from the environment', () => {

@@ -3,7 +3,11 @@ import { ElasticsearchMemoryDb } from '@km/memorydb-elasticsearch';
 import { PostgresMemoryDb } from '@km/memorydb-postgres';
 import { QdrantMemoryDb } from '@km/memorydb-qdrant';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig, memoryDbFromConfig } from '../src/index.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SimpleVectorDb, silentLogger } from '@km/core';
+import { loadConfig, memoryDbFromConfig, memoryDbsFromConfig } from '../src/index.js';
 
 const recorders: RequestRecorder[] = [];
 /** A recorder answering every request with `json`: checks where the service sends requests and with which credentials. */
@@ -48,5 +52,42 @@ describe('memoryDbFromConfig', () => {
     expect(es.requests[0]!.path).toMatch(/^\/_cat\/indices\/km-\*/);
     expect(es.requests[0]!.headers.authorization).toBe('ApiKey aWQ6a2V5');
     await (db as ElasticsearchMemoryDb).close();
+  });
+});
+
+describe('memoryDbsFromConfig', () => {
+  it('gives no memory DB on the defaults (the builder keeps its embedded SimpleVectorDb)', async () => {
+    expect(await memoryDbsFromConfig(loadConfig({ env: {} }).memoryDb)).toEqual([]);
+  });
+
+  it('builds every memory DB of KM_MEMORY_DB=qdrant,elasticsearch in order, each with its own settings', async () => {
+    const qdrant = await startRecorder({ status: 'ok', time: 0, result: { collections: [{ name: 'notes' }] } });
+    const es = await startRecorder([{ index: 'km-papers' }], { 'x-elastic-product': 'Elasticsearch' });
+    const env = { KM_MEMORY_DB: 'qdrant,elasticsearch', KM_QDRANT_URL: qdrant.url, KM_ELASTICSEARCH_URL: es.url };
+    const dbs = await memoryDbsFromConfig(loadConfig({ env }).memoryDb);
+    expect(dbs.map((db) => db.constructor)).toEqual([QdrantMemoryDb, ElasticsearchMemoryDb]);
+    // Qdrant's empty default prefix did not become Elasticsearch's: its indexes keep "km-".
+    expect(await dbs[0]!.getIndexes()).toEqual(['notes']);
+    expect(await dbs[1]!.getIndexes()).toEqual(['papers']);
+    expect(es.requests[0]!.path).toMatch(/^\/_cat\/indices\/km-\*/);
+    await (dbs[1] as ElasticsearchMemoryDb).close();
+  });
+
+  it('builds "simple" among several as the SimpleVectorDb of the data folder', async () => {
+    const dataDirectory = await mkdtemp(join(tmpdir(), 'km-dbs-'));
+    try {
+      const env = { KM_MEMORY_DB: 'simple,postgres', KM_POSTGRES_URL: 'postgres://u:p@127.0.0.1:1/km' };
+      const dbs = await memoryDbsFromConfig(loadConfig({ env }).memoryDb, { logger: silentLogger, dataDirectory });
+      expect(dbs[0]).toBeInstanceOf(SimpleVectorDb);
+      expect(dbs[1]).toBeInstanceOf(PostgresMemoryDb);
+      await dbs[0]!.upsert('notes', { id: 'r1', vector: [1, 0], tags: {}, payload: {} });
+      await (dbs[0] as SimpleVectorDb).close();
+      const reopened = new SimpleVectorDb({ directory: join(dataDirectory, 'vectors') });
+      expect(await reopened.getIndexes()).toEqual(['notes']);
+      await reopened.close();
+      await (dbs[1] as PostgresMemoryDb).close();
+    } finally {
+      await rm(dataDirectory, { recursive: true, force: true });
+    }
   });
 });
