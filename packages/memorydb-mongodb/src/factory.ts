@@ -1,2 +1,2 @@
-// @km/memorydb-mongodb/factory: written in issue 17.
-export {};
+// @km/memorydb-mongodb/factory: how hosts build this connector from configuration; loads no driver until used.
+export { mongoDbMemoryDbFactory } from './mongodb-factory.js';

@@ -1,0 +1,194 @@
+import { InvalidInputError, KmError, type MemoryRecord } from '@km/core';
+import { compareRecordIds, indexNamesUnderPrefix } from '@km/core/connector';
+import type { CheckedRecord, DriverList, DriverSearch, MemoryDbDriver } from '@km/core/connector';
+import { type AnyBulkWriteOperation, type Collection, type Db, MongoClient } from 'mongodb';
+import { checkCollectionPrefix, checkDatabaseName, collectionNameLimit } from './collection-names.js';
+import type { MongoDbMemoryDbOptions } from './mongodb-config.js';
+import { Fields, toDocument, toRecord, type MongoDbRecord } from './mongodb-documents.js';
+import { codeOf, translateMongoError } from './mongodb-errors.js';
+import { toMongoDbFilter, type MongoDbFilter } from './mongodb-filters.js';
+import { listRecords } from './record-listing.js';
+import { relevanceFromScore } from './relevance.js';
+import {
+  declaredVectorSize,
+  MAX_DIMENSIONS,
+  SEARCH_INDEX_NAME,
+  searchIndexDescription,
+  vectorSearchPipeline,
+  type SearchIndexInfo,
+} from './search-index.js';
+import { waitUntilQueryable } from './search-index-readiness.js';
+
+const CONNECTOR = 'mongodb';
+const NAMESPACE_EXISTS = 48;
+
+/**
+ * The MongoDB driver of {@link MongoDbMemoryDb}, on Atlas Vector Search: one collection per
+ * index (`{prefix}{index}` in one database), a document per record (`_id` the km id,
+ * `embedding` an array of doubles, `tags` `key:value` strings, `payload`), and a `vectorSearch`
+ * search index `km_vector` (cosine, `tags` as a filter field). Similarity search is a
+ * `$vectorSearch` aggregation with the filter as its pre-filter; the score `(1 + cos) / 2` is
+ * converted back to the cosine. Listing is a `find` with the same filter. Search indexes follow
+ * writes asynchronously: a write is visible to `find` at once, to search once `mongot` has
+ * caught up (usually within a second).
+ */
+export class MongoDbMemoryDbDriver implements MemoryDbDriver {
+  readonly name = CONNECTOR;
+  /** A zero vector has no cosine: Atlas Vector Search cannot index it for `cosine`. */
+  readonly capabilities = { zeroVectors: false };
+  readonly indexNameLimit: { bytes: number; reason: string };
+  readonly maxVectorSize = MAX_DIMENSIONS;
+  readonly maxBatchSize: number;
+  private readonly options: MongoDbMemoryDbOptions;
+  private readonly client: MongoClient;
+  private readonly ownsClient: boolean;
+  private readonly db: Db;
+  private readonly prefix: string;
+
+  constructor(options: MongoDbMemoryDbOptions) {
+    if (!options.client && !options.url) {
+      throw new InvalidInputError('invalid_argument', 'give MongoDbMemoryDb a client or a url (connection string)', {
+        connector: CONNECTOR,
+      });
+    }
+    this.options = options;
+    const database = checkDatabaseName(options.database ?? 'km');
+    this.prefix = checkCollectionPrefix(options.collectionPrefix ?? 'km-');
+    this.indexNameLimit = collectionNameLimit(database, this.prefix);
+    this.maxBatchSize = Math.max(1, Math.floor(options.batchSize ?? 500));
+    this.ownsClient = !options.client;
+    this.client = options.client ?? new MongoClient(options.url!, { appName: 'km', driverInfo: { name: 'km-memorydb-mongodb' } });
+    // Operations report their own failures; the client's 'error' event must not crash the process.
+    if (this.ownsClient) this.client.on('error', () => undefined);
+    this.db = this.client.db(database);
+  }
+
+  async vectorSize(index: string): Promise<number | undefined> {
+    const name = this.collectionName(index);
+    const found = await this.call(index, () => this.db.listCollections({ name }, { nameOnly: true }).toArray());
+    if (found.length === 0) return undefined;
+    // An index still building (or failed) is not there yet for km: writes wait for createIndex.
+    const info = await this.searchIndex(index);
+    if (info?.queryable !== true) return undefined;
+    const size = declaredVectorSize(info);
+    if (size === undefined) {
+      throw new KmError('invalid_argument', `search index "${SEARCH_INDEX_NAME}" on "${name}" has no "embedding" vector field`, {
+        connector: CONNECTOR,
+      });
+    }
+    return size;
+  }
+
+  /**
+   * Creates the collection and its search index, then waits until the index is queryable
+   * (`indexReadyTimeoutMs`). Either may exist already (a concurrent creator, or an earlier
+   * attempt that stopped half way): the existing index must declare the same vector size.
+   */
+  async createIndex(index: string, vectorSize: number): Promise<void> {
+    const name = this.collectionName(index);
+    try {
+      await this.db.createCollection(name);
+    } catch (error) {
+      if (codeOf(error) !== NAMESPACE_EXISTS) throw translateMongoError(error, index);
+    }
+    let info = await this.searchIndex(index);
+    if (!info) {
+      try {
+        await this.collection(index).createSearchIndex(searchIndexDescription(vectorSize));
+      } catch (error) {
+        info = await this.searchIndex(index); // a concurrent creator made it
+        if (!info) throw translateMongoError(error, index);
+      }
+    }
+    const declared = info ? declaredVectorSize(info) : vectorSize;
+    if (declared !== vectorSize) {
+      throw new KmError('vector_size_mismatch', `index "${index}" has vector size ${declared}, got ${vectorSize}`, { connector: CONNECTOR });
+    }
+    await waitUntilQueryable(() => this.searchIndex(index), {
+      collection: name,
+      timeoutMs: this.options.indexReadyTimeoutMs ?? 120_000,
+    });
+  }
+
+  async listIndexes(): Promise<string[]> {
+    const collections = await this.call('', () => this.db.listCollections({}, { nameOnly: true }).toArray());
+    return indexNamesUnderPrefix(
+      collections.map((c) => c.name),
+      this.prefix,
+    );
+  }
+
+  /** Drops the collection, and with it its search index. */
+  async deleteIndex(index: string): Promise<void> {
+    await this.call(index, () => this.collection(index).drop());
+  }
+
+  async upsertBatch(index: string, records: CheckedRecord[]): Promise<void> {
+    const operations: Array<AnyBulkWriteOperation<MongoDbRecord>> = records.map((record) => ({
+      replaceOne: { filter: { _id: record.id }, replacement: toDocument(record), upsert: true },
+    }));
+    await this.call(index, () => this.collection(index).bulkWrite(operations, { ordered: false }));
+  }
+
+  async search(index: string, query: DriverSearch): Promise<Array<[MemoryRecord, number]>> {
+    const pipeline = vectorSearchPipeline({
+      vector: query.vector!,
+      filter: toMongoDbFilter(query.filters),
+      limit: query.limit,
+      numCandidates: this.options.numCandidates,
+      withEmbeddings: query.withEmbeddings,
+    });
+    const docs = await this.call(index, () =>
+      this.collection(index)
+        .aggregate<MongoDbRecord>(pipeline, query.signal ? { signal: query.signal } : {})
+        .toArray(),
+    );
+    return docs.map((doc): [MemoryRecord, number] => [toRecord(doc), relevanceFromScore(Number(doc.score ?? 0))]);
+  }
+
+  async *list(index: string, query: DriverList): AsyncIterable<MemoryRecord> {
+    const filter: MongoDbFilter | Record<string, never> = toMongoDbFilter(query.filters) ?? {};
+    const projection = query.withEmbeddings ? {} : { [Fields.embedding]: 0 };
+    const find = (where: object, limit: number | undefined, fields: object) =>
+      this.call(index, () =>
+        this.collection(index)
+          .find(where, { projection: fields, sort: { _id: 1 }, ...(limit !== undefined ? { limit } : {}) })
+          .toArray(),
+      );
+    const docs = await listRecords(filter, query.limit, projection, find);
+    yield* docs.map(toRecord).sort((a, b) => compareRecordIds(a.id, b.id));
+  }
+
+  async delete(index: string, id: string): Promise<void> {
+    await this.call(index, () => this.collection(index).deleteOne({ _id: id }));
+  }
+
+  /** Closes the client the connector built (a client given in is left open). */
+  async close(): Promise<void> {
+    if (this.ownsClient) await this.client.close();
+  }
+
+  /** The collection name of a normalised index. */
+  collectionName(index: string): string {
+    return `${this.prefix}${index}`;
+  }
+
+  private collection(index: string): Collection<MongoDbRecord> {
+    return this.db.collection<MongoDbRecord>(this.collectionName(index));
+  }
+
+  /** km's search index on the collection, as `$listSearchIndexes` reports it; undefined when there is none. */
+  private async searchIndex(index: string): Promise<SearchIndexInfo | undefined> {
+    const found = await this.call(index, () => this.collection(index).listSearchIndexes(SEARCH_INDEX_NAME).toArray());
+    return found[0] as SearchIndexInfo | undefined;
+  }
+
+  /** Calls the driver, turning its errors into km errors (a missing namespace is IndexNotFoundError). */
+  private async call<T>(index: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      throw translateMongoError(error, index);
+    }
+  }
+}
