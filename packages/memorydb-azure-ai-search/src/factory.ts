@@ -1,2 +1,2 @@
-// @km/memorydb-azure-ai-search/factory: written in issue 17.
-export {};
+// @km/memorydb-azure-ai-search/factory: how hosts build this connector from configuration; loads no SDK until used.
+export { azureAiSearchMemoryDbFactory } from './azure-ai-search-factory.js';
