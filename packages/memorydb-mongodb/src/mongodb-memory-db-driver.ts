@@ -102,7 +102,9 @@ export class MongoDbMemoryDbDriver implements MemoryDbDriver {
     }
     const declared = info ? declaredVectorSize(info) : vectorSize;
     if (declared !== vectorSize) {
-      throw new KmError('vector_size_mismatch', `index "${index}" has vector size ${declared}, got ${vectorSize}`, { connector: CONNECTOR });
+      throw new KmError('vector_size_mismatch', `index "${index}" has vector size ${declared}, got ${vectorSize}`, {
+        connector: CONNECTOR,
+      });
     }
     await waitUntilQueryable(() => this.searchIndex(index), {
       collection: name,
