@@ -186,8 +186,8 @@ describe('Azure AI Search requests', () => {
   it('withEmbeddings selects the vector too', async () => {
     dims = 2;
     searchPages = [[{ '@search.score': 1, ...doc('a', { embedding: [0.5, 0.5] }) }]];
-    const [[record]] = (await collect(db().getSimilarList('notes', [1, 1], { withEmbeddings: true }))) as Array<[{ vector: Float32Array }]>;
-    expect(Array.from(record!.vector)).toEqual([0.5, 0.5]);
+    const [found] = await collect(db().getSimilarList('notes', [1, 1], { withEmbeddings: true }));
+    expect(Array.from(found![0].vector)).toEqual([0.5, 0.5]);
     expect(bodies('/docs/search.post.search')[0]).toMatchObject({ select: 'id,tags,payload,embedding' });
   });
 
