@@ -1,2 +1,2 @@
-// @km/memorydb-redis/factory: written in issue 17.
-export {};
+// @km/memorydb-redis/factory: how hosts build this connector from configuration; loads no SDK until used.
+export { redisMemoryDbFactory } from './redis-factory.js';

@@ -1,2 +1,21 @@
-// @km/memorydb-redis: written in issue 17.
-export {};
+export { RedisMemoryDb } from './redis-memory-db.js';
+export { RedisMemoryDbDriver } from './redis-memory-db-driver.js';
+export { RedisConnection } from './redis-connection.js';
+export {
+  checkVectorAlgorithm,
+  resolveRedisOptions,
+  type KmRedisClient,
+  type RedisMemoryDbOptions,
+  type RedisVectorAlgorithm,
+  type ResolvedRedisOptions,
+} from './redis-config.js';
+export { escapeQueryValue, knnQuery, tagClause, toRedisQuery, MATCH_ALL } from './redis-filters.js';
+export { decodeIndexedTag, encodeIndexedTag, tagFieldValue, tagsFromField, TAG_SEPARATOR } from './tag-field.js';
+export { Fields, FIELDS_WITHOUT_VECTOR, toHash, toRecord, type FieldValue } from './redis-records.js';
+export { createIndexCommand } from './redis-schema.js';
+export { relevanceFromDistance, distanceFromRelevance } from './relevance.js';
+export { fromFloat32Blob, toFloat32Blob } from './vector-blob.js';
+export { checkQueryEngine, moduleVersionText, searchModuleOf, MIN_SEARCH_VERSION } from './query-engine-check.js';
+export { translateRedisError, isMissingIndex, isConnectionError } from './redis-errors.js';
+export { replyFields, replyList, replyNumber } from './reply-fields.js';
+export { redisMemoryDbFactory } from './redis-factory.js';
