@@ -28,11 +28,12 @@ describe('mongoDbMemoryDbFactory', () => {
   });
 
   it('refuses a missing URL, an http URL and numCandidates below 1', () => {
-    for (const env of [
+    const envs: Array<Record<string, string>> = [
       {},
       { KM_MONGODB_URL: 'http://127.0.0.1:27017' },
       { KM_MONGODB_URL: 'mongodb://h', KM_MONGODB_NUM_CANDIDATES: '0' },
-    ]) {
+    ];
+    for (const env of envs) {
       expect(() => read(env), JSON.stringify(env)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
     }
   });
