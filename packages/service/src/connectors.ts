@@ -1,7 +1,10 @@
 import { fileQueueFactory, memoryQueueFactory, type MemoryDbFactory, type QueueFactory } from '@km/core/connector';
+import { azureAiSearchMemoryDbFactory } from '@km/memorydb-azure-ai-search/factory';
 import { elasticsearchMemoryDbFactory } from '@km/memorydb-elasticsearch/factory';
+import { mongoDbMemoryDbFactory } from '@km/memorydb-mongodb/factory';
 import { postgresMemoryDbFactory } from '@km/memorydb-postgres/factory';
 import { qdrantMemoryDbFactory } from '@km/memorydb-qdrant/factory';
+import { redisMemoryDbFactory } from '@km/memorydb-redis/factory';
 import { azureQueueFactory } from '@km/queue-azure/factory';
 import { rabbitMqQueueFactory } from '@km/queue-rabbitmq/factory';
 
@@ -14,6 +17,9 @@ export const MEMORY_DB_FACTORIES: readonly MemoryDbFactory[] = [
   postgresMemoryDbFactory,
   qdrantMemoryDbFactory,
   elasticsearchMemoryDbFactory,
+  redisMemoryDbFactory,
+  mongoDbMemoryDbFactory,
+  azureAiSearchMemoryDbFactory,
 ];
 
 /** The factory of a configured memory DB type, if any (`simple` has none: the builder's embedded default). */

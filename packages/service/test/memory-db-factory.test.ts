@@ -1,7 +1,10 @@
 import { startRequestRecorder, type RequestRecorder } from '@km/conformance';
+import { AzureAiSearchMemoryDb } from '@km/memorydb-azure-ai-search';
 import { ElasticsearchMemoryDb } from '@km/memorydb-elasticsearch';
+import { MongoDbMemoryDb } from '@km/memorydb-mongodb';
 import { PostgresMemoryDb } from '@km/memorydb-postgres';
 import { QdrantMemoryDb } from '@km/memorydb-qdrant';
+import { RedisMemoryDb } from '@km/memorydb-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -52,6 +55,21 @@ describe('memoryDbFromConfig', () => {
     expect(es.requests[0]!.path).toMatch(/^\/_cat\/indices\/km-\*/);
     expect(es.requests[0]!.headers.authorization).toBe('ApiKey aWQ6a2V5');
     await (db as ElasticsearchMemoryDb).close();
+  });
+});
+
+describe('memoryDbFromConfig on Redis, MongoDB and Azure AI Search', () => {
+  it.each([
+    [{ KM_MEMORY_DB: 'redis', KM_REDIS_URL: 'redis://127.0.0.1:1' }, RedisMemoryDb],
+    [{ KM_MEMORY_DB: 'mongodb', KM_MONGODB_URL: 'mongodb://127.0.0.1:1/?directConnection=true' }, MongoDbMemoryDb],
+    [
+      { KM_MEMORY_DB: 'azureaisearch', KM_AZURE_SEARCH_ENDPOINT: 'https://s.search.windows.net', KM_AZURE_SEARCH_API_KEY: 'k' },
+      AzureAiSearchMemoryDb,
+    ],
+  ] as const)('builds the connector KM_MEMORY_DB names (%j), without connecting', async (env, type) => {
+    const db = await memoryDbFromConfig(loadConfig({ env }).memoryDb);
+    expect(db).toBeInstanceOf(type);
+    await (db as { close?: () => Promise<void> }).close?.();
   });
 });
 
