@@ -1,8 +1,8 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
-/** A RESP2 reply: bulk string (string or Buffer), integer, null, array, simple string or error. */
-export type Reply = string | Buffer | number | null | Reply[] | { simple: string } | { error: string };
+/** A reply: bulk string (string or Buffer), integer, null, array, simple string, error, or a RESP3 map (for RESP3 clients). */
+export type Reply = string | Buffer | number | null | Reply[] | { simple: string } | { error: string } | { map: Reply[] };
 
 /** One command received: its arguments as text, and as bytes (for binary arguments such as vectors). */
 export interface RecordedCommand {
@@ -12,7 +12,7 @@ export interface RecordedCommand {
   read: number;
 }
 
-/** A local RESP2 server that records every command and answers it from a function. */
+/** A local RESP2 server (RESP3 maps on request) that records every command and answers it from a function. */
 export interface RespRecorder {
   /** `redis://127.0.0.1:{port}`. */
   url: string;
@@ -93,5 +93,6 @@ function encode(reply: Reply): Buffer {
   }
   if (Array.isArray(reply)) return Buffer.concat([Buffer.from(`*${reply.length}\r\n`), ...reply.map(encode)]);
   if ('simple' in reply) return Buffer.from(`+${reply.simple}\r\n`);
+  if ('map' in reply) return Buffer.concat([Buffer.from(`%${reply.map.length / 2}\r\n`), ...reply.map.map(encode)]);
   return Buffer.from(`-${reply.error}\r\n`);
 }

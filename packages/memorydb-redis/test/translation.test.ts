@@ -9,6 +9,7 @@ import {
   encodeIndexedTag,
   fromFloat32Blob,
   moduleVersionText,
+  RedisMemoryDb,
   redisMemoryDbFactory,
   relevanceFromDistance,
   resolveRedisOptions,
@@ -174,7 +175,7 @@ describe('translateRedisError', () => {
   });
 
   it('a failed MULTI is translated from its first failed command', () => {
-    const multi = new MultiErrorReply([1, new ErrorReply('NOPERM no permissions')], [1]);
+    const multi = new MultiErrorReply([1 as unknown as ErrorReply, new ErrorReply('NOPERM no permissions')], [1]);
     expect(isKmError(translateRedisError(multi, 'x'), 'unauthorized')).toBe(true);
   });
 });
@@ -200,8 +201,9 @@ describe('redisMemoryDbFactory', () => {
       { logger: silentLogger },
     );
     expect(db.name).toBe('redis');
-    expect((db as unknown as { indexName(i: string): string }).indexName('x')).toBe('kmsvc-x');
-    await db.close?.();
+    expect(db).toBeInstanceOf(RedisMemoryDb);
+    expect((db as RedisMemoryDb).indexName('x')).toBe('kmsvc-x');
+    await (db as RedisMemoryDb).close();
     const error = await redisMemoryDbFactory
       .create({ redisUrl: 'redis://127.0.0.1:1', redisVectorAlgorithm: 'ivf' }, { logger: silentLogger })
       .catch((e: unknown) => e);
