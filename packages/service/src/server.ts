@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import { removeStaleSpool, uploadSpoolDirectory } from './http/upload-spool.js';
 import { loadConfig, type ServiceConfig, type ServiceConfigInput } from './config.js';
 import { createServiceLogger, toKmLogger } from './logging.js';
+import { probeMemoryDbs } from './memory-db-probe.js';
 import { createMemoryFromConfig, describeAi } from './memory-factory.js';
 import { ServiceMetrics } from './metrics.js';
 
@@ -139,13 +140,19 @@ async function openMemory(
     observer: metrics.observer,
     ...(options.configure ? { configure: options.configure } : {}),
   });
-  await memory.start({ runHandlers: runHandlers(config) });
   /** Drains the steps in progress (up to `shutdownTimeoutMs`), releases the embedding model and closes memory DB pools. */
   const stopMemory = async () => {
     await memory.stop({ drainTimeoutMs: config.shutdownTimeoutMs });
     await memory.orchestrator.context.embeddingGenerator?.close?.();
     for (const db of memory.orchestrator.context.memoryDbs) await (db as { close?: () => Promise<void> }).close?.().catch(() => undefined);
   };
+  try {
+    await probeMemoryDbs(memory.orchestrator.context.memoryDbs, toKmLogger(logger));
+  } catch (error) {
+    await stopMemory().catch(() => undefined);
+    throw error;
+  }
+  await memory.start({ runHandlers: runHandlers(config) });
   return { config, logger, memory, stopMemory };
 }
 
