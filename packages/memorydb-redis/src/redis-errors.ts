@@ -15,14 +15,13 @@ const CONNECTOR = 'redis';
 /** The message of an error, or its string. */
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** True when RediSearch says the index does not exist (wording varies across versions). */
+/**
+ * True when RediSearch says the index does not exist. The wording varies across versions:
+ * `Unknown index name` / `<idx>: no such index` before Redis 8.x's error codes, then
+ * `SEARCH_INDEX_NOT_FOUND ...` (`Index not found`, `SEARCH_INDEX_NOT_FOUND: <idx>`).
+ */
 export function isMissingIndex(error: unknown): boolean {
-  return error instanceof ErrorReply && /unknown index name|no such index/i.test(error.message);
-}
-
-/** True when FT.CREATE lost to an index of the same name. */
-export function isExistingIndex(error: unknown): boolean {
-  return error instanceof ErrorReply && /index already exists/i.test(error.message);
+  return error instanceof ErrorReply && /unknown index name|no such index|index not found|SEARCH_INDEX_NOT_FOUND/i.test(error.message);
 }
 
 /** True when the server does not know a command (no search module). */

@@ -95,7 +95,8 @@ export class RedisMemoryDbDriver implements MemoryDbDriver {
     try {
       await this.call(index, (c) => c.sendCommand(['FT.DROPINDEX', this.indexName(index), 'DD']));
     } finally {
-      await this.call(index, (c) => c.del(this.sizeKey(index)));
+      // The size key is a cache: failing to remove it must not hide FT.DROPINDEX's error.
+      await this.call(index, (c) => c.del(this.sizeKey(index))).catch(() => undefined);
     }
   }
 

@@ -12,12 +12,17 @@ let indexSize: number | undefined;
 let modules: Reply;
 let queued = 0;
 let aggregatePages: Reply[];
+/** What FT.INFO answers for an index that does not exist (the wording differs across versions). */
+let missingIndex: Reply;
+/** Errors some commands answer with, by command name. */
+let failing: Record<string, Reply>;
 const dbs: RedisMemoryDb[] = [];
 
 const searchModule = (ver: number): Reply => [['name', 'search', 'ver', ver, 'path', '/opt/redisearch.so', 'args', []]];
 
 function answer(args: string[]): Reply | undefined {
   const [command = '', sub = ''] = args.map((a, i) => (i < 2 ? a.toUpperCase() : a));
+  if (failing[command]) return failing[command];
   if (command === 'MULTI') return { simple: 'OK' };
   if (command === 'EXEC') {
     const replies = Array.from({ length: queued }, () => 1);
@@ -37,7 +42,7 @@ function answer(args: string[]): Reply | undefined {
   if (command === 'MODULE' && sub === 'LIST') return modules;
   if (command === 'INFO') return '# Server\r\nredis_version:7.0.15\r\nredis_mode:standalone\r\n';
   if (command === 'FT.INFO') {
-    if (indexSize === undefined) return { error: 'Unknown index name' };
+    if (indexSize === undefined) return missingIndex;
     return [
       'index_name',
       args[1]!,
@@ -92,6 +97,8 @@ beforeEach(() => {
   indexSize = undefined;
   modules = searchModule(80000);
   aggregatePages = [];
+  missingIndex = { error: 'Unknown index name' };
+  failing = {};
 });
 afterEach(async () => {
   for (const db of dbs.splice(0)) await db.close();
@@ -149,6 +156,8 @@ describe('connect check', () => {
 
 describe('Redis commands', () => {
   it('createIndex: FT.INFO, then FT.CREATE with a case-sensitive TAG and an HNSW COSINE FLOAT32 vector, then the size key', async () => {
+    // Redis 8.x's wording for a missing index (older servers say "Unknown index name").
+    missingIndex = { error: 'SEARCH_INDEX_NOT_FOUND Index not found' };
     await open({ hnswM: 32, hnswEfConstruction: 400, hnswEfRuntime: 50 }).createIndex(' Notes ', 3);
     expect(sent('FT.INFO').map((c) => c.args)).toEqual([['FT.INFO', 'km-notes']]);
     expect(sent('FT.CREATE').map((c) => c.args)).toEqual([
@@ -312,6 +321,18 @@ describe('Redis commands', () => {
       ['DEL', 'km-i'],
     ]);
     expect(sent('FT.DROPINDEX').map((c) => c.args)).toEqual([['FT.DROPINDEX', 'km-i', 'DD']]);
+  });
+
+  it('deleteIndex: a failed FT.DROPINDEX is the error thrown, even when the DEL of the size key fails too', async () => {
+    failing = {
+      'FT.DROPINDEX': { error: "NOPERM User km has no permissions to run the 'ft.dropindex' command" },
+      DEL: { error: "READONLY You can't write against a read only replica." },
+    };
+    const error = await open()
+      .deleteIndex('i')
+      .catch((e: unknown) => e);
+    expect(isKmError(error, 'unauthorized')).toBe(true);
+    expect(sent('DEL').map((c) => c.args)).toEqual([['DEL', 'km-i']]);
   });
 
   it('a missing index: search and list yield nothing, upsert throws index_not_found, nothing is written', async () => {

@@ -160,6 +160,10 @@ describe('translateRedisError', () => {
     expect(isKmError(translateRedisError(new ErrorReply('Unknown Index name'), 'x'), 'index_not_found')).toBe(true);
     expect(isKmError(translateRedisError(new ErrorReply('km-x: no such index'), 'x'), 'index_not_found')).toBe(true);
     expect(isKmError(translateRedisError(new ErrorReply('No such index km-x'), 'x'), 'index_not_found')).toBe(true);
+    // Redis 8.x (RediSearch's error codes): FT.INFO, FT.SEARCH and FT.AGGREGATE on a missing index.
+    expect(isKmError(translateRedisError(new ErrorReply('SEARCH_INDEX_NOT_FOUND Index not found'), 'x'), 'index_not_found')).toBe(true);
+    expect(isKmError(translateRedisError(new ErrorReply('SEARCH_INDEX_NOT_FOUND: km-x'), 'x'), 'index_not_found')).toBe(true);
+    expect(isKmError(translateRedisError(new ErrorReply('Index not found: km-x'), 'x'), 'index_not_found')).toBe(true);
     expect(isKmError(translateRedisError(new ErrorReply('NOAUTH Authentication required.'), 'x'), 'unauthorized')).toBe(true);
     expect(isKmError(translateRedisError(new ErrorReply('WRONGPASS invalid username-password pair'), 'x'), 'unauthorized')).toBe(true);
     const loading = translateRedisError(new ErrorReply('LOADING Redis is loading the dataset in memory'), 'x');
