@@ -1,4 +1,4 @@
-import { InvalidInputError, isKmError, type Logger } from '@km/core';
+import { InvalidInputError, isKmError, KmError, type Logger } from '@km/core';
 import { createClient, ErrorReply, RESP_TYPES } from 'redis';
 import { checkQueryEngine } from './query-engine-check.js';
 import type { RedisClient, RedisMemoryDbOptions } from './redis-config.js';
@@ -7,8 +7,9 @@ import { translateRedisError } from './redis-errors.js';
 /**
  * The connector's hold on one node-redis client: builds it from a URL (RESP2, a reconnect
  * strategy that gives up after `connectRetries` attempts so calls fail instead of hanging) or
- * takes yours; connects it on first use and then checks once that the server has the query
- * engine (see {@link checkQueryEngine}); reconnects a client whose strategy gave up; logs
+ * takes yours; refuses a client on a database other than 0 (see {@link databaseRefusal});
+ * connects it on first use and then checks once that the server has the query engine (see
+ * {@link checkQueryEngine}); reconnects a client whose strategy gave up; logs
  * the client's 'error' events so they never escape as unhandled.
  */
 export class RedisConnection {
@@ -19,6 +20,8 @@ export class RedisConnection {
   private readonly onError: (error: unknown) => void;
   private connecting: Promise<unknown> | undefined;
   private checked: Promise<void> | undefined;
+  /** Why this client can never work, known before connecting (a database other than 0). */
+  private readonly refusal: KmError | undefined;
 
   constructor(options: RedisMemoryDbOptions) {
     const retries = Math.max(0, Math.floor(options.connectRetries ?? 3));
@@ -47,6 +50,7 @@ export class RedisConnection {
         },
       );
     }
+    this.refusal = databaseRefusal(this.client.options?.database);
     this.binary = this.client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }) as unknown as RedisClient;
     const logger: Logger | undefined = options.logger;
     this.onError = (error: unknown) =>
@@ -54,8 +58,12 @@ export class RedisConnection {
     this.client.on('error', this.onError);
   }
 
-  /** The connected, checked client; connection trouble is a transient KmError, a server without the query engine `not_configured`. */
+  /**
+   * The connected, checked client; connection trouble is a transient KmError, a database other
+   * than 0 or a server without the query engine `not_configured`.
+   */
   async ready(): Promise<void> {
+    if (this.refusal) throw this.refusal;
     await this.open();
     this.checked ??= checkQueryEngine(this.client).catch((error: unknown) => {
       // A refusal stands (the server will not grow a module); anything else is tried again next time.
@@ -86,4 +94,18 @@ export class RedisConnection {
       throw translateRedisError(error, '');
     }
   }
+}
+
+/**
+ * RediSearch indexes database 0 only (FT.CREATE answers "Cannot create index on db != 0"): a
+ * client that selects another database (the URL's path `/N`, or `database` of your client) is
+ * refused with `not_configured` naming it; undefined for database 0.
+ */
+export function databaseRefusal(database: number | undefined): KmError | undefined {
+  if (!database) return undefined;
+  return new KmError(
+    'not_configured',
+    `the Redis Query Engine indexes database 0 only; this connection uses database ${database} (drop "/${database}" from the URL, or give a client without it)`,
+    { connector: 'redis' },
+  );
 }
