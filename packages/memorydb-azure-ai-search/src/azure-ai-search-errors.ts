@@ -66,8 +66,23 @@ export function translateAzureSearchError(error: unknown, index: string): unknow
   return new KmError('upstream_error', `Azure AI Search (${status ?? 'no status'}): ${message}`, { connector: CONNECTOR, cause: error });
 }
 
-/** A failed item of an indexing batch (the batch answers 200 or 207 with per-document results) as a km error. */
+/** Per-document statuses the service documents as worth retrying: 409 version conflict, 422 index temporarily unavailable. */
+const RETRYABLE_DOCUMENT_STATUSES = new Set([409, 422]);
+
+/**
+ * A failed item of an indexing batch (the batch answers 200 or 207 with per-document results)
+ * as a km error: a version conflict (409) or an index temporarily unavailable (422) is
+ * `transient`, like a busy service (503); other statuses as {@link translateAzureSearchError} maps them.
+ */
 export function indexingError(result: { statusCode: number; errorMessage?: string; key: string }, index: string): unknown {
   const message = `document ${result.key}: ${result.errorMessage ?? 'not indexed'}`;
-  return translateAzureSearchError({ name: 'RestError', statusCode: result.statusCode, message }, index);
+  const error = { name: 'RestError', statusCode: result.statusCode, message };
+  if (RETRYABLE_DOCUMENT_STATUSES.has(result.statusCode)) {
+    return new KmError('transient', `Azure AI Search (${result.statusCode}): ${message}`, {
+      connector: CONNECTOR,
+      cause: error,
+      transient: true,
+    });
+  }
+  return translateAzureSearchError(error, index);
 }

@@ -15,6 +15,11 @@ import { selectFields, toDocument, toRecord, type SearchDocument } from './searc
 const CONNECTOR = 'azureaisearch';
 /** The service's largest page of results (`top`) and indexing batch. */
 const MAX_PAGE = 1000;
+/** The service's smallest `dimensions` of a vector field. */
+const MIN_VECTOR_SIZE = 2;
+/** Reads of the index after a failed create, and the pause before each (the winner's index may not be visible at once). */
+const RACE_READS = 3;
+const RACE_READ_DELAY_MS = 200;
 
 /**
  * The Azure AI Search driver of {@link AzureAiSearchMemoryDb}: one search index per km index
@@ -68,13 +73,25 @@ export class AzureAiSearchMemoryDbDriver implements MemoryDbDriver {
     return size;
   }
 
-  /** Creates the index; when it exists (made by a concurrent creator), checks its vector size instead. */
+  /**
+   * Creates the index; when that fails, reads the index a few times ({@link RACE_READS}, 200 ms
+   * apart: a concurrent creator's index may not be visible at once) and checks its vector size
+   * instead, or throws the create's error when none appears. Vectors of fewer than 2 dimensions
+   * (the service's minimum) are refused before anything is sent.
+   */
   async createIndex(index: string, vectorSize: number): Promise<void> {
+    if (vectorSize < MIN_VECTOR_SIZE) {
+      throw new InvalidInputError(
+        'invalid_argument',
+        `Azure AI Search vector fields have at least ${MIN_VECTOR_SIZE} dimensions, got ${vectorSize}`,
+        { connector: CONNECTOR },
+      );
+    }
     const name = this.indexName(index);
     try {
       await this.indexClient.createIndex(indexDefinition(name, vectorSize, this.options.hnsw));
     } catch (error) {
-      const existing = await this.vectorSize(index).catch(() => undefined);
+      const existing = await this.indexMadeByAnother(index);
       if (existing === undefined) throw translateAzureSearchError(error, index);
       if (existing !== vectorSize) {
         throw new KmError('vector_size_mismatch', `index "${index}" has vector size ${existing}, got ${vectorSize}`, {
@@ -82,6 +99,16 @@ export class AzureAiSearchMemoryDbDriver implements MemoryDbDriver {
         });
       }
     }
+  }
+
+  /** The vector size of an index another creator made, read up to {@link RACE_READS} times; undefined when it never appears. */
+  private async indexMadeByAnother(index: string): Promise<number | undefined> {
+    for (let read = 0; read < RACE_READS; read++) {
+      if (read > 0) await new Promise((resolve) => setTimeout(resolve, RACE_READ_DELAY_MS));
+      const size = await this.vectorSize(index).catch(() => undefined);
+      if (size !== undefined) return size;
+    }
+    return undefined;
   }
 
   async listIndexes(): Promise<string[]> {
@@ -137,7 +164,8 @@ export class AzureAiSearchMemoryDbDriver implements MemoryDbDriver {
 
   /**
    * A full-text search of `content` (simple syntax, its special characters escaped, any word may
-   * match), best first then id order, scores mapped to [0, 1) by {@link lexicalScore}.
+   * match, BM25 statistics of the whole index), best first then id order, scores mapped to
+   * [0, 1) by {@link lexicalScore}.
    */
   async lexicalSearch(index: string, query: DriverLexicalSearch): Promise<Array<[MemoryRecord, number]>> {
     const text = simpleQueryText(query.text);
@@ -147,6 +175,8 @@ export class AzureAiSearchMemoryDbDriver implements MemoryDbDriver {
       searchFields: ['content'],
       queryType: 'simple',
       searchMode: 'any',
+      // Document frequencies of the whole index, not of each shard: BM25 then ranks small indexes as it should.
+      scoringStatistics: 'global',
       ...(filter ? { filter } : {}),
       orderBy: ['search.score() desc', 'id asc'],
       top: query.limit,

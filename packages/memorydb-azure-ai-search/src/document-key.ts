@@ -17,7 +17,7 @@ const VALUES = new Map([...ALPHABET].map((c, i) => [c, i]));
  * {@link MAX_RECORD_ID_UNITS} code units.
  *
  * ```ts
- * documentKeyOf('a'); // '0o4'
+ * documentKeyOf('a'); // '01gg' (0x0061 as 00000 00001 10000 1+0000)
  * recordIdOfKey(documentKeyOf('d=doc//p=1')!); // 'd=doc//p=1'
  * ```
  */

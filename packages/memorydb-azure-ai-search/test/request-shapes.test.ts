@@ -115,6 +115,28 @@ describe('Azure AI Search requests', () => {
     await expect(driver.createIndex('notes', 3)).rejects.toSatisfy((e: unknown) => isKmError(e, 'upstream_error'));
   });
 
+  it("createIndex losing a race: the winner's index, not visible at once, is read again before the error is thrown", async () => {
+    const driver = new AzureAiSearchMemoryDbDriver(options());
+    dims = 3; // visible from the second read on
+    answerNext = [{ status: 409, json: { error: { code: 'ResourceNameAlreadyInUse', message: 'exists' } } }, notFound];
+    await driver.createIndex('notes', 3);
+    expect(seen.map((s) => s.method)).toEqual(['POST', 'GET', 'GET']);
+    seen.length = 0;
+    dims = undefined; // never there: the create's own error, after a few reads
+    answerNext = [{ status: 400, json: { error: { message: 'bad definition' } } }];
+    await expect(driver.createIndex('notes', 3)).rejects.toSatisfy((e: unknown) => isKmError(e, 'upstream_error'));
+    expect(seen.map((s) => s.method)).toEqual(['POST', 'GET', 'GET', 'GET']);
+  });
+
+  it('createIndex refuses vectors of fewer than 2 dimensions (the service minimum) before sending anything', async () => {
+    const driver = new AzureAiSearchMemoryDbDriver(options());
+    await expect(driver.createIndex('notes', 1)).rejects.toSatisfy(
+      (e: unknown) => isKmError(e, 'invalid_argument') && /at least 2/.test(e.message),
+    );
+    await expect(db().createIndex('notes', 1)).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_argument'));
+    expect(seen.filter((s) => s.method === 'POST')).toHaveLength(0);
+  });
+
   it('upsertBatch: one search.index request per batch of `upload` actions (the whole document), ids as keys', async () => {
     dims = 2;
     const ids = await db({ batchSize: 2 }).upsertBatch(
@@ -140,7 +162,7 @@ describe('Azure AI Search requests', () => {
     });
   });
 
-  it('upsertBatch checks every document result: a refused one throws, a throttled one is transient', async () => {
+  it('upsertBatch checks every document result: a refused one throws, a conflicting, unavailable or throttled one is transient', async () => {
     const driver = new AzureAiSearchMemoryDbDriver(options());
     const record = { id: 'a', vector: new Float32Array([1, 1]), tags: {}, payloadJson: '{}' };
     const failing = (statusCode: number) => ({
@@ -149,8 +171,13 @@ describe('Azure AI Search requests', () => {
     });
     answerNext = [failing(400)];
     await expect(driver.upsertBatch('notes', [record])).rejects.toSatisfy((e: unknown) => isKmError(e, 'upstream_error'));
-    answerNext = [failing(503)];
-    await expect(driver.upsertBatch('notes', [record])).rejects.toSatisfy((e: unknown) => isKmError(e, 'transient') && e.transient);
+    // 409 (version conflict), 422 (index temporarily unavailable) and 503 (too busy) are worth retrying.
+    for (const statusCode of [409, 422, 503]) {
+      answerNext = [failing(statusCode)];
+      await expect(driver.upsertBatch('notes', [record]), String(statusCode)).rejects.toSatisfy(
+        (e: unknown) => isKmError(e, 'transient') && e.transient,
+      );
+    }
     answerNext = [notFound];
     await expect(driver.upsertBatch('notes', [record])).rejects.toSatisfy((e: unknown) => isKmError(e, 'index_not_found'));
     const long = { ...record, id: 'x'.repeat(321) };
@@ -191,7 +218,7 @@ describe('Azure AI Search requests', () => {
     expect(bodies('/docs/search.post.search')[0]).toMatchObject({ select: 'id,tags,payload,embedding' });
   });
 
-  it('lexical: a simple-syntax search of content, special characters escaped, any word, best first then id', async () => {
+  it('lexical: a simple-syntax search of content, special characters escaped, any word, global BM25 statistics, best first then id', async () => {
     dims = 2;
     searchPages = [[{ '@search.score': 3, ...doc('b') }]];
     const hostile = `tax -rules "x" (a|b)* ') or true`;
@@ -201,10 +228,11 @@ describe('Azure AI Search requests', () => {
     expect(results.map(([r, score]) => [r.id, score])).toEqual([['b', 0.75]]);
     expect(bodies('/docs/search.post.search')).toEqual([
       {
-        search: `tax \\-rules \\"x\\" \\(a\\|b\\)\\* '\\) or true`,
+        search: `tax \\-rules \\"x\\" \\(a\\|b\\)\\* \\'\\) or true`,
         searchFields: 'content',
         queryType: 'simple',
         searchMode: 'any',
+        scoringStatistics: 'global', // BM25 over the whole index, not per shard (small indexes rank as they should)
         filter: "not tags/any(t: t eq 'user:z')",
         orderby: 'search.score() desc,id asc',
         top: 4,

@@ -73,6 +73,7 @@ describe('document keys', () => {
 
   it('fit the 1024-character key limit up to 320 code units; longer ids have no key', () => {
     expect(MAX_RECORD_ID_UNITS).toBe(320);
+    expect(documentKeyOf('a')).toBe('01gg'); // 0x0061: 00000 00001 10000 1(0000)
     expect(documentKeyOf('x'.repeat(320))).toHaveLength(1024);
     expect(documentKeyOf('x'.repeat(321))).toBeUndefined();
     expect(documentKeyOf('')).toBeUndefined();
@@ -111,6 +112,23 @@ describe('lexical query text', () => {
     expect(simpleQueryText('tax rules')).toBe('tax rules');
     expect(simpleQueryText('-tax +rules "x" a|b (c)* d~ e?')).toBe('\\-tax \\+rules \\"x\\" a\\|b \\(c\\)\\* d\\~ e\\?');
     expect(simpleQueryText('C:\\path/x')).toBe('C\\:\\\\path\\/x');
+    expect(simpleQueryText("o'hara's")).toBe("o\\'hara\\'s");
+  });
+
+  it('keeps at most 1000 words (the service bounds the clauses of a search), counting each CJK character as one', () => {
+    const words = Array.from({ length: 1500 }, (_, i) => `w${i}`);
+    const text = simpleQueryText(words.join(' -'))!;
+    expect(text).toBe(words.slice(0, 1000).join(' \\-'));
+    expect(simpleQueryText(`a-b ${'日'.repeat(1200)}`)).toBe(`a\\-b ${'日'.repeat(998)}`);
+    expect(simpleQueryText('x '.repeat(999))).toBe('x '.repeat(999)); // short enough: unchanged
+  });
+
+  it('keeps at most 32,000 characters before escaping, so the escaped text stays far below the 100,000 the service takes', () => {
+    const long = `${'a'.repeat(40_000)} b`;
+    expect(simpleQueryText(long)).toBe('a'.repeat(32_000));
+    expect(simpleQueryText(`${'('.repeat(40_000)}x`)).toBeUndefined(); // no word within the bound
+    expect(simpleQueryText(`x${'('.repeat(40_000)}`)).toBe(`x${'\\('.repeat(31_999)}`);
+    expect(simpleQueryText(`${'a'.repeat(31_999)}🚀`)).toBe('a'.repeat(31_999)); // never half a surrogate pair
   });
 
   it('a text without letters or digits searches nothing (an empty search would match everything)', () => {
