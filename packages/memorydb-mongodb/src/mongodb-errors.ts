@@ -75,6 +75,14 @@ export function isVectorSearchUnavailable(error: unknown): boolean {
   }
 }
 
+/**
+ * True when `createSearchIndexes` failed because the index exists: a concurrent creator made it
+ * between km's listing and its request (code 68 IndexAlreadyExists, or a message saying so).
+ */
+export function isAlreadyExists(error: unknown): boolean {
+  return codeOf(error) === 68 || /already exists/i.test(messageOf(error));
+}
+
 const AUTH_CODES = new Set([18, 13, 8000]); // AuthenticationFailed, Unauthorized, Atlas "bad auth"
 const TRANSIENT_CODES = new Set([6, 7, 50, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436]);
 const TRANSIENT_NAMES = new Set([
@@ -91,10 +99,12 @@ const TRANSIENT_NAMES = new Set([
  * a missing namespace IndexNotFoundError, failed authentication or a missing privilege
  * `unauthorized`, an ingress rate limit `rate_limited`, network trouble, server selection,
  * elections and time limits `transient`; the first write error of a bulk write is translated
- * the same way.
+ * the same way. An `AbortError` (the caller's signal) is returned untouched.
  */
 export function translateMongoError(error: unknown, index: string): unknown {
   if (error instanceof KmError) return error;
+  // An abort is the caller's, not the server's: the driver throws `signal.reason`, kept as it is.
+  if (shape(error).name === 'AbortError') return error;
   const { writeErrors, cause } = shape(error);
   const firstWriteError = Array.isArray(writeErrors) ? writeErrors[0] : undefined;
   const source = codeOf(error) === undefined && firstWriteError ? firstWriteError : error;

@@ -1,11 +1,11 @@
-import { InvalidInputError, KmError, type MemoryRecord } from '@km/core';
+import { IndexNotFoundError, InvalidInputError, KmError, type MemoryRecord } from '@km/core';
 import { compareRecordIds, indexNamesUnderPrefix } from '@km/core/connector';
 import type { CheckedRecord, DriverList, DriverSearch, MemoryDbDriver } from '@km/core/connector';
 import { type AnyBulkWriteOperation, type Collection, type Db, MongoClient } from 'mongodb';
 import { checkCollectionPrefix, checkDatabaseName, collectionNameLimit } from './collection-names.js';
 import type { MongoDbMemoryDbOptions } from './mongodb-config.js';
 import { Fields, toDocument, toRecord, type MongoDbRecord } from './mongodb-documents.js';
-import { codeOf, translateMongoError } from './mongodb-errors.js';
+import { codeOf, isAlreadyExists, translateMongoError, VectorSearchUnavailableError } from './mongodb-errors.js';
 import { toMongoDbFilter, type MongoDbFilter } from './mongodb-filters.js';
 import { listRecords } from './record-listing.js';
 import { relevanceFromScore } from './relevance.js';
@@ -67,8 +67,14 @@ export class MongoDbMemoryDbDriver implements MemoryDbDriver {
     const name = this.collectionName(index);
     const found = await this.call(index, () => this.db.listCollections({ name }, { nameOnly: true }).toArray());
     if (found.length === 0) return undefined;
+    let info: SearchIndexInfo | undefined;
+    try {
+      info = await this.searchIndex(index);
+    } catch (error) {
+      if (error instanceof IndexNotFoundError) return undefined; // dropped since it was listed
+      throw error;
+    }
     // An index still building (or failed) is not there yet for km: writes wait for createIndex.
-    const info = await this.searchIndex(index);
     if (info?.queryable !== true) return undefined;
     const size = declaredVectorSize(info);
     if (size === undefined) {
@@ -82,34 +88,58 @@ export class MongoDbMemoryDbDriver implements MemoryDbDriver {
   /**
    * Creates the collection and its search index, then waits until the index is queryable
    * (`indexReadyTimeoutMs`). Either may exist already (a concurrent creator, or an earlier
-   * attempt that stopped half way): the existing index must declare the same vector size.
+   * attempt that stopped half way): the existing index must declare the same vector size. On a
+   * server without vector search, a collection this call created is dropped again.
    */
   async createIndex(index: string, vectorSize: number): Promise<void> {
-    const name = this.collectionName(index);
+    let created = false;
     try {
-      await this.db.createCollection(name);
+      await this.db.createCollection(this.collectionName(index));
+      created = true;
     } catch (error) {
       if (codeOf(error) !== NAMESPACE_EXISTS) throw translateMongoError(error, index);
     }
-    let info = await this.searchIndex(index);
-    if (!info) {
+    try {
+      await this.createSearchIndex(index, vectorSize);
+    } catch (error) {
+      if (created && error instanceof VectorSearchUnavailableError) {
+        await this.collection(index)
+          .drop()
+          .catch(() => undefined); // best effort: the unavailability is what the caller needs to hear
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Creates km's search index unless it is listed, and waits until it is queryable. A creator that
+   * loses a race hears "already exists" and waits for the winner's index like for its own.
+   */
+  private async createSearchIndex(index: string, vectorSize: number): Promise<void> {
+    const listed = await this.searchIndex(index);
+    if (listed) {
+      this.checkDeclaredSize(index, listed, vectorSize);
+    } else {
       try {
         await this.collection(index).createSearchIndex(searchIndexDescription(vectorSize));
       } catch (error) {
-        info = await this.searchIndex(index); // a concurrent creator made it
-        if (!info) throw translateMongoError(error, index);
+        if (!isAlreadyExists(error)) throw translateMongoError(error, index);
       }
     }
-    const declared = info ? declaredVectorSize(info) : vectorSize;
+    const ready = await waitUntilQueryable(() => this.searchIndex(index), {
+      collection: this.collectionName(index),
+      timeoutMs: this.options.indexReadyTimeoutMs ?? 120_000,
+    });
+    this.checkDeclaredSize(index, ready, vectorSize);
+  }
+
+  private checkDeclaredSize(index: string, info: SearchIndexInfo, vectorSize: number): void {
+    const declared = declaredVectorSize(info);
     if (declared !== vectorSize) {
-      throw new KmError('vector_size_mismatch', `index "${index}" has vector size ${declared}, got ${vectorSize}`, {
+      throw new KmError('vector_size_mismatch', `index "${index}" has vector size ${declared ?? 'none'}, got ${vectorSize}`, {
         connector: CONNECTOR,
       });
     }
-    await waitUntilQueryable(() => this.searchIndex(index), {
-      collection: name,
-      timeoutMs: this.options.indexReadyTimeoutMs ?? 120_000,
-    });
   }
 
   async listIndexes(): Promise<string[]> {
@@ -140,10 +170,13 @@ export class MongoDbMemoryDbDriver implements MemoryDbDriver {
       numCandidates: this.options.numCandidates,
       withEmbeddings: query.withEmbeddings,
     });
-    const docs = await this.call(index, () =>
-      this.collection(index)
-        .aggregate<MongoDbRecord>(pipeline, query.signal ? { signal: query.signal } : {})
-        .toArray(),
+    const docs = await this.call(
+      index,
+      () =>
+        this.collection(index)
+          .aggregate<MongoDbRecord>(pipeline, query.signal ? { signal: query.signal } : {})
+          .toArray(),
+      query.signal,
     );
     return docs.map((doc): [MemoryRecord, number] => [toRecord(doc), relevanceFromScore(Number(doc.score ?? 0))]);
   }
@@ -151,11 +184,15 @@ export class MongoDbMemoryDbDriver implements MemoryDbDriver {
   async *list(index: string, query: DriverList): AsyncIterable<MemoryRecord> {
     const filter: MongoDbFilter | Record<string, never> = toMongoDbFilter(query.filters) ?? {};
     const projection = query.withEmbeddings ? {} : { [Fields.embedding]: 0 };
+    const signal = query.signal ? { signal: query.signal } : {};
     const find = (where: object, limit: number | undefined, fields: object) =>
-      this.call(index, () =>
-        this.collection(index)
-          .find(where, { projection: fields, sort: { _id: 1 }, ...(limit !== undefined ? { limit } : {}) })
-          .toArray(),
+      this.call(
+        index,
+        () =>
+          this.collection(index)
+            .find(where, { projection: fields, sort: { _id: 1 }, ...(limit !== undefined ? { limit } : {}), ...signal })
+            .toArray(),
+        query.signal,
       );
     const docs = await listRecords(filter, query.limit, projection, find);
     yield* docs.map(toRecord).sort((a, b) => compareRecordIds(a.id, b.id));
@@ -185,11 +222,15 @@ export class MongoDbMemoryDbDriver implements MemoryDbDriver {
     return found[0] as SearchIndexInfo | undefined;
   }
 
-  /** Calls the driver, turning its errors into km errors (a missing namespace is IndexNotFoundError). */
-  private async call<T>(index: string, request: () => Promise<T>): Promise<T> {
+  /**
+   * Calls the driver, turning its errors into km errors (a missing namespace is IndexNotFoundError);
+   * an aborted `signal`'s reason, which the driver throws, is rethrown as it is.
+   */
+  private async call<T>(index: string, request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     try {
       return await request();
     } catch (error) {
+      if (signal?.aborted && error === signal.reason) throw error;
       throw translateMongoError(error, index);
     }
   }

@@ -7,17 +7,18 @@ export const READY_POLL_MS = 500;
 
 /**
  * Polls until the search index reports `queryable` (a new index is built by `mongot` in the
- * background). Throws `upstream_error` when its build failed, and a transient error naming the
+ * background) and returns it as listed then; an index not listed yet (a concurrent creator's,
+ * a moment after it was made) is waited for like one building. Throws `upstream_error` when its build failed, and a transient error naming the
  * last status when `timeoutMs` passes first.
  */
 export async function waitUntilQueryable(
   read: () => Promise<SearchIndexInfo | undefined>,
   { collection, timeoutMs, pollMs = READY_POLL_MS }: { collection: string; timeoutMs: number; pollMs?: number },
-): Promise<void> {
+): Promise<SearchIndexInfo> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const info = await read();
-    if (info?.queryable === true) return;
+    if (info?.queryable === true) return info;
     const status = info?.status ?? 'not listed';
     if (status === 'FAILED') {
       throw new KmError('upstream_error', `the search index of "${collection}" failed to build: ${info?.message ?? 'no reason given'}`, {

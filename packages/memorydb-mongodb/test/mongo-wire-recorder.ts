@@ -21,8 +21,8 @@ export interface RecordedCommand {
   raw: Document;
 }
 
-/** Answers a command; `undefined` means `{ ok: 1 }`. */
-export type CommandAnswer = (command: RecordedCommand) => Document | undefined;
+/** Answers a command; `undefined` means `{ ok: 1 }`. A promise holds the reply back until it settles. */
+export type CommandAnswer = (command: RecordedCommand) => Document | undefined | Promise<Document | undefined>;
 
 export interface MongoWireRecorder {
   /** A connection string for the driver (`directConnection=true`). */
@@ -67,12 +67,20 @@ export async function startMongoWireRecorder(answer: CommandAnswer = () => undef
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
     let pending = Buffer.alloc(0);
+    let replies = Promise.resolve(); // in order, one message after the other
     socket.on('data', (chunk) => {
       pending = Buffer.concat([pending, chunk]);
       while (pending.length >= 4 && pending.length >= pending.readInt32LE(0)) {
         const message = pending.subarray(0, pending.readInt32LE(0));
         pending = pending.subarray(message.length);
-        socket.write(reply(recorder, message));
+        replies = replies
+          .then(async () => {
+            const bytes = await reply(recorder, message);
+            if (!socket.destroyed) socket.write(bytes);
+          })
+          .catch(() => {
+            socket.destroy(); // a message it cannot answer: the driver sees the connection close
+          });
       }
     });
   });
@@ -86,7 +94,7 @@ export async function startMongoWireRecorder(answer: CommandAnswer = () => undef
   return recorder;
 }
 
-function reply(recorder: MongoWireRecorder, message: Buffer): Buffer {
+async function reply(recorder: MongoWireRecorder, message: Buffer): Promise<Buffer> {
   const requestId = message.readInt32LE(4);
   const opCode = message.readInt32LE(12);
   if (opCode === OP_QUERY) {
@@ -94,7 +102,7 @@ function reply(recorder: MongoWireRecorder, message: Buffer): Buffer {
     const nameEnd = message.indexOf(0, 20);
     const namespace = message.subarray(20, nameEnd).toString('utf8');
     const bytes = message.subarray(nameEnd + 9);
-    const answered = answerOf(recorder, decode(bytes, true), decode(bytes, false), namespace.split('.')[0] ?? 'admin');
+    const answered = await answerOf(recorder, decode(bytes, true), decode(bytes, false), namespace.split('.')[0] ?? 'admin');
     const body = Buffer.from(BSON.serialize(answered));
     const header = Buffer.alloc(36);
     header.writeInt32LE(36 + body.length, 0);
@@ -136,7 +144,7 @@ function reply(recorder: MongoWireRecorder, message: Buffer): Buffer {
       at += 1 + size;
     }
   }
-  const answered = answerOf(recorder, command, raw, String(command.$db ?? 'admin'));
+  const answered = await answerOf(recorder, command, raw, String(command.$db ?? 'admin'));
   const body = Buffer.from(BSON.serialize(answered));
   const header = Buffer.alloc(21);
   header.writeInt32LE(21 + body.length, 0);
@@ -152,10 +160,10 @@ function decode(bytes: Uint8Array, promoteValues: boolean): Document {
   return BSON.deserialize(bytes, { promoteValues, allowObjectSmallerThanBufferSize: true } as BSON.DeserializeOptions);
 }
 
-function answerOf(recorder: MongoWireRecorder, command: Document, raw: Document, db: string): Document {
+async function answerOf(recorder: MongoWireRecorder, command: Document, raw: Document, db: string): Promise<Document> {
   const name = Object.keys(command)[0] ?? '';
   if (HANDSHAKE.has(name)) return name === 'endSessions' || name === 'ping' ? { ok: 1 } : { ...HELLO_REPLY, localTime: new Date() };
   const recorded = { name, db, command, raw };
   recorder.commands.push(recorded);
-  return recorder.answer(recorded) ?? { ok: 1 };
+  return (await recorder.answer(recorded)) ?? { ok: 1 };
 }

@@ -2,79 +2,19 @@ import { isKmError, MemoryFilters } from '@km/core';
 import { Double, type Document } from 'mongodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MongoDbMemoryDb } from '../src/index.js';
-import { cursorReply, errorReply, type MongoWireRecorder, type RecordedCommand, startMongoWireRecorder } from './mongo-wire-recorder.js';
+import { AtlasLikeServer } from './atlas-like-server.js';
+import { errorReply, type MongoWireRecorder, startMongoWireRecorder } from './mongo-wire-recorder.js';
 
 // A MongoDB wire-protocol recorder answering like a server with Atlas Vector Search, to check the
 // commands the connector sends (names, namespaces, pipelines, options). It checks shapes only:
 // whether the connector works is proven by the conformance suite against a real deployment
 // (tests-integration/test/mongodb.test.ts).
 let recorder: MongoWireRecorder;
-let collections: Set<string>;
-/** Search indexes by collection: their size and how many more listings report them not yet queryable. */
-let searchIndexes: Map<string, { size: number; buildingFor: number }>;
+let atlas: AtlasLikeServer;
 let dbs: MongoDbMemoryDb[];
 
-function server(command: RecordedCommand): Document | undefined {
-  const c = command.command;
-  const coll = String(c[command.name]);
-  switch (command.name) {
-    case 'listCollections': {
-      const name = (c.filter as { name?: string } | undefined)?.name;
-      const names = [...collections].filter((n) => name === undefined || n === name);
-      return cursorReply(
-        'km.$cmd.listCollections',
-        names.map((n) => ({ name: n, type: 'collection' })),
-      );
-    }
-    case 'create':
-      if (collections.has(coll)) return errorReply(48, 'NamespaceExists', `Collection km.${coll} already exists.`);
-      collections.add(coll);
-      return undefined;
-    case 'createSearchIndexes': {
-      const size = (c.indexes as Array<{ definition: { fields: Array<{ numDimensions?: number }> } }>)[0]!.definition.fields[0]!
-        .numDimensions!;
-      searchIndexes.set(coll, { size, buildingFor: 1 });
-      return { indexesCreated: [{ id: 'abc', name: 'km_vector' }], ok: 1 };
-    }
-    case 'aggregate': {
-      const first = (c.pipeline as Document[])[0]!;
-      if ('$listSearchIndexes' in first) {
-        const index = searchIndexes.get(coll);
-        if (!index) return cursorReply(`km.${coll}`, []);
-        const queryable = index.buildingFor-- <= 0;
-        const fields = [
-          { type: 'vector', path: 'embedding', numDimensions: index.size, similarity: 'cosine' },
-          { type: 'filter', path: 'tags' },
-        ];
-        return cursorReply(`km.${coll}`, [
-          {
-            id: 'abc',
-            name: 'km_vector',
-            type: 'vectorSearch',
-            status: queryable ? 'READY' : 'BUILDING',
-            queryable,
-            latestDefinition: { fields },
-          },
-        ]);
-      }
-      return cursorReply(`km.${coll}`, [{ _id: 'd=a//p=1', tags: ['user:a'], payload: { text: 'x' }, embedding: [0, 1, 0], score: 0.75 }]);
-    }
-    case 'find':
-      return cursorReply(
-        `km.${coll}`,
-        ['a', 'b'].map((_id) => ({ _id, tags: [], payload: { text: _id } })),
-      );
-    case 'update':
-      return { n: (c.updates as unknown[]).length, nModified: 0, ok: 1 };
-    case 'delete':
-      return { n: 1, ok: 1 };
-    default:
-      return undefined;
-  }
-}
-
 beforeAll(async () => {
-  recorder = await startMongoWireRecorder(server);
+  recorder = await startMongoWireRecorder();
 });
 afterAll(async () => {
   for (const db of dbs) await db.close();
@@ -84,9 +24,8 @@ beforeEach(async () => {
   for (const db of dbs ?? []) await db.close();
   dbs = [];
   recorder.commands.length = 0;
-  recorder.answer = server;
-  collections = new Set();
-  searchIndexes = new Map();
+  atlas = new AtlasLikeServer();
+  recorder.answer = atlas.answer;
 });
 
 const open = (options: Partial<ConstructorParameters<typeof MongoDbMemoryDb>[0]> = {}) => {
@@ -100,10 +39,7 @@ const collect = async <T>(items: AsyncIterable<T>) => {
   for await (const item of items) out.push(item);
   return out;
 };
-const existing = (name: string, size: number) => {
-  collections.add(name);
-  searchIndexes.set(name, { size, buildingFor: 0 });
-};
+const existing = (name: string, size: number) => atlas.existing(name, size);
 
 describe('MongoDB commands', () => {
   it('createIndex: create the collection, createSearchIndexes, then poll $listSearchIndexes until queryable', async () => {
@@ -137,8 +73,8 @@ describe('MongoDB commands', () => {
   });
 
   it('createIndex that races another creator: NamespaceExists is fine, the existing index of the same size is kept', async () => {
-    collections.add('km-notes');
-    searchIndexes.set('km-notes', { size: 3, buildingFor: 1 });
+    atlas.collections.add('km-notes');
+    atlas.searchIndexes.set('km-notes', { size: 3, buildingFor: 1 });
     await open().createIndex('notes', 3);
     expect(sent('create')).toHaveLength(1);
     expect(sent('createSearchIndexes')).toHaveLength(0);
@@ -228,11 +164,11 @@ describe('MongoDB commands', () => {
   });
 
   it('a server without vector search: the first use throws not_configured naming what is needed', async () => {
-    collections.add('km-i');
+    atlas.collections.add('km-i');
     recorder.answer = (command) =>
       command.name === 'aggregate'
         ? errorReply(40324, 'Location40324', "Unrecognized pipeline stage name: '$listSearchIndexes'")
-        : server(command);
+        : atlas.answer(command);
     const db = open();
     await expect(collect(db.getSimilarList('i', [1, 0]))).rejects.toSatisfy(
       (e: unknown) => isKmError(e, 'not_configured') && /mongodb-atlas-local/.test(String(e)),
@@ -245,12 +181,12 @@ describe('MongoDB commands', () => {
     recorder.answer = (command) =>
       command.name === 'aggregate' && '$vectorSearch' in (command.command.pipeline as Document[])[0]!
         ? errorReply(6047400, 'Location6047400', '$vectorSearch stage is only allowed on MongoDB Atlas')
-        : server(command);
+        : atlas.answer(command);
     await expect(collect(open().getSimilarList('i', [1, 0]))).rejects.toSatisfy((e: unknown) => isKmError(e, 'not_configured'));
   });
 
   it('getIndexes lists the collections under the prefix', async () => {
-    for (const name of ['km-a', 'km-b', 'other', 'km-']) collections.add(name);
+    for (const name of ['km-a', 'km-b', 'other', 'km-']) atlas.collections.add(name);
     expect(await open().getIndexes()).toEqual(['a', 'b']);
   });
 });

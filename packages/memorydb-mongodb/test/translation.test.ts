@@ -198,6 +198,12 @@ describe('translateMongoError', () => {
     expect(isKmError(other, 'upstream_error') && !other.transient).toBe(true);
   });
 
+  it("an abort (the driver throws the signal's AbortError, DOMException code 20) is returned untouched", () => {
+    const controller = new AbortController();
+    controller.abort();
+    expect(translateMongoError(controller.signal.reason, 'x')).toBe(controller.signal.reason);
+  });
+
   it('a server without vector search is a not_configured error naming what km needs, on every known server answer', () => {
     const answers = [
       server(
