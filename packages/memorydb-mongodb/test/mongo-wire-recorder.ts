@@ -36,10 +36,18 @@ export interface MongoWireRecorder {
 
 const HANDSHAKE = new Set(['hello', 'ismaster', 'isMaster', 'ping', 'endSessions', 'buildInfo', 'buildinfo']);
 
-/** The `hello` reply: a standalone primary without `topologyVersion`, so the driver polls instead of streaming. */
+/**
+ * The `hello` reply: the primary of a one-member replica set, as Atlas and atlas-local are (so the
+ * driver sends sessions and retryable writes as it would there), without `topologyVersion`, so the
+ * driver polls instead of streaming.
+ */
 export const HELLO_REPLY: Document = {
   ismaster: true,
+  isWritablePrimary: true,
   helloOk: true,
+  setName: 'km-recorder',
+  setVersion: 1,
+  logicalSessionTimeoutMinutes: 30,
   maxWireVersion: 25,
   minWireVersion: 0,
   maxBsonObjectSize: 16 * 1024 * 1024,

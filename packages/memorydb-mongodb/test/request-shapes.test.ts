@@ -91,6 +91,8 @@ describe('MongoDB commands', () => {
     const updates = sent('update');
     expect(updates.map((u) => (u.command.updates as unknown[]).length)).toEqual([2, 1]);
     expect(updates[0]!.command).toMatchObject({ update: 'km-i', ordered: false });
+    // As on a replica set (Atlas): in a session, as a retryable write.
+    expect(Object.keys(updates[0]!.command)).toEqual(expect.arrayContaining(['lsid', 'txnNumber']));
     expect((updates[0]!.command.updates as Document[])[0]).toMatchObject({
       q: { _id: 'a' },
       u: { embedding: [1, 2], tags: ['user:x'], payload: { text: 'a' } },
