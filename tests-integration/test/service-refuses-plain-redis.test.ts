@@ -1,35 +1,24 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exited, freePort, KM_BIN, kmEnv } from '../src/km-process.js';
+import { whyNotPlainRedis } from '../src/provision-redis.js';
 
 // `km serve` on a Redis without the query engine (this machine's Debian Redis 7, which .ci/run
 // starts): the start is refused with the connector's one-line reason, not a service that
 // answers 503 to every request.
 const url = process.env.KM_TEST_PLAIN_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const { hostname, port } = new URL(url);
-const answers = await new Promise<boolean>((resolve) => {
-  const socket = connect({ host: hostname, port: Number(port || 6379) }, () => {
-    socket.end();
-    resolve(true);
-  });
-  socket.on('error', () => resolve(false));
-  socket.setTimeout(1000, () => {
-    socket.destroy();
-    resolve(false);
-  });
-});
-if (!answers) console.log(`[km] skipped km serve on a Redis without the query engine: nothing answers at ${url} (KM_TEST_PLAIN_REDIS_URL)`);
+const skip = await whyNotPlainRedis(url);
+if (skip) console.log(`[km] skipped km serve on a Redis without the query engine: ${skip} (KM_TEST_PLAIN_REDIS_URL)`);
 
 const dirs: string[] = [];
 afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-describe.skipIf(!answers)(`km serve with KM_MEMORY_DB=redis on a Redis without the query engine (${url})`, () => {
+describe.skipIf(skip !== undefined)(`km serve with KM_MEMORY_DB=redis on a Redis without the query engine (${url})`, () => {
   it('exits with status 1 and one line naming what the connector needs', { timeout: 60_000 }, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'km-plain-redis-'));
     dirs.push(dataDir);
