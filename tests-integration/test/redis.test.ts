@@ -5,7 +5,7 @@ import { afterAll } from 'vitest';
 import { describeServiceOnMemoryDb } from '../src/describe-service-on-memory-db.js';
 import { provisionRedis } from '../src/provision-redis.js';
 
-// Redis with the Query Engine: KM_TEST_REDIS_URL (e.g. `docker run -p 6379:6379 redis:8`), or
+// Redis with the Query Engine: KM_TEST_REDIS_URL (e.g. `docker run -p 6379:6379 redis:8.2.4`), or
 // a container when a runtime answers. Indexes get their own prefix so a shared server stays clean.
 const backend = await provisionRedis();
 afterAll(async () => {
