@@ -1,6 +1,5 @@
-import { describeMemoryDb } from '@km/conformance';
 import { ElasticsearchMemoryDb } from '@km/memorydb-elasticsearch';
-import { afterAll } from 'vitest';
+import { describeMemoryDbOn } from '../src/describe-memory-db-on.js';
 import { describeServiceOnMemoryDb } from '../src/describe-service-on-memory-db.js';
 import { provisionHttpBackend } from '../src/provision-search-backend.js';
 
@@ -15,19 +14,10 @@ const backend = await provisionHttpBackend({
   readyPath: '/_cluster/health?wait_for_status=yellow&timeout=60s',
   environment: { 'discovery.type': 'single-node', 'xpack.security.enabled': 'false', ES_JAVA_OPTS: '-Xms512m -Xmx512m' },
 });
-afterAll(async () => {
-  if ('stop' in backend) await backend.stop();
+describeMemoryDbOn(backend, {
+  create: (url) => new ElasticsearchMemoryDb({ node: url, indexPrefix: 'kmtest-', refresh: false }),
+  dispose: (db) => (db as ElasticsearchMemoryDb).close(),
 });
-
-if ('skip' in backend) {
-  console.log(`[km] skipped ${backend.name}: ${backend.skip}`);
-  describeMemoryDb(backend.name, { create: () => undefined as never, skip: backend.skip });
-} else {
-  describeMemoryDb(backend.name, {
-    create: () => new ElasticsearchMemoryDb({ node: backend.url, indexPrefix: 'kmtest-', refresh: false }),
-    dispose: (db) => (db as ElasticsearchMemoryDb).close(),
-  });
-}
 
 // The service, configured by environment variables alone, on the same server.
 describeServiceOnMemoryDb(

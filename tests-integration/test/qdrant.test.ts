@@ -1,6 +1,5 @@
-import { describeMemoryDb } from '@km/conformance';
 import { QdrantMemoryDb } from '@km/memorydb-qdrant';
-import { afterAll } from 'vitest';
+import { describeMemoryDbOn } from '../src/describe-memory-db-on.js';
 import { describeServiceOnMemoryDb } from '../src/describe-service-on-memory-db.js';
 import { provisionHttpBackend } from '../src/provision-search-backend.js';
 
@@ -14,18 +13,9 @@ const backend = await provisionHttpBackend({
   port: 6333,
   readyPath: '/readyz',
 });
-afterAll(async () => {
-  if ('stop' in backend) await backend.stop();
+describeMemoryDbOn(backend, {
+  create: (url) => new QdrantMemoryDb({ url, apiKey: process.env.KM_TEST_QDRANT_API_KEY, collectionPrefix: 'kmtest-' }),
 });
-
-if ('skip' in backend) {
-  console.log(`[km] skipped ${backend.name}: ${backend.skip}`);
-  describeMemoryDb(backend.name, { create: () => undefined as never, skip: backend.skip });
-} else {
-  describeMemoryDb(backend.name, {
-    create: () => new QdrantMemoryDb({ url: backend.url, apiKey: process.env.KM_TEST_QDRANT_API_KEY, collectionPrefix: 'kmtest-' }),
-  });
-}
 
 // The service, configured by environment variables alone, on the same server.
 describeServiceOnMemoryDb(
