@@ -114,11 +114,17 @@ export {
 export { missingDecoderReason } from './decoders/missing-decoder.js';
 export { sniffMimeType } from './web/sniff-mime-type.js';
 
+// Content storage: the rules every storage shares
+export { checkStorageNames } from './content-storage/storage-names.js';
+export { writeConflict } from './content-storage/write-conflict.js';
+export { contentToBuffer, contentToReadable } from './util/streams.js';
+
 // Factories: how hosts build connectors from configuration
 export type {
   ConnectorFactory,
   ConnectorSetting,
   ConnectorSettings,
+  ContentStorageFactory,
   FactoryContext,
   MemoryDbFactory,
   QueueFactory,

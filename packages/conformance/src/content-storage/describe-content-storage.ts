@@ -3,6 +3,7 @@ import { isKmError, type IContentStorage } from '@km/core';
 import { afterEach, expect, it } from 'vitest';
 import { randomName } from '../util/async.js';
 import { describeSuite } from '../util/describe-suite.js';
+import { conditionalWriteCases } from './conditional-write-cases.js';
 
 /** How the suite gets content storage instances. */
 export interface ContentStorageSuiteOptions {
@@ -21,7 +22,8 @@ const readAll = async (stream: AsyncIterable<unknown>): Promise<Buffer> => {
 
 /**
  * The content storage conformance suite: write/read/list/delete, streams, large files,
- * missing files, and names that try to escape their folder.
+ * missing files, names that try to escape their folder, and conditional writes (for storages
+ * that offer them).
  *
  * ```ts
  * describeContentStorage('disk', { create: () => new DiskContentStorage({ directory: tmp }) });
@@ -118,6 +120,8 @@ export function describeContentStorage(name: string, options: ContentStorageSuit
       await expect(s.writeFile(index, 'doc', 'cut.txt', failing())).rejects.toThrow('connection reset');
       expect(await s.fileExists(index, 'doc', 'cut.txt')).toBe(false);
     });
+
+    conditionalWriteCases(fresh);
 
     const escapes: Array<[string, string, string]> = [
       ['{index}', '..', 'f'],

@@ -1,13 +1,18 @@
 import { Readable } from 'node:stream';
 import type { ByteRange, IContentStorage, StorageContent, StoredFileInfo } from '../contracts/content-storage.js';
 import { KmError } from '../errors/km-error.js';
+import { writeConflict } from './write-conflict.js';
 import { contentToBuffer } from '../util/streams.js';
 import { checkStorageNames } from './storage-names.js';
 
 interface StoredFile {
   data: Buffer;
   lastModified: Date;
+  /** Changes on every write: what conditional writes compare. */
+  version: number;
 }
+
+let nextVersion = 1;
 
 /**
  * Volatile content storage in process memory, for tests and short-lived tools.
@@ -46,8 +51,29 @@ export class MemoryContentStorage implements IContentStorage {
   async writeFile(index: string, documentId: string, fileName: string, content: StorageContent): Promise<number> {
     checkStorageNames(index, documentId, fileName);
     const data = Buffer.from(await contentToBuffer(content)); // own copy: callers may reuse their buffer
-    this.documentFolder(index, documentId, true)!.set(fileName, { data, lastModified: new Date() });
+    this.documentFolder(index, documentId, true)!.set(fileName, { data, lastModified: new Date(), version: nextVersion++ });
     return data.length;
+  }
+
+  async readFileVersion(index: string, documentId: string, fileName: string): Promise<{ data: Buffer; version: string }> {
+    const file = this.get(index, documentId, fileName);
+    return { data: Buffer.from(file.data), version: String(file.version) };
+  }
+
+  async writeFileIfVersion(
+    index: string,
+    documentId: string,
+    fileName: string,
+    content: Uint8Array | string,
+    version: string | null,
+  ): Promise<string> {
+    checkStorageNames(index, documentId, fileName);
+    // Compared and replaced with no await in between: no other write can come between the two.
+    const current = this.documentFolder(index, documentId, false)?.get(fileName);
+    if ((current ? String(current.version) : null) !== version) throw writeConflict(index, documentId, fileName);
+    const file = { data: Buffer.from(content), lastModified: new Date(), version: nextVersion++ };
+    this.documentFolder(index, documentId, true)!.set(fileName, file);
+    return String(file.version);
   }
 
   async readFile(index: string, documentId: string, fileName: string): Promise<Buffer> {

@@ -46,6 +46,25 @@ export interface IContentStorage {
   readFileStream(index: string, documentId: string, fileName: string, range?: ByteRange): Promise<Readable>;
   /** True when {@link IContentStorage.readFileStream} honours its `range` argument. */
   readonly supportsByteRanges?: boolean;
+  /**
+   * Optional, for storages shared by several machines: reads a file with its version (an ETag, a
+   * generation, a row version), for a later {@link IContentStorage.writeFileIfVersion}; throws
+   * `file_not_found` when missing. Core reads and writes the pipeline state through this pair
+   * when both are present, so two workers cannot silently overwrite each other's state.
+   */
+  readFileVersion?(index: string, documentId: string, fileName: string): Promise<{ data: Buffer; version: string }>;
+  /**
+   * Optional (with {@link IContentStorage.readFileVersion}): writes a small file only if its stored
+   * version is still `version` (`null`: only if the file does not exist), atomically; throws a
+   * `write_conflict` KmError (transient) when another writer got there first. Returns the new version.
+   */
+  writeFileIfVersion?(
+    index: string,
+    documentId: string,
+    fileName: string,
+    content: Uint8Array | string,
+    version: string | null,
+  ): Promise<string>;
   /** True when the file exists. */
   fileExists(index: string, documentId: string, fileName: string): Promise<boolean>;
   /** Deletes a file; a no-op when missing. */

@@ -17,6 +17,7 @@ export type KmErrorCode =
   | 'content_too_large'
   | 'unsupported_content'
   | 'storage_corrupt'
+  | 'write_conflict'
   | 'not_configured'
   | 'pipeline_failed'
   | 'handler_not_found'

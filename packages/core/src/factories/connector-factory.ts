@@ -1,3 +1,4 @@
+import type { IContentStorage } from '../contracts/content-storage.js';
 import type { IMemoryDb } from '../contracts/memory-db.js';
 import type { IQueue } from '../contracts/queue.js';
 import type { Logger } from '../util/logger.js';
@@ -61,6 +62,9 @@ export interface FactoryContext {
 
 /** Builds a memory DB from configuration. */
 export type MemoryDbFactory = ConnectorFactory<IMemoryDb, FactoryContext>;
+
+/** Builds the content storage (uploaded files, generated files, pipeline state) from configuration. */
+export type ContentStorageFactory = ConnectorFactory<IContentStorage, FactoryContext>;
 
 /** What queue factories get besides the logger: the settings every queue shares. */
 export interface QueueFactoryContext extends FactoryContext {

@@ -52,6 +52,7 @@ const STATUS_OF: Partial<Record<KmErrorCode, number>> = {
   empty_content: 400,
   unsupported_content: 415,
   vector_size_mismatch: 409,
+  write_conflict: 409,
   index_not_found: 404,
   document_not_found: 404,
   file_not_found: 404,

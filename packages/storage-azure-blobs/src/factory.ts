@@ -1,0 +1,2 @@
+// @km/storage-azure-blobs/factory: written in issue 18.
+export {};

@@ -1,0 +1,2 @@
+// @km/storage-azure-blobs: written in issue 18.
+export {};

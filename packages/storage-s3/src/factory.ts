@@ -1,0 +1,2 @@
+// @km/storage-s3/factory: written in issue 18.
+export {};

@@ -1,0 +1,2 @@
+// @km/storage-s3: written in issue 18.
+export {};
