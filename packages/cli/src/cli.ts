@@ -11,6 +11,7 @@ import {
 } from '@km/core';
 import type { ConnectorFactory } from '@km/core/connector';
 import {
+  CONTENT_STORAGE_FACTORIES,
   MEMORY_DB_FACTORIES,
   QUEUE_FACTORIES,
   RERANKER_KINDS,
@@ -212,6 +213,7 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
 interface PipelineOptions {
   queue?: string;
   memoryDb?: string;
+  contentStorage?: string;
   /** Values of the connector factories' flags (`--rabbitmq-url`, `--postgres-url`, ...). */
   [flag: string]: unknown;
 }
@@ -222,6 +224,7 @@ const connectorFlags = () =>
     [
       ['queue', '--queue', QUEUE_FACTORIES],
       ['memoryDb', '--memory-db', MEMORY_DB_FACTORIES],
+      ['contentStorage', '--content-storage', CONTENT_STORAGE_FACTORIES],
     ] as const
   ).flatMap(([section, chooser, factories]) =>
     factories.flatMap((factory: ConnectorFactory<unknown, never>) =>
@@ -245,22 +248,26 @@ function addPipelineOptions(command: Command): Command {
     .option(
       '--memory-db <type>',
       `memory records: simple (default, one writing process), or ${MEMORY_DB_FACTORIES.map((f) => f.type).join(', ')} (shared by every worker); several separated by commas are all written, the first searched`,
+    )
+    .option(
+      '--content-storage <type>',
+      `files and pipeline state: disk (default, the data folder), or ${CONTENT_STORAGE_FACTORIES.map((f) => f.type).join(', ')} (shared by every machine)`,
     );
   for (const { option } of connectorFlags()) command.addOption(option);
   return command;
 }
 
 function pipelineOverrides(opts: PipelineOptions): ServiceConfigInput {
-  const sections: Record<'queue' | 'memoryDb', Record<string, string>> = {
+  const sections: Record<'queue' | 'memoryDb' | 'contentStorage', Record<string, string>> = {
     queue: opts.queue ? { type: opts.queue } : {},
     memoryDb: opts.memoryDb ? { type: opts.memoryDb } : {},
+    contentStorage: opts.contentStorage ? { type: opts.contentStorage } : {},
   };
   for (const { section, setting, option } of connectorFlags()) {
     const value = opts[option.attributeName()];
     if (typeof value === 'string' && value !== '') sections[section][setting.key] = value;
   }
-  const { queue, memoryDb } = sections;
-  return { ...(Object.keys(queue).length ? { queue } : {}), ...(Object.keys(memoryDb).length ? { memoryDb } : {}) } as ServiceConfigInput;
+  return Object.fromEntries(Object.entries(sections).filter(([, section]) => Object.keys(section).length > 0)) as ServiceConfigInput;
 }
 
 /** The options of `km serve`. */

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { InvalidInputError, stepQueueMaxAttempts } from '@km/core';
 import { readSettings, settingsFromEnv } from '@km/core/connector';
-import { MEMORY_DB_FACTORIES, QUEUE_FACTORIES, memoryDbFactory, queueFactoryOf } from './connectors.js';
+import {
+  CONTENT_STORAGE_FACTORIES,
+  DISK_CONTENT_STORAGE,
+  MEMORY_DB_FACTORIES,
+  QUEUE_FACTORIES,
+  contentStorageFactoryOf,
+  memoryDbFactory,
+  queueFactoryOf,
+} from './connectors.js';
 import { memoryDbTypes } from './memory-db-types.js';
 import { searchFromEnv, validateSearch, type SearchConfig } from './search-config.js';
 
@@ -80,6 +88,14 @@ export interface ServiceConfig {
    * @default { type: 'simple' } (env KM_MEMORY_DB)
    */
   memoryDb: { type: MemoryDbType; [setting: string]: string | number | undefined };
+  /**
+   * Where uploaded files, generated files and pipeline state live. `disk` (the data folder:
+   * every process must see the same folder), or a store every machine shares: `azureblobs`,
+   * `s3`, `postgres` (see {@link CONTENT_STORAGE_FACTORIES}); the other keys are the chosen
+   * factory's settings, each with its environment variable.
+   * @default { type: 'disk' } (env KM_CONTENT_STORAGE)
+   */
+  contentStorage: { type: string; [setting: string]: string | number | undefined };
   embeddings: {
     /** @default 'local', or 'openai' when an OpenAI key or base URL is set (env KM_EMBEDDINGS) */
     provider: EmbeddingProvider;
@@ -176,6 +192,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
     concurrency: 2,
   },
   memoryDb: { type: 'simple' },
+  contentStorage: { type: 'disk' },
   embeddings: { provider: 'local' },
   openai: { embeddingModel: 'text-embedding-3-small', textModel: 'gpt-4o-mini' },
   azureOpenai: { auth: 'key', apiVersion: '2024-10-21' },
@@ -296,6 +313,10 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (str('KM_QUEUE_PREFIX')) queue.prefix = str('KM_QUEUE_PREFIX')!;
   if (Object.keys(queue).length) out.queue = queue;
 
+  const contentStorage: Partial<ServiceConfig['contentStorage']> = settingsFromEnv(CONTENT_STORAGE_FACTORIES, env);
+  if (str('KM_CONTENT_STORAGE')) contentStorage.type = str('KM_CONTENT_STORAGE')!;
+  if (Object.keys(contentStorage).length) out.contentStorage = contentStorage;
+
   const memoryDb: Partial<ServiceConfig['memoryDb']> = settingsFromEnv(MEMORY_DB_FACTORIES, env);
   if (str('KM_MEMORY_DB')) memoryDb.type = str('KM_MEMORY_DB')!;
   if (Object.keys(memoryDb).length) out.memoryDb = memoryDb;
@@ -368,6 +389,7 @@ function validate(config: ServiceConfig): ServiceConfig {
     fail(`logLevel ${JSON.stringify(config.logLevel)} is unknown`);
   validateQueue(config, fail);
   validateMemoryDb(config, fail);
+  validateContentStorage(config, fail);
   for (const key of ['maxAttempts', 'maxStepAttempts', 'concurrency'] as const) {
     if (!Number.isInteger(config.queue[key]) || config.queue[key] < 1) fail(`queue.${key} must be a positive integer`);
   }
@@ -438,6 +460,18 @@ function validateMemoryDb(config: ServiceConfig, fail: (message: string) => neve
       if (chosen.types.length === 1 || (given[key] !== undefined && given[key] !== '')) config.memoryDb[key] = value;
     }
   }
+}
+
+/** The content storage type is known, and its factory's settings are present and well-formed (stored back checked). */
+function validateContentStorage(config: ServiceConfig, fail: (message: string) => never): void {
+  const type = config.contentStorage.type;
+  if (type === DISK_CONTENT_STORAGE) return;
+  const factory = contentStorageFactoryOf(type);
+  if (!factory) {
+    const types = [DISK_CONTENT_STORAGE, ...CONTENT_STORAGE_FACTORIES.map((f) => f.type)].map((t) => `"${t}"`).join(', ');
+    fail(`contentStorage.type (KM_CONTENT_STORAGE) must be one of ${types}, got ${JSON.stringify(type)}`);
+  }
+  Object.assign(config.contentStorage, readSettings(factory!, { env: {}, section: config.contentStorage, sectionName: 'contentStorage' }));
 }
 
 function validateAzureOpenAI(config: ServiceConfig, fail: (message: string) => never): void {

@@ -1,4 +1,10 @@
-import { fileQueueFactory, memoryQueueFactory, type MemoryDbFactory, type QueueFactory } from '@km/core/connector';
+import {
+  fileQueueFactory,
+  memoryQueueFactory,
+  type ContentStorageFactory,
+  type MemoryDbFactory,
+  type QueueFactory,
+} from '@km/core/connector';
 import { azureAiSearchMemoryDbFactory } from '@km/memorydb-azure-ai-search/factory';
 import { elasticsearchMemoryDbFactory } from '@km/memorydb-elasticsearch/factory';
 import { mongoDbMemoryDbFactory } from '@km/memorydb-mongodb/factory';
@@ -33,4 +39,18 @@ export const QUEUE_FACTORIES: readonly QueueFactory[] = [fileQueueFactory, memor
 /** The factory of a configured queue type, if any. */
 export function queueFactoryOf(type: string): QueueFactory | undefined {
   return QUEUE_FACTORIES.find((f) => f.type === type);
+}
+
+/** The content storage in the data folder (DiskContentStorage): the only type without a factory. */
+export const DISK_CONTENT_STORAGE = 'disk';
+
+/**
+ * The content storages the service can use besides `disk`, shared by every machine: one line
+ * per connector package. A factory loads its SDK only when it is the one configured.
+ */
+export const CONTENT_STORAGE_FACTORIES: readonly ContentStorageFactory[] = [];
+
+/** The factory of a configured content storage type, if any (`disk` has none: the builder's default). */
+export function contentStorageFactoryOf(type: string): ContentStorageFactory | undefined {
+  return CONTENT_STORAGE_FACTORIES.find((f) => f.type === type);
 }

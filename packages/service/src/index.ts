@@ -12,9 +12,17 @@ export {
 } from './config.js';
 export { memoryDbFromConfig, memoryDbsFromConfig } from './memory-db-factory.js';
 export { memoryDbTypes } from './memory-db-types.js';
+export { contentStorageFromConfig } from './content-storage-factory.js';
 export { RERANKER_KINDS, type RerankerKind, type SearchConfig } from './search-config.js';
 export { rerankerFromConfig } from './reranker-factory.js';
-export { MEMORY_DB_FACTORIES, QUEUE_FACTORIES, memoryDbFactory, queueFactoryOf } from './connectors.js';
+export {
+  CONTENT_STORAGE_FACTORIES,
+  MEMORY_DB_FACTORIES,
+  QUEUE_FACTORIES,
+  contentStorageFactoryOf,
+  memoryDbFactory,
+  queueFactoryOf,
+} from './connectors.js';
 export { createMemoryFromConfig, describeAi, type MemoryFactoryOptions } from './memory-factory.js';
 export { queueFactory } from './queue-factory.js';
 export { ServiceMetrics } from './metrics.js';

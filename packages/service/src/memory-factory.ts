@@ -12,6 +12,7 @@ import {
 } from '@km/core';
 import { createDecoders } from '@km/decoders';
 import type { ServiceConfig } from './config.js';
+import { contentStorageFromConfig } from './content-storage-factory.js';
 import { memoryDbsFromConfig } from './memory-db-factory.js';
 import { queueFactory } from './queue-factory.js';
 import { describeSearch, rerankerFromConfig } from './reranker-factory.js';
@@ -37,6 +38,8 @@ export async function createMemoryFromConfig(config: ServiceConfig, options: Mem
       ...(options.observer ? { observer: options.observer } : {}),
     })
     .withEmbeddingGenerator(await embeddingGenerator(config));
+  const contentStorage = await contentStorageFromConfig(config.contentStorage, { logger: options.logger });
+  if (contentStorage) builder = builder.withContentStorage(contentStorage);
   for (const memoryDb of await memoryDbsFromConfig(config.memoryDb, { logger: options.logger, dataDirectory }))
     builder = builder.withMemoryDb(memoryDb);
   for (const decoder of createDecoders()) builder = builder.withDecoder(decoder);

@@ -5,7 +5,7 @@ import { createApp } from './app.js';
 import { removeStaleSpool, uploadSpoolDirectory } from './http/upload-spool.js';
 import { loadConfig, type ServiceConfig, type ServiceConfigInput } from './config.js';
 import { createServiceLogger, toKmLogger } from './logging.js';
-import { probeMemoryDbs } from './memory-db-probe.js';
+import { probeBackends } from './startup-probe.js';
 import { createMemoryFromConfig, describeAi } from './memory-factory.js';
 import { ServiceMetrics } from './metrics.js';
 
@@ -140,14 +140,22 @@ async function openMemory(
     observer: metrics.observer,
     ...(options.configure ? { configure: options.configure } : {}),
   });
-  /** Drains the steps in progress (up to `shutdownTimeoutMs`), releases the embedding model and closes memory DB pools. */
+  /** Drains the steps in progress (up to `shutdownTimeoutMs`), releases the embedding model, closes memory DB pools and the content storage's clients. */
   const stopMemory = async () => {
     await memory.stop({ drainTimeoutMs: config.shutdownTimeoutMs });
     await memory.orchestrator.context.embeddingGenerator?.close?.();
     for (const db of memory.orchestrator.context.memoryDbs) await (db as { close?: () => Promise<void> }).close?.().catch(() => undefined);
+    await (memory.orchestrator.context.contentStorage as { close?: () => Promise<void> }).close?.().catch(() => undefined);
   };
   try {
-    await probeMemoryDbs(memory.orchestrator.context.memoryDbs, toKmLogger(logger));
+    const { memoryDbs, contentStorage } = memory.orchestrator.context;
+    await probeBackends(
+      [
+        ...memoryDbs.map((db) => ({ name: `memory DB ${db.constructor.name}`, check: () => db.getIndexes() })),
+        { name: `content storage ${contentStorage.constructor.name}`, check: () => contentStorage.listIndexes() },
+      ],
+      toKmLogger(logger),
+    );
   } catch (error) {
     await stopMemory().catch(() => undefined);
     throw error;

@@ -107,6 +107,7 @@ describe('loadConfig', () => {
       { KM_MEMORY_DB: 'postgres,qdrant', KM_POSTGRES_URL: 'postgres://h/db' },
       /memoryDb.type is qdrant but memoryDb.qdrantUrl \(KM_QDRANT_URL\) is not set/,
     ],
+    [{ KM_CONTENT_STORAGE: 'ftp' }, /contentStorage.type \(KM_CONTENT_STORAGE\) must be one of "disk"/],
     [{ KM_MEMORY_DB: 'redis' }, /memoryDb.redisUrl \(KM_REDIS_URL\) is not set/],
     [{ KM_MEMORY_DB: 'redis', KM_REDIS_URL: 'http://cache:6379' }, /KM_REDIS_URL\)/],
     [{ KM_MEMORY_DB: 'mongodb' }, /memoryDb.mongodbUrl \(KM_MONGODB_URL\) is not set/],

@@ -29,10 +29,13 @@ export interface DiskContentStorageOptions {
  */
 export class DiskContentStorage implements IContentStorage {
   private readonly root: string;
+  /** The folder holding the files (absolute). */
+  readonly location: string;
   private readonly durable: boolean;
 
   constructor(options: DiskContentStorageOptions) {
     this.root = resolve(options.directory);
+    this.location = this.root;
     this.durable = options.durable ?? true;
   }
 

@@ -44,6 +44,8 @@ export interface IContentStorage {
    * callers of other storages get the whole file and cut it themselves.
    */
   readFileStream(index: string, documentId: string, fileName: string, range?: ByteRange): Promise<Readable>;
+  /** Where the files live, for logs and errors (a folder, a container, a bucket, a database); no secrets. */
+  readonly location?: string;
   /** True when {@link IContentStorage.readFileStream} honours its `range` argument. */
   readonly supportsByteRanges?: boolean;
   /**

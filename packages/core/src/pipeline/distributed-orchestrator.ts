@@ -15,6 +15,7 @@ import {
   type PipelineOrchestrator,
   type PipelineRequest,
 } from './pipeline-orchestrator.js';
+import { MISSING_STATE_ATTEMPTS, MissingStateTracker, contentStorageLabel } from './missing-state.js';
 import { type StepQueueFactory, stepQueueMaxAttempts } from './step-attempts.js';
 
 /** The message put on a step's queue: a pointer to the saved pipeline state. */
@@ -45,7 +46,9 @@ export interface OrchestratorStartOptions {
  * consumes it runs the step, saves the state, then queues the next step. Any number of
  * processes may consume, as long as they share the content storage, memory DBs and queues.
  *
- * - A pointer to an execution that was replaced (re-import, deletion) is dropped.
+ * - A pointer to an execution that was replaced (re-import) is dropped. A pointer whose
+ *   document has no saved state (deleted, or a process that does not share the content
+ *   storage) is retried a few times, then poisoned with an error log naming the storage.
  * - A redelivered pointer whose step is already done only re-queues the next step (a crash
  *   between saving the state and acknowledging the message).
  * - Attempts of a step are counted in the saved state, so they survive crashes; after
@@ -72,6 +75,7 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
   private runHandlers = false;
   private startOptions: OrchestratorStartOptions = {};
   private stopping = false;
+  private readonly missingState = new MissingStateTracker();
 
   constructor(context: PipelineContext, options: DistributedOrchestratorOptions) {
     super(context, options);
@@ -280,9 +284,34 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
     return this.mutex.run(`${pointer.index}/${pointer.document_id}`, () => this.runStep(step, pointer));
   }
 
+  /**
+   * A pointer whose document has no saved state: deleted, or saved where this process cannot see
+   * it (another machine's data folder, another storage). Retried a few times, then given up on
+   * with an error that names this process's content storage, never dropped in silence.
+   */
+  private stateMissing(step: string, pointer: PipelinePointer, key: string): QueueHandlerResult {
+    const misses = this.missingState.miss(key);
+    const storage = contentStorageLabel(this.context.contentStorage);
+    const fields = { step, index: pointer.index, documentId: pointer.document_id, contentStorage: storage, attempt: misses };
+    if (misses < MISSING_STATE_ATTEMPTS) {
+      this.context.logger.warn('no saved state for this document in the content storage, will retry', fields);
+      return 'transient';
+    }
+    this.context.logger.error(
+      `step "${step}" of document "${pointer.document_id}" in index "${pointer.index}" found no saved state in ${storage} ` +
+        `after ${misses} attempts: the document was deleted, or this process does not share the content storage of the ` +
+        'process that imported it (check KM_CONTENT_STORAGE and KM_DATA_DIR on every machine)',
+      fields,
+    );
+    return 'fatal';
+  }
+
   private async runStep(step: string, pointer: PipelinePointer): Promise<QueueHandlerResult> {
     let pipeline = await this.statusStore.read(pointer.index, pointer.document_id);
-    if (!pipeline || pipeline.execution_id !== pointer.execution_id || pipeline.failed) return 'ok'; // deleted or replaced
+    const key = `${step}\n${pointer.index}\n${pointer.document_id}\n${pointer.execution_id}`;
+    if (!pipeline) return this.stateMissing(step, pointer, key);
+    this.missingState.found(key);
+    if (pipeline.execution_id !== pointer.execution_id || pipeline.failed) return 'ok'; // replaced
     if (pipeline.remaining_steps[0] !== step) {
       const next = pipeline.remaining_steps[0];
       if (next !== undefined && pipeline.completed_steps.at(-1) === step) await this.enqueue(next, pipeline);

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { KmError, SimpleVectorDb, type IMemoryDb } from '@km/core';
+import { type IContentStorage, type IMemoryDb, KmError, MemoryContentStorage, SimpleVectorDb } from '@km/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startService, startWorker } from '../src/index.js';
-import { probeMemoryDbs } from '../src/memory-db-probe.js';
+import { probeBackends } from '../src/startup-probe.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -31,7 +31,7 @@ function failingDb(error: () => Error, onClose?: () => void): IMemoryDb {
 const notConfigured = () => new KmError('not_configured', 'km needs Redis 8, or Redis Stack / RediSearch 2.4+', { connector: 'redis' });
 const unreachable = () => new KmError('transient', 'connect ECONNREFUSED 127.0.0.1:6379', { transient: true });
 
-describe('the memory DB check at start', () => {
+describe('the backend check at start', () => {
   it('refuses to start the service on a memory DB that can never work, with its error, and closes it', async () => {
     let closed = false;
     const start = startService({
@@ -41,6 +41,20 @@ describe('the memory DB check at start', () => {
     });
     await expect(start).rejects.toMatchObject({ code: 'not_configured', message: expect.stringMatching(/RediSearch 2\.4/) });
     expect(closed).toBe(true);
+  });
+
+  it('refuses to start on a content storage that can never work (refused credentials), naming it', async () => {
+    const storage = Object.assign(Object.create(new MemoryContentStorage()) as IContentStorage, {
+      listIndexes: async () => {
+        throw new KmError('unauthorized', 'the storage account refused the key', { connector: 'azureblobs' });
+      },
+    });
+    const start = startService({
+      overrides: { port: 0, dataDirectory: await tempDir(), embeddings: { provider: 'hashing' } },
+      configure: (builder) => builder.withContentStorage(storage),
+      logDestination: new Writable({ write: (_c, _e, done) => done() }),
+    });
+    await expect(start).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/refused the key/) });
   });
 
   it('refuses to start a worker the same way', async () => {
@@ -73,7 +87,7 @@ describe('the memory DB check at start', () => {
     });
     const warnings: string[] = [];
     const logger = { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (m: string) => warnings.push(m) };
-    await probeMemoryDbs([silent], logger, 20);
+    await probeBackends([{ name: 'memory DB Silent', check: () => silent.getIndexes() }], logger, 20);
     expect(warnings).toEqual([expect.stringMatching(/did not answer within 20 ms/)]);
   });
 });
