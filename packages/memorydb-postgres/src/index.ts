@@ -4,3 +4,6 @@ export { DEFAULT_COLUMNS, type PostgresColumns, type PostgresMemoryDbOptions } f
 export { toSqlCondition, type SqlCondition } from './filters.js';
 export type { PGliteLike, PgPoolLike, PgPoolClientLike } from './sql-client.js';
 export { postgresMemoryDbFactory } from './postgres-factory.js';
+export { PostgresContentStorage } from './content-storage/postgres-content-storage.js';
+export type { PostgresContentStorageOptions } from './content-storage/content-storage-options.js';
+export { postgresContentStorageFactory } from './content-storage/postgres-content-storage-factory.js';
