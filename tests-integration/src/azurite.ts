@@ -15,6 +15,18 @@ export interface AzureQueueBackend {
   stop: () => Promise<void>;
 }
 
+/** A blob service for the suites: its connection string, account and endpoint, and how to stop it. */
+export interface AzureBlobBackend {
+  name: string;
+  connectionString: string;
+  /** The account name and key (Azurite's development account), when known. */
+  accountName?: string;
+  accountKey?: string;
+  /** The blob endpoint of the account, e.g. `http://127.0.0.1:PORT/devstoreaccount1`, when known. */
+  endpoint?: string;
+  stop: () => Promise<void>;
+}
+
 /**
  * `KM_TEST_AZURE_QUEUE_CONNECTION_STRING` when set (a real storage account), else Azurite's
  * queue service from npm, started in memory on a free port of 127.0.0.1.
@@ -22,15 +34,44 @@ export interface AzureQueueBackend {
 export async function startAzureQueueBackend(): Promise<AzureQueueBackend> {
   const given = process.env.KM_TEST_AZURE_QUEUE_CONNECTION_STRING;
   if (given) return { name: 'Azure Storage (KM_TEST_AZURE_QUEUE_CONNECTION_STRING)', connectionString: given, stop: async () => undefined };
+  const { port, stop } = await startAzurite('queue');
+  return {
+    name: 'Azurite (npm, in memory)',
+    connectionString: `DefaultEndpointsProtocol=http;AccountName=${DEV_ACCOUNT};AccountKey=${DEV_KEY};QueueEndpoint=http://127.0.0.1:${port}/${DEV_ACCOUNT};`,
+    stop,
+  };
+}
+
+/**
+ * `KM_TEST_AZURE_BLOBS_CONNECTION_STRING` when set (a real storage account), else Azurite's
+ * blob service from npm, started in memory on a free port of 127.0.0.1.
+ */
+export async function startAzureBlobBackend(): Promise<AzureBlobBackend> {
+  const given = process.env.KM_TEST_AZURE_BLOBS_CONNECTION_STRING;
+  if (given) return { name: 'Azure Storage (KM_TEST_AZURE_BLOBS_CONNECTION_STRING)', connectionString: given, stop: async () => undefined };
+  const { port, stop } = await startAzurite('blob');
+  const endpoint = `http://127.0.0.1:${port}/${DEV_ACCOUNT}`;
+  return {
+    name: 'Azurite (npm, in memory)',
+    connectionString: `DefaultEndpointsProtocol=http;AccountName=${DEV_ACCOUNT};AccountKey=${DEV_KEY};BlobEndpoint=${endpoint};`,
+    accountName: DEV_ACCOUNT,
+    accountKey: DEV_KEY,
+    endpoint,
+    stop,
+  };
+}
+
+/** One Azurite service (`queue` or `blob`) from npm, in memory, on a free port of 127.0.0.1. */
+async function startAzurite(service: 'queue' | 'blob'): Promise<{ port: number; stop: () => Promise<void> }> {
   const port = await freePort();
-  const bin = join(dirname(createRequire(import.meta.url).resolve('azurite/package.json')), 'dist', 'src', 'queue', 'main.js');
+  const bin = join(dirname(createRequire(import.meta.url).resolve('azurite/package.json')), 'dist', 'src', service, 'main.js');
   const child: ChildProcess = spawn(
     process.execPath,
     [
       bin,
-      '--queueHost',
+      `--${service}Host`,
       '127.0.0.1',
-      '--queuePort',
+      `--${service}Port`,
       String(port),
       '--inMemoryPersistence',
       '--extentMemoryLimit',
@@ -60,9 +101,9 @@ export async function startAzureQueueBackend(): Promise<AzureQueueBackend> {
     });
   });
   return {
-    name: 'Azurite (npm, in memory)',
-    connectionString: `DefaultEndpointsProtocol=http;AccountName=${DEV_ACCOUNT};AccountKey=${DEV_KEY};QueueEndpoint=http://127.0.0.1:${port}/${DEV_ACCOUNT};`,
+    port,
     stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
     },
