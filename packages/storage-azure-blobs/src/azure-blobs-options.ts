@@ -36,12 +36,17 @@ export interface AzureBlobsContentStorageOptions {
   createContainer?: boolean;
   /** Prepended to every blob name, e.g. `tenant-1/`. @default '' */
   prefix?: string;
-  /** Size of one staged block of a streamed upload, in bytes (1 MiB to 100 MiB). @default 4 MiB */
+  /**
+   * Size of one staged block of a streamed upload, in bytes (1 MiB to 100 MiB). A streamed upload
+   * holds at most `uploadBlockBytes × (uploadConcurrency + ⌈¾·uploadConcurrency⌉ + 1)` bytes of
+   * block data: 16 MiB with the defaults. Azure allows 50,000 blocks: 2 MiB blocks → files up to ~97 GiB.
+   * @default 2 MiB
+   */
   uploadBlockBytes?: number;
-  /** Blocks staged at once by a streamed upload; also the number of block buffers. @default 4 */
+  /** Block buffers of a streamed upload (¾ of them, rounded up, are staged at once). @default 4 */
   uploadConcurrency?: number;
 }
 
 export const DEFAULT_CONTAINER = 'km';
-export const DEFAULT_UPLOAD_BLOCK_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_UPLOAD_BLOCK_BYTES = 2 * 1024 * 1024;
 export const DEFAULT_UPLOAD_CONCURRENCY = 4;

@@ -7,7 +7,7 @@ import { contentToReadable } from '@km/core/connector';
 export interface BlockUpload {
   /** Bytes per staged block: one buffer of this size per block in flight. */
   blockBytes: number;
-  /** Block buffers, and so the most bytes held: `blockBytes × concurrency` (plus the stream's own buffer). */
+  /** Block buffers; ¾ of them (rounded up) are staged at once. */
   concurrency: number;
   blobHTTPHeaders: BlobHTTPHeaders;
 }
@@ -15,7 +15,9 @@ export interface BlockUpload {
 /**
  * Uploads a stream as staged blocks committed once it ended, and returns its size. The SDK
  * holds at most `concurrency` block buffers (stages up to ¾ of them at once) and pauses the
- * stream while they are full. A stream that fails before its end commits nothing: the blob
+ * stream while they are full; each block in flight is copied once more on its way out, and up to
+ * one more block waits to be cut: at most `blockBytes × (concurrency + ⌈¾·concurrency⌉ + 1)`
+ * (measured on Azurite: 8 × 2 MiB = 16 MiB live for a 100 MiB stream with the defaults). A stream that fails before its end commits nothing: the blob
  * keeps its old content (or stays missing), and the staged blocks expire on Azure's side.
  * On failure the source stream is destroyed.
  */
