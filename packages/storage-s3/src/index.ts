@@ -1,2 +1,10 @@
-// @km/storage-s3: written in issue 18.
-export {};
+export { S3ContentStorage } from './s3-content-storage.js';
+export {
+  DEFAULT_PART_SIZE_BYTES,
+  DEFAULT_QUEUE_SIZE,
+  MIN_PART_SIZE_BYTES,
+  type S3ContentStorageOptions,
+} from './s3-config.js';
+export { S3Keys } from './s3-keys.js';
+export { translateS3Error, isMissingObject, isConditionalConflict } from './s3-errors.js';
+export { s3ContentStorageFactory } from './s3-factory.js';
