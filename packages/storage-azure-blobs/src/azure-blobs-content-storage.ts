@@ -100,7 +100,7 @@ export class AzureBlobsContentStorage implements IContentStorage {
     }
     try {
       const answer = await this.download(blob, index, documentId, fileName, range?.start ?? 0, count);
-      return bodyOf(answer);
+      return bodyOf(answer, (e) => translateBlobError(e, `read of "${blob.name}"`));
     } catch (error) {
       if (range && isInvalidRange(error)) return Readable.from([]); // the range starts past the end of the file
       throw error;
@@ -111,11 +111,7 @@ export class AzureBlobsContentStorage implements IContentStorage {
     const blob = this.blob(index, documentId, fileName);
     const answer = await this.download(blob, index, documentId, fileName);
     const chunks: Buffer[] = [];
-    try {
-      for await (const chunk of bodyOf(answer)) chunks.push(Buffer.from(chunk as Uint8Array));
-    } catch (error) {
-      throw translateBlobError(error, `read of "${blob.name}"`);
-    }
+    for await (const chunk of bodyOf(answer, (e) => translateBlobError(e, `read of "${blob.name}"`))) chunks.push(chunk as Buffer);
     return { data: Buffer.concat(chunks), version: answer.etag! };
   }
 

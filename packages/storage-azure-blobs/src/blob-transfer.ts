@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import type { BlobDownloadResponseParsed, BlobHTTPHeaders, BlockBlobClient } from '@azure/storage-blob';
 import type { StorageContent } from '@km/core';
 import { contentToReadable } from '@km/core/connector';
@@ -38,10 +38,19 @@ export async function uploadStreamed(blob: BlockBlobClient, content: StorageCont
   return size;
 }
 
-/** The body of a download as a Node stream (the SDK resumes a broken download at its offset, pinned to the same ETag). */
-export function bodyOf(answer: BlobDownloadResponseParsed): Readable {
-  const body = answer.readableStreamBody;
-  return body ? (body as Readable) : Readable.from([]);
+/**
+ * The body of a download as a Node stream whose failures are km errors (the SDK first resumes a
+ * broken download at its offset, pinned to the same ETag). Closing it early releases the connection.
+ */
+export function bodyOf(answer: BlobDownloadResponseParsed, translate: (error: unknown) => Error): Readable {
+  const body = answer.readableStreamBody as Readable | undefined;
+  if (!body) return Readable.from([]);
+  const out = new PassThrough();
+  body.once('error', (error) => out.destroy(translate(error)));
+  out.once('close', () => {
+    if (!body.readableEnded) body.destroy();
+  });
+  return body.pipe(out);
 }
 
 /** An error of the Azure SDK (a `RestError`), not of the caller's stream. */

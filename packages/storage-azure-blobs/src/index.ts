@@ -3,5 +3,6 @@ export type { AzureBlobsContentStorageOptions, TokenCredentialLike } from './azu
 export { containerClientOf, defaultAccountUrl, withSas } from './container-client.js';
 export { BlobNames } from './blob-names.js';
 export { BlobDeletion, MAX_BATCH_DELETES } from './blob-deletion.js';
+export { bodyOf, uploadStreamed } from './blob-transfer.js';
 export { translateBlobError, isConditionFailed, isNotFound, isInvalidRange } from './azure-blob-errors.js';
 export { azureBlobsContentStorageFactory } from './azure-blobs-factory.js';
