@@ -58,6 +58,12 @@ describe('PostgresContentStorage connections', () => {
     expect(() => new PostgresContentStorage({ connectionString: 'postgres://x/y', chunkBytes: 0 })).toThrow(/chunkBytes/);
   });
 
+  it('says where its files live without the credentials', () => {
+    const storage = new PostgresContentStorage({ connectionString: 'postgres://km:s3cret@db.example:5433/files?sslmode=require' });
+    expect(storage.location).toBe('postgres://db.example:5433/files, table "public"."km_files"');
+    expect(storage.location).not.toContain('s3cret');
+  });
+
   it('the pool it builds has an error listener and the memory DB pool settings; close() ends it; a refused connection is transient', async () => {
     pools.length = 0;
     const storage = new PostgresContentStorage({

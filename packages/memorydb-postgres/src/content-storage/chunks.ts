@@ -75,3 +75,8 @@ export function sliceStream(slices: ChunkSlice[], fetch: (slice: ChunkSlice) => 
     },
   });
 }
+
+/** An iterable as an async one. */
+export async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
+  yield* items;
+}

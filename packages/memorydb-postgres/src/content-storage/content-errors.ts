@@ -60,3 +60,12 @@ export function translateStorageError(error: unknown): unknown {
   }
   return error;
 }
+
+/** The tables were dropped under a running storage: this call fails, the next creates them again. */
+export function tablesMissing(cause: unknown): KmError {
+  return new KmError('transient', 'the content tables are missing (dropped?); they are created again on the next call', {
+    connector: CONNECTOR,
+    cause,
+    transient: true,
+  });
+}

@@ -27,3 +27,15 @@ export interface PostgresContentStorageOptions {
 
 export const DEFAULT_CONTENT_TABLE_PREFIX = 'km_';
 export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
+
+/** `postgres://host:port/db` without credentials or parameters, or what was given instead of a URL. */
+export function serverOf(options: PostgresContentStorageOptions): string {
+  if (options.pglite) return 'PGlite';
+  if (!options.connectionString) return 'PostgreSQL (pool given in)';
+  try {
+    const url = new URL(options.connectionString);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return 'PostgreSQL (connection string)';
+  }
+}

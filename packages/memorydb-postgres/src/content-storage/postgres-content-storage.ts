@@ -5,11 +5,16 @@ import { checkStorageNames, contentToReadable, writeConflict } from '@km/core/co
 import { quoteIdent } from '../identifiers.js';
 import { isUndefinedTable } from '../postgres-errors.js';
 import type { SqlClient, SqlQueryable } from '../sql-client.js';
-import { rechunk, type ChunkSlice, slicesOf, sliceStream } from './chunks.js';
+import { type ChunkSlice, rechunk, slicesOf, sliceStream, toAsync } from './chunks.js';
 import { ContentConnection } from './content-connection.js';
-import { fileNotFound, replacedWhileReading, translateStorageError } from './content-errors.js';
+import { fileNotFound, replacedWhileReading, tablesMissing, translateStorageError } from './content-errors.js';
 import { ContentStatements, DELETE_BATCH_FILES } from './content-statements.js';
-import { DEFAULT_CHUNK_BYTES, DEFAULT_CONTENT_TABLE_PREFIX, type PostgresContentStorageOptions } from './content-storage-options.js';
+import {
+  DEFAULT_CHUNK_BYTES,
+  DEFAULT_CONTENT_TABLE_PREFIX,
+  type PostgresContentStorageOptions,
+  serverOf,
+} from './content-storage-options.js';
 
 const CONNECTOR = 'postgres';
 /** PostgreSQL's largest bytea value is 1 GB; chunks stay well below it. */
@@ -29,6 +34,8 @@ const MAX_CHUNK_BYTES = 64 * 1024 * 1024;
  */
 export class PostgresContentStorage implements IContentStorage {
   readonly supportsByteRanges: boolean = true;
+  /** The server (no user or password) and the files table, for logs and errors. */
+  readonly location: string;
   private readonly sql: ContentStatements;
   private readonly connection: ContentConnection;
   private readonly chunkBytes: number;
@@ -50,6 +57,7 @@ export class PostgresContentStorage implements IContentStorage {
     const prefix = options.tablePrefix ?? DEFAULT_CONTENT_TABLE_PREFIX;
     quoteIdent(`${prefix}file_chunks`); // the longest name: refused now when PostgreSQL would cut it
     this.sql = new ContentStatements(schema, prefix);
+    this.location = `${serverOf(options)}, table ${this.sql.files}`;
     this.connection = new ContentConnection(options, this.sql, options.logger ?? createConsoleLogger());
   }
 
@@ -245,17 +253,9 @@ export class PostgresContentStorage implements IContentStorage {
     } catch (error) {
       if (isUndefinedTable(error)) {
         this.connection.forgetTables();
-        throw new KmError('transient', 'the content tables are missing (dropped?); they are created again on the next call', {
-          connector: CONNECTOR,
-          cause: error,
-          transient: true,
-        });
+        throw tablesMissing(error);
       }
       throw translateStorageError(error);
     }
   }
-}
-
-async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
-  yield* items;
 }
