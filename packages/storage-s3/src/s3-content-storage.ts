@@ -14,6 +14,7 @@ import {
   translateS3Error,
 } from './s3-errors.js';
 import { S3Keys } from './s3-keys.js';
+import { translatedStream } from './s3-read-stream.js';
 import { deleteUnder, listPages } from './s3-listing.js';
 import { SourceStreamError, uploadContent } from './s3-upload.js';
 
@@ -119,7 +120,8 @@ export class S3ContentStorage implements IContentStorage {
       if (range && isUnsatisfiableRange(error)) return Readable.from([]); // the range starts past the end
       throw this.readError(error, index, documentId, fileName);
     }
-    return (output.Body as Readable | undefined) ?? Readable.from([]);
+    const body = output.Body as Readable | undefined;
+    return body ? translatedStream(body, (error) => translateS3Error(error, this.settings.bucket)) : Readable.from([]);
   }
 
   async fileExists(index: string, documentId: string, fileName: string): Promise<boolean> {

@@ -163,6 +163,15 @@ describe('S3 requests: reads', () => {
     await expect(storage().readFile('notes', 'doc', 'r.txt')).rejects.toSatisfy((e: unknown) => isKmError(e, 'file_not_found'));
   });
 
+  it('a download that breaks midway fails the stream with a transient km error', async () => {
+    override = () => ({ headers: { etag: '"e1"' }, xml: 'partial', cut: true });
+    const stream = await storage().readFileStream('notes', 'doc', 'r.txt');
+    const error = await (async () => {
+      for await (const _ of stream);
+    })().catch((e: unknown) => e);
+    expect([isKmError(error, 'transient'), (error as { transient?: boolean }).transient]).toEqual([true, true]);
+  });
+
   it('a backwards range is refused before anything is sent', async () => {
     await expect(storage().readFileStream('notes', 'doc', 'r.txt', { start: 5, end: 4 })).rejects.toSatisfy((e: unknown) =>
       isKmError(e, 'invalid_argument'),

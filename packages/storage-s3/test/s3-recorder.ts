@@ -16,6 +16,8 @@ export interface S3Answer {
   status?: number;
   xml?: string;
   headers?: Record<string, string>;
+  /** Announce a longer body than `xml`, send `xml`, then reset the connection (a download that breaks midway). */
+  cut?: boolean;
 }
 
 /** A local HTTP server that records S3 requests and answers them as told (the conformance recorder answers JSON only). */
@@ -41,7 +43,12 @@ export async function startS3Recorder(answer: (request: S3Request) => S3Answer |
         body: Buffer.concat(chunks),
       };
       requests.push(request);
-      const { status = 200, xml, headers } = await answer(request);
+      const { status = 200, xml, headers, cut } = await answer(request);
+      if (cut) {
+        res.writeHead(status, { 'content-length': String((xml ?? '').length + 1000), ...headers });
+        res.write(xml ?? '', () => setTimeout(() => res.socket?.destroy(), 20));
+        return;
+      }
       res.writeHead(status, { ...(xml !== undefined ? { 'content-type': 'application/xml' } : {}), ...headers });
       res.end(xml ?? '');
     });
