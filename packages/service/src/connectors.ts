@@ -8,11 +8,13 @@ import {
 import { azureAiSearchMemoryDbFactory } from '@km/memorydb-azure-ai-search/factory';
 import { elasticsearchMemoryDbFactory } from '@km/memorydb-elasticsearch/factory';
 import { mongoDbMemoryDbFactory } from '@km/memorydb-mongodb/factory';
-import { postgresMemoryDbFactory } from '@km/memorydb-postgres/factory';
+import { postgresContentStorageFactory, postgresMemoryDbFactory } from '@km/memorydb-postgres/factory';
 import { qdrantMemoryDbFactory } from '@km/memorydb-qdrant/factory';
 import { redisMemoryDbFactory } from '@km/memorydb-redis/factory';
 import { azureQueueFactory } from '@km/queue-azure/factory';
 import { rabbitMqQueueFactory } from '@km/queue-rabbitmq/factory';
+import { azureBlobsContentStorageFactory } from '@km/storage-azure-blobs/factory';
+import { s3ContentStorageFactory } from '@km/storage-s3/factory';
 
 /**
  * The memory DBs the service can use besides the embedded `simple` one: one line per
@@ -48,7 +50,11 @@ export const DISK_CONTENT_STORAGE = 'disk';
  * The content storages the service can use besides `disk`, shared by every machine: one line
  * per connector package. A factory loads its SDK only when it is the one configured.
  */
-export const CONTENT_STORAGE_FACTORIES: readonly ContentStorageFactory[] = [];
+export const CONTENT_STORAGE_FACTORIES: readonly ContentStorageFactory[] = [
+  azureBlobsContentStorageFactory,
+  s3ContentStorageFactory,
+  postgresContentStorageFactory,
+];
 
 /** The factory of a configured content storage type, if any (`disk` has none: the builder's default). */
 export function contentStorageFactoryOf(type: string): ContentStorageFactory | undefined {
