@@ -39,6 +39,29 @@ describe('PipelineStatusStore on a storage with conditional writes', () => {
     expect((await store.read('docs', 'doc-1'))!.completed_steps).toEqual(['extract', 'save_records']);
   });
 
+  it('a new pipeline object returned by a handler takes over the version (carry), so its write still conflicts', async () => {
+    const store = new PipelineStatusStore(new MemoryContentStorage());
+    await store.write(pipeline());
+    const read = (await store.read('docs', 'doc-1'))!;
+    const returned = structuredClone(read);
+    store.carry(read, returned);
+    const other = (await store.read('docs', 'doc-1'))!;
+    await store.write(other);
+    await expect(store.write(returned)).rejects.toSatisfy((e: unknown) => isKmError(e, 'write_conflict'));
+  });
+
+  it('after forget, a pipeline whose state file a deletion step removed can be written back', async () => {
+    const storage = new MemoryContentStorage();
+    const store = new PipelineStatusStore(storage);
+    await store.write(pipeline());
+    const read = (await store.read('docs', 'doc-1'))!;
+    await storage.deleteDocumentDirectory('docs', 'doc-1');
+    await expect(store.write(read)).rejects.toSatisfy((e: unknown) => isKmError(e, 'write_conflict'));
+    store.forget(read);
+    await store.write(read);
+    expect((await store.read('docs', 'doc-1'))!.execution_id).toBe('e1');
+  });
+
   it('writes unconditionally on a storage without them (and for a pipeline it did not read)', async () => {
     const storage = new MemoryContentStorage();
     const plain: IContentStorage = Object.assign(Object.create(storage) as IContentStorage, {

@@ -31,7 +31,8 @@ export function isContainerNotFound(error: unknown): boolean {
 /** A conditional request lost: the ETag changed (412) or the blob exists already (409). */
 export function isConditionFailed(error: unknown): boolean {
   const { status, code } = restErrorShape(error);
-  return status === 412 || code === 'ConditionNotMet' || code === 'BlobAlreadyExists' || (status === 409 && code === 'BlobAlreadyExists');
+  // Only the conditions' own codes: another 412 (LeaseIdMissing...) is not a lost race.
+  return code === 'ConditionNotMet' || code === 'BlobAlreadyExists' || (status === 412 && code === '');
 }
 
 /** A byte range starting past the end of the blob (416). */

@@ -131,8 +131,10 @@ export class AzureBlobsContentStorage implements IContentStorage {
       );
       return answer.etag!;
     } catch (error) {
-      // 412 ConditionNotMet (changed), 409 BlobAlreadyExists (created), 404 (deleted since it was read)
-      if (isConditionFailed(error) || (version !== null && isNotFound(error))) {
+      // 412 ConditionNotMet (changed), 409 BlobAlreadyExists (created), 404 (deleted since it was
+      // read); a 404 reaches here already translated by withContainer: look at what it wraps.
+      const raw = error instanceof KmError && error.cause !== undefined ? error.cause : error;
+      if (isConditionFailed(raw) || (version !== null && isNotFound(raw))) {
         throw writeConflict(index, documentId, fileName, 'azureblobs', error);
       }
       throw error;

@@ -16,6 +16,7 @@ import {
   type PipelineRequest,
 } from './pipeline-orchestrator.js';
 import { MISSING_STATE_ATTEMPTS, MissingStateTracker, contentStorageLabel } from './missing-state.js';
+import { ignoreCorruptState } from './pipeline-status-store.js';
 import { type StepQueueFactory, stepQueueMaxAttempts } from './step-attempts.js';
 
 /** The message put on a step's queue: a pointer to the saved pipeline state. */
@@ -206,7 +207,7 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
   async deleteDocument(index: string, documentId: string): Promise<void> {
     await this.ensureStarted();
     await this.mutex.run(`${index}/${documentId}`, async () => {
-      const previous = await this.statusStore.read(index, documentId).catch(() => undefined);
+      const previous = await this.statusStore.read(index, documentId).catch(ignoreCorruptState);
       const now = new Date().toISOString();
       const pipeline: DataPipeline = {
         index,
@@ -333,7 +334,9 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
     await this.statusStore.write(pipeline);
 
     const outcome = await this.invoke(handler, pipeline);
+    this.statusStore.carry(pipeline, outcome.pipeline);
     pipeline = outcome.pipeline;
+    if (DELETION_STEPS.has(step)) this.statusStore.forget(pipeline);
     if (outcome.result === 'success') {
       pipeline.remaining_steps.shift();
       pipeline.completed_steps.push(step);

@@ -77,6 +77,7 @@ export class InProcessPipelineOrchestrator extends BasePipelineOrchestrator impl
       let outcome: StepOutcome | undefined;
       for (let attempt = 1; ; attempt++) {
         outcome = await this.invoke(handler, pipeline, signal);
+        this.statusStore.carry(pipeline, outcome.pipeline);
         pipeline = outcome.pipeline;
         if (outcome.result !== 'transient' || attempt >= this.maxAttempts) break;
         this.context.logger.warn('step failed, retrying', { step, attempt, reason: outcome.error });

@@ -17,7 +17,7 @@ import type { PipelineContext } from './pipeline-context.js';
 import { checkIndexNameFits } from './check-index-name-fits.js';
 import { captureHead } from './head-capture.js';
 import { fileNamesOf, generatedFilesOf, stableId } from './pipeline-files.js';
-import { PipelineStatusStore } from './pipeline-status-store.js';
+import { PipelineStatusStore, ignoreCorruptState } from './pipeline-status-store.js';
 import { DEFAULT_STEP_ATTEMPTS } from './step-attempts.js';
 
 /** What an observer hears when a step ends (for metrics and tracing). */
@@ -141,7 +141,7 @@ export abstract class BasePipelineOrchestrator {
   ): Promise<DataPipeline> {
     const { contentStorage } = this.context;
     checkIndexNameFits(index, this.context.memoryDbs);
-    const previous = await this.statusStore.read(index, document.id).catch(() => undefined);
+    const previous = await this.statusStore.read(index, document.id).catch(ignoreCorruptState);
     const isNew = previous === undefined;
     const files: UploadedFileDetails[] = [];
     await contentStorage.createIndexDirectory(index);

@@ -52,7 +52,36 @@ export class PipelineStatusStore {
     this.versions.set(pipeline, next);
   }
 
+  /**
+   * A handler may return its changes as a new pipeline object: it takes over the version the
+   * old one was read at, so its writes stay conditional.
+   */
+  carry(from: DataPipeline, to: DataPipeline): void {
+    if (from === to) return;
+    const version = this.versions.get(from);
+    if (version !== undefined) this.versions.set(to, version);
+  }
+
+  /**
+   * The next write of this pipeline is unconditional: after a deletion step that may have removed
+   * the state file itself, a failed step must be able to write its state back (and be retried).
+   */
+  forget(pipeline: DataPipeline): void {
+    this.versions.delete(pipeline);
+  }
+
   private get conditional(): boolean {
     return typeof this.storage.readFileVersion === 'function' && typeof this.storage.writeFileIfVersion === 'function';
   }
+}
+
+/**
+ * For callers that replace a document's state whatever it was: an unreadable (corrupt) state
+ * counts as none, but a storage that cannot be read now (unreachable, refused credentials) is
+ * an error. Taking it for "no document" would treat an existing document as new and, if the
+ * upload then failed, delete its folder.
+ */
+export function ignoreCorruptState(error: unknown): undefined {
+  if (isKmError(error, 'storage_corrupt')) return undefined;
+  throw error;
 }
