@@ -20,7 +20,7 @@ function generated(hash) {
     read() {
       if (sent >= bytes) return this.push(null);
       const chunk = Buffer.alloc(Math.min(CHUNK, bytes - sent));
-      for (let i = 0; i < chunk.length; i += 4) chunk.writeUInt32LE((sent + i) * 2654435761 >>> 0, i);
+      for (let i = 0; i < chunk.length; i += 4) chunk.writeUInt32LE(((sent + i) * 2654435761) >>> 0, i);
       sent += chunk.length;
       hash.update(chunk);
       this.push(chunk);
@@ -42,11 +42,20 @@ async function open() {
     }
     case 'azureblobs': {
       const { AzureBlobsContentStorage } = await import('@km/storage-azure-blobs');
-      return { storage: new AzureBlobsContentStorage({ connectionString: config.connectionString, container: 'kmbench' }), cleanup: async () => undefined };
+      return {
+        storage: new AzureBlobsContentStorage({ connectionString: config.connectionString, container: 'kmbench' }),
+        cleanup: async () => undefined,
+      };
     }
     case 's3': {
       const { S3ContentStorage } = await import('@km/storage-s3');
-      const storage = new S3ContentStorage({ bucket: 'kmbench', endpoint: config.endpoint, forcePathStyle: true, createBucket: true, ...config.credentials });
+      const storage = new S3ContentStorage({
+        bucket: 'kmbench',
+        endpoint: config.endpoint,
+        forcePathStyle: true,
+        createBucket: true,
+        ...config.credentials,
+      });
       return { storage, cleanup: async () => undefined };
     }
     case 'postgres': {
@@ -65,6 +74,10 @@ async function open() {
  */
 const peakRss = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) * 1024;
 const resetPeakRss = () => writeFileSync('/proc/self/clear_refs', '5');
+const live = () => {
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
+};
 
 const { storage, cleanup } = await open();
 // Warm up: the client, its connection and the container/bucket/tables exist before the baseline.
@@ -72,13 +85,23 @@ await storage.writeFile('bench', 'warmup', 'w.txt', 'warm');
 await storage.readFile('bench', 'warmup', 'w.txt');
 globalThis.gc?.();
 const baseline = process.memoryUsage().rss;
+const liveBaseline = live();
 resetPeakRss();
+// Live memory: the heap and the Buffers still referenced, sampled after a full collection every
+// 100 ms. RSS also counts garbage V8 has not collected yet; this does not.
+let livePeak = 0;
+const sample = () => {
+  globalThis.gc();
+  livePeak = Math.max(livePeak, live() - liveBaseline);
+};
+// Also at the end of each phase: a phase that never yields to timers would otherwise go unsampled.
+const sampler = setInterval(sample, 100);
 const written = createHash('sha256');
 const started = performance.now();
 const size = await storage.writeFile('bench', 'big', 'big.bin', generated(written));
 const writeMs = performance.now() - started;
 const writePeak = peakRss();
-globalThis.gc?.();
+sample();
 resetPeakRss();
 const read = createHash('sha256');
 const readStart = performance.now();
@@ -86,7 +109,11 @@ for await (const chunk of await storage.readFileStream('bench', 'big', 'big.bin'
 const readMs = performance.now() - readStart;
 const same = read.digest('hex') === written.digest('hex');
 const readPeak = peakRss();
+sample();
+clearInterval(sampler);
 await storage.deleteIndexDirectory('bench');
 await cleanup();
-console.log(JSON.stringify({ kind, size, same, baselineRss: baseline, writePeakRss: writePeak, readPeakRss: readPeak, writeMs, readMs }));
+console.log(
+  JSON.stringify({ kind, size, same, baselineRss: baseline, writePeakRss: writePeak, readPeakRss: readPeak, livePeak, writeMs, readMs }),
+);
 process.exit(0);
