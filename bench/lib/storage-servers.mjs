@@ -29,13 +29,15 @@ function started(child, pattern, name) {
   });
 }
 
-const stopper = (child, cleanup = async () => undefined) => async () => {
-  if (child.exitCode === null && child.signalCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-  }
-  await cleanup();
-};
+const stopper =
+  (child, cleanup = async () => undefined) =>
+  async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    await cleanup();
+  };
 
 /** Azurite's blob service on disk (a temp folder), and the connection string of its account. */
 export async function startAzuriteBlobs() {
@@ -44,7 +46,18 @@ export async function startAzuriteBlobs() {
   const bin = join(dirname(require.resolve('azurite/package.json')), 'dist', 'src', 'blob', 'main.js');
   const child = spawn(
     process.execPath,
-    [bin, '--blobHost', '127.0.0.1', '--blobPort', String(port), '--location', folder, '--disableTelemetry', '--skipApiVersionCheck', '--loose'],
+    [
+      bin,
+      '--blobHost',
+      '127.0.0.1',
+      '--blobPort',
+      String(port),
+      '--location',
+      folder,
+      '--disableTelemetry',
+      '--skipApiVersionCheck',
+      '--loose',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'], cwd: folder },
   );
   await started(child, /successfully listen/i, 'Azurite');
