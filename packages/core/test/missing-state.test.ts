@@ -69,6 +69,43 @@ describe('a worker that does not share the content storage of the process that i
   });
 });
 
+describe('a step whose document file is missing from the content storage', () => {
+  it('is retried, then fails the document with a reason naming the storage (not at once, not in silence)', async () => {
+    const [queues, files] = [await tempDir(), await tempDir()];
+    const { logger, lines } = recordingLogger();
+    const build = () => {
+      const memory = new KernelMemoryBuilder()
+        .withContentStorage(new DiskContentStorage({ directory: files }))
+        .withMemoryDb(new SimpleVectorDb())
+        .withEmbeddingGenerator(new HashingEmbeddingGenerator())
+        .withLogger(logger)
+        .withOrchestratorOptions({ maxAttempts: 3, retryDelayMs: 10 })
+        .withQueueFactory(() => new FileQueue({ directory: queues, pollIntervalMs: 20, retryDelayMs: 10, durable: false }))
+        .buildService();
+      services.push(memory);
+      return memory;
+    };
+    const api = build();
+    await api.start({ runHandlers: false });
+    await api.importText('A file that will vanish.', { documentId: 'vanished' });
+    const storage = api.orchestrator.context.contentStorage;
+    const uploaded = (await storage.listFiles('default', 'vanished')).find((f) => !f.name.startsWith('__'))!;
+    await storage.deleteFile('default', 'vanished', uploaded.name);
+
+    const worker = build();
+    await worker.start();
+    await vi.waitFor(async () => expect(await worker.getDocumentStatus('vanished')).toMatchObject({ failed: true }), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    const status = await worker.getDocumentStatus('vanished');
+    expect(status?.error).toMatch(/^step "extract" failed: .*file "content.txt" .* not found \(in DiskContentStorage at /);
+    expect(status?.error).toContain(files);
+    // Two retries before the third attempt failed the document.
+    expect(lines.filter((l) => l.level === 'warn' && l.message === 'step failed, will retry')).toHaveLength(2);
+  });
+});
+
 describe('MissingStateTracker', () => {
   it('counts misses per pointer up to the limit, then starts again; a found state clears the count', () => {
     const tracker = new MissingStateTracker();

@@ -98,8 +98,10 @@ export class TextExtractionHandler implements IPipelineStepHandler {
         markProcessed(file, this.stepName);
         continue;
       }
+      // Read outside the try: a storage that cannot give the file (missing, unreachable) fails the
+      // step, which is retried, rather than marking the file as one that cannot be decoded.
+      const data = await contentStorage.readFile(pipeline.index, pipeline.document_id, file.name);
       try {
-        const data = await contentStorage.readFile(pipeline.index, pipeline.document_id, file.name);
         const content = cleanContent(
           await decodeWithTimeLimit(decoder, data, file.name, this.context.extraction?.decoderTimeoutMs ?? 120_000, signal),
         );

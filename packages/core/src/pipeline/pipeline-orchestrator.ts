@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-step-handler.js';
 import { detectFileType, FILE_TYPE_HEAD_BYTES } from '../decoders/detect-file-type.js';
-import { InvalidInputError, KmError } from '../errors/km-error.js';
+import { InvalidInputError, KmError, isKmError } from '../errors/km-error.js';
 import type { IMemoryDb } from '../contracts/memory-db.js';
 import { DEFAULT_STEPS, PIPELINE_STATUS_FILE, Steps } from '../models/constants.js';
 import { failedFilesReason, type DataPipeline, type PreviousExecution, type UploadedFileDetails } from '../models/data-pipeline.js';
@@ -17,6 +17,7 @@ import type { PipelineContext } from './pipeline-context.js';
 import { checkIndexNameFits } from './check-index-name-fits.js';
 import { captureHead } from './head-capture.js';
 import { fileNamesOf, generatedFilesOf, stableId } from './pipeline-files.js';
+import { contentStorageLabel } from './missing-state.js';
 import { PipelineStatusStore, ignoreCorruptState } from './pipeline-status-store.js';
 import { DEFAULT_STEP_ATTEMPTS } from './step-attempts.js';
 
@@ -280,8 +281,13 @@ export abstract class BasePipelineOrchestrator {
         await this.statusStore.write(pipeline);
         throw error;
       }
-      const transient = error instanceof KmError && error.transient;
-      const message = error instanceof Error ? error.message : String(error);
+      // A file of the document missing from the storage is retried like a transient error (it may
+      // be a storage that is catching up, or a misconfigured worker), and the reason names the storage.
+      const missingFile = isKmError(error, 'file_not_found');
+      const transient = (error instanceof KmError && error.transient) || missingFile;
+      const message =
+        (error instanceof Error ? error.message : String(error)) +
+        (missingFile ? ` (in ${contentStorageLabel(this.context.contentStorage)})` : '');
       this.context.logger.error('step threw', { step: handler.stepName, documentId: pipeline.document_id, error: message });
       outcome = { result: transient ? 'transient' : 'fatal', pipeline, error: message };
     }
