@@ -10,26 +10,30 @@ afterAll(async () => (await pglite).close());
 interface Statement {
   text: string;
   params: unknown[];
+  /** The transaction it ran in (0: none). */
+  tx: number;
 }
 
 let prefixes = 0;
 async function recorded(chunkBytes: number) {
   const db = await pglite;
   const statements: Statement[] = [];
+  let transactions = 0;
   const recorder: PGliteLike = {
     query: (text, params) => {
-      statements.push({ text, params: params ?? [] });
+      statements.push({ text, params: params ?? [], tx: 0 });
       return db.query(text, params);
     },
     transaction: (fn) =>
-      db.transaction((tx) =>
-        fn({
+      db.transaction((tx) => {
+        const id = ++transactions;
+        return fn({
           query: (text, params) => {
-            statements.push({ text, params: params ?? [] });
+            statements.push({ text, params: params ?? [], tx: id });
             return tx.query(text, params);
           },
-        }),
-      ),
+        });
+      }),
   };
   const prefix = `t${++prefixes}_`;
   const storage = new PostgresContentStorage({ pglite: recorder, chunkBytes, tablePrefix: prefix });
@@ -132,7 +136,7 @@ describe('PostgresContentStorage chunks', () => {
     await expect(rest()).rejects.toSatisfy((e: unknown) => isKmError(e, 'transient') && (e as { transient: boolean }).transient);
   });
 
-  it('deleting an index removes every file and chunk under it, a batch of 200 files per statement, and nothing else', async () => {
+  it('deleting an index removes every file and chunk under it, a batch of 200 files per transaction, and nothing else', async () => {
     const { storage, count, of, db, prefix } = await recorded(16);
     // 450 files, inserted directly (writing each through the storage would only be slower).
     await storage.writeFile('idx', 'doc-0', 'seed.txt', 'x');
@@ -144,11 +148,35 @@ describe('PostgresContentStorage chunks', () => {
     );
     await storage.writeFile('keep', 'doc', 'f.txt', 'stays');
     await storage.deleteIndexDirectory('idx');
-    expect(of(/WITH gone AS/)).toHaveLength(3);
+    // 200, 200, 50, then a batch that finds none ends it; chunks go only for batches that deleted files.
+    expect(of(/DELETE FROM \S+files"? WHERE \(index_name, document_id, name\) IN/)).toHaveLength(4);
+    expect(of(/unnest/).map((s) => (s.params[2] as string[]).length)).toEqual([200, 200, 50]);
     expect(await storage.listIndexes()).toEqual(['keep']);
     expect(await count('files')).toBe(1);
     expect(await count('file_chunks')).toBe(1);
     expect((await storage.readFile('keep', 'doc', 'f.txt')).toString()).toBe('stays');
+  });
+
+  it('a batch deletes the file rows, then their chunks by the keys it got back, in a second statement of the same transaction', async () => {
+    const { storage, statements, count } = await recorded(16);
+    await storage.writeFile('idx', 'doc', 'a.bin', bytes(40));
+    await storage.writeFile('idx', 'doc', 'b.bin', bytes(20));
+    await storage.writeFile('idx', 'other', 'c.bin', bytes(20));
+    const before = statements.length;
+    await storage.deleteDocumentDirectory('idx', 'doc');
+    const deletes = statements.slice(before).filter((s) => /^\s*DELETE/.test(s.text));
+    expect(deletes.map((s) => (/file_chunks/.test(s.text) ? 'chunks' : 'files'))).toEqual(['files', 'chunks', 'files']);
+    const [files, chunks, last] = deletes as [Statement, Statement, Statement];
+    expect(files.text).not.toMatch(/file_chunks/);
+    expect(files.params).toEqual(['idx', 200, 'doc']);
+    expect(chunks.tx).toBe(files.tx);
+    expect(chunks.tx).not.toBe(0);
+    expect(chunks.params[0]).toBe('idx');
+    const keys = (chunks.params[1] as string[]).map((d, i) => `${d}/${(chunks.params[2] as string[])[i]}`);
+    expect(keys.sort()).toEqual(['doc/a.bin', 'doc/b.bin']);
+    expect(last.tx).not.toBe(files.tx); // the next batch, which finds none and ends the deletion
+    expect(await count('files')).toBe(1);
+    expect(await count('file_chunks')).toBe(2);
   });
 
   it('a document is deleted alone; folders are implicit (an empty document is not listed)', async () => {

@@ -107,19 +107,22 @@ export class ContentStatements {
   }
 
   /**
-   * Deletes up to $2 files of index $1 (of document $3 when given) with their chunks, in one
-   * statement; returns how many files went.
+   * Deletes up to $2 files of index $1 (of document $3 when given); returns the keys that went.
+   * Their chunks go in a second statement ({@link deleteChunksOf}): this one may wait for a
+   * concurrent writer's row lock and then delete its new row, whose chunks its own snapshot
+   * cannot see.
    */
-  deleteBatch(byDocument: boolean): string {
+  deleteFilesBatch(byDocument: boolean): string {
     const where = byDocument ? 'index_name = $1 AND document_id = $3' : 'index_name = $1';
-    return `WITH gone AS (
-        DELETE FROM ${this.files} WHERE (index_name, document_id, name) IN (
-          SELECT index_name, document_id, name FROM ${this.files} WHERE ${where} LIMIT $2)
-        RETURNING index_name, document_id, name),
-      chunks AS (
-        DELETE FROM ${this.chunks} c USING gone
-        WHERE c.index_name = gone.index_name AND c.document_id = gone.document_id AND c.name = gone.name)
-      SELECT count(*)::int AS files FROM gone`;
+    return `DELETE FROM ${this.files} WHERE (index_name, document_id, name) IN (
+        SELECT index_name, document_id, name FROM ${this.files} WHERE ${where} LIMIT $2)
+      RETURNING document_id, name`;
+  }
+
+  /** Deletes every chunk of the files of index $1 named by the pairs of $2 (document ids) and $3 (names). */
+  deleteChunksOf(): string {
+    return `DELETE FROM ${this.chunks} WHERE index_name = $1
+      AND (document_id, name) IN (SELECT * FROM unnest($2::text[], $3::text[]))`;
   }
 
   listFiles(): string {

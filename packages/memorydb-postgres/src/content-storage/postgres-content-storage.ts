@@ -238,11 +238,24 @@ export class PostgresContentStorage implements IContentStorage {
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
-  /** Deletes files (and their chunks) a batch per statement until none is left. */
-  private async deleteInBatches(byDocument: boolean, params: unknown[]): Promise<void> {
+  /**
+   * Deletes files a batch per transaction until a batch finds none (a concurrent deleter can
+   * cut a batch short while files remain). Each batch deletes the file rows, then, in a second
+   * statement with a newer snapshot, every chunk of those files: also the chunks of a write
+   * that committed while the first statement waited for its row lock.
+   */
+  private async deleteInBatches(byDocument: boolean, params: [string, number, ...string[]]): Promise<void> {
     for (;;) {
-      const { rows } = await this.run((db) => db.query<{ files: number }>(this.sql.deleteBatch(byDocument), params));
-      if (Number(rows[0]?.files ?? 0) < DELETE_BATCH_FILES) return;
+      const deleted = await this.run((client) =>
+        client.transaction(async (tx) => {
+          const { rows } = await tx.query<{ document_id: string; name: string }>(this.sql.deleteFilesBatch(byDocument), params);
+          if (rows.length > 0) {
+            await tx.query(this.sql.deleteChunksOf(), [params[0], rows.map((r) => r.document_id), rows.map((r) => r.name)]);
+          }
+          return rows.length;
+        }),
+      );
+      if (deleted === 0) return;
     }
   }
 
