@@ -48,6 +48,8 @@ export interface S3Settings {
   ownsClient: boolean;
   createBucket: boolean;
   conditionalWrites: boolean;
+  /** An S3-compatible server rather than AWS S3 (the `endpoint` option, or a given client's). */
+  customEndpoint: boolean;
   region: string;
   partSizeBytes: number;
   queueSize: number;
@@ -83,6 +85,7 @@ export function resolveS3Settings(options: S3ContentStorageOptions): S3Settings 
     ownsClient: !options.client,
     createBucket: options.createBucket ?? false,
     conditionalWrites: options.conditionalWrites ?? !customEndpoint,
+    customEndpoint,
     region,
     partSizeBytes,
     queueSize,

@@ -15,7 +15,8 @@ import {
 } from './s3-errors.js';
 import { S3Keys } from './s3-keys.js';
 import { translatedStream } from './s3-read-stream.js';
-import { deleteUnder, listPages } from './s3-listing.js';
+import { type DeleteMode, deleteUnder } from './s3-delete.js';
+import { listPages } from './s3-listing.js';
 import { SourceStreamError, uploadContent } from './s3-upload.js';
 
 /**
@@ -37,6 +38,7 @@ export class S3ContentStorage implements IContentStorage {
   private readonly settings: S3Settings;
   private readonly keys: S3Keys;
   private bucketReady: Promise<void> | undefined;
+  private readonly deleteMode: DeleteMode;
 
   readonly supportsByteRanges: boolean = true;
   /** Present only when `conditionalWrites` is on. */
@@ -53,6 +55,7 @@ export class S3ContentStorage implements IContentStorage {
   constructor(options: S3ContentStorageOptions) {
     this.settings = resolveS3Settings(options);
     this.keys = new S3Keys(this.settings.prefix);
+    this.deleteMode = { contentMd5: this.settings.customEndpoint, singleDeletes: false };
     if (this.settings.conditionalWrites) {
       const self = this as { -readonly [K in 'readFileVersion' | 'writeFileIfVersion']: S3ContentStorage[K] };
       self.readFileVersion = (index, documentId, fileName) => this.readVersioned(index, documentId, fileName);
@@ -73,7 +76,7 @@ export class S3ContentStorage implements IContentStorage {
 
   async deleteIndexDirectory(index: string): Promise<void> {
     const prefix = this.keys.index(index);
-    await this.call(() => deleteUnder(this.settings.client, this.settings.bucket, prefix));
+    await this.call(() => deleteUnder(this.settings.client, this.settings.bucket, prefix, this.deleteMode));
   }
 
   async createDocumentDirectory(index: string, documentId: string): Promise<void> {
@@ -83,7 +86,7 @@ export class S3ContentStorage implements IContentStorage {
 
   async deleteDocumentDirectory(index: string, documentId: string): Promise<void> {
     const prefix = this.keys.document(index, documentId);
-    await this.call(() => deleteUnder(this.settings.client, this.settings.bucket, prefix));
+    await this.call(() => deleteUnder(this.settings.client, this.settings.bucket, prefix, this.deleteMode));
   }
 
   async emptyDocumentDirectory(index: string, documentId: string): Promise<void> {

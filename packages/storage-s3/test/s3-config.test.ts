@@ -20,17 +20,18 @@ describe('S3 options', () => {
     ]);
     expect(await aws.client.config.region()).toBe('us-east-1');
     const minio = resolveS3Settings({ bucket: 'km-files', endpoint: 'http://127.0.0.1:9000', forcePathStyle: true });
-    expect(minio.conditionalWrites).toBe(false);
+    expect([minio.conditionalWrites, minio.customEndpoint, aws.customEndpoint]).toEqual([false, true, false]);
     expect(minio.client.config.forcePathStyle).toBe(true);
     expect(await minio.client.config.requestChecksumCalculation()).toBe('WHEN_REQUIRED');
     expect(resolveS3Settings({ bucket: 'km-files', endpoint: 'http://x:9000', conditionalWrites: true }).conditionalWrites).toBe(true);
   });
 
-  it('your own client is used as it is and left open; its endpoint decides the conditional-writes default', () => {
+  it('your own client is used as it is and left open; its endpoint decides the conditional-writes default (and Content-MD5 on DeleteObjects)', () => {
     const client = new S3Client({ region: 'eu-west-1', endpoint: 'http://127.0.0.1:9000' });
     const s = resolveS3Settings({ bucket: 'km-files', client });
-    expect([s.client, s.ownsClient, s.conditionalWrites]).toEqual([client, false, false]);
-    expect(resolveS3Settings({ bucket: 'km-files', client: new S3Client({ region: 'eu-west-1' }) }).conditionalWrites).toBe(true);
+    expect([s.client, s.ownsClient, s.conditionalWrites, s.customEndpoint]).toEqual([client, false, false, true]);
+    const aws = resolveS3Settings({ bucket: 'km-files', client: new S3Client({ region: 'eu-west-1' }) });
+    expect([aws.conditionalWrites, aws.customEndpoint]).toEqual([true, false]);
   });
 
   it('explicit credentials, with a session token', async () => {
