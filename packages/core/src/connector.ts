@@ -116,6 +116,7 @@ export { sniffMimeType } from './web/sniff-mime-type.js';
 
 // Content storage: the rules every storage shares
 export { checkStorageNames } from './content-storage/storage-names.js';
+export { StoragePaths } from './content-storage/storage-paths.js';
 export { writeConflict } from './content-storage/write-conflict.js';
 export { contentToBuffer, contentToReadable } from './util/streams.js';
 

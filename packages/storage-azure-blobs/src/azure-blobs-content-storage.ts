@@ -1,11 +1,10 @@
 import { Readable } from 'node:stream';
 import type { BlobDownloadResponseParsed, BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { type ByteRange, type IContentStorage, KmError, type StorageContent, type StoredFileInfo } from '@km/core';
-import { mimeTypeOf, writeConflict } from '@km/core/connector';
+import { StoragePaths, mimeTypeOf, writeConflict } from '@km/core/connector';
 import { isConditionFailed, isContainerNotFound, isInvalidRange, isNotFound, translateBlobError } from './azure-blob-errors.js';
 import { type AzureBlobsContentStorageOptions, DEFAULT_UPLOAD_BLOCK_BYTES, DEFAULT_UPLOAD_CONCURRENCY } from './azure-blobs-options.js';
 import { BlobDeletion } from './blob-deletion.js';
-import { BlobNames } from './blob-names.js';
 import { bodyOf, isRestError, uploadStreamed } from './blob-transfer.js';
 import { containerClientOf } from './container-client.js';
 
@@ -26,7 +25,7 @@ export class AzureBlobsContentStorage implements IContentStorage {
   readonly location: string;
   /** The container client (for tools and tests). */
   readonly container: ContainerClient;
-  private readonly names: BlobNames;
+  private readonly names: StoragePaths;
   private readonly deletion: BlobDeletion;
   private readonly createContainer: boolean;
   private readonly blockBytes: number;
@@ -35,7 +34,7 @@ export class AzureBlobsContentStorage implements IContentStorage {
 
   constructor(options: AzureBlobsContentStorageOptions) {
     this.container = containerClientOf(options);
-    this.names = new BlobNames(options.prefix ?? '');
+    this.names = new StoragePaths(options.prefix ?? '');
     this.location = `${this.container.url.split('?')[0]}/${this.names.prefix}`;
     this.deletion = new BlobDeletion(this.container);
     this.createContainer = options.createContainer ?? true;
@@ -164,7 +163,7 @@ export class AzureBlobsContentStorage implements IContentStorage {
     const files: StoredFileInfo[] = [];
     await this.list(folder, (item) => {
       if (item.kind !== 'blob') return;
-      const name = this.names.lastSegment(item.name, folder);
+      const name = this.names.childName(folder, item.name);
       if (name) files.push({ name, size: item.properties.contentLength ?? 0, lastModified: item.properties.lastModified });
     });
     return files.sort((a, b) => a.name.localeCompare(b.name));
@@ -174,7 +173,7 @@ export class AzureBlobsContentStorage implements IContentStorage {
     const folder = this.names.index(index);
     const documents: string[] = [];
     await this.list(folder, (item) => {
-      const name = item.kind === 'prefix' ? this.names.lastSegment(item.name, folder) : undefined;
+      const name = item.kind === 'prefix' ? this.names.childName(folder, item.name) : undefined;
       if (name) documents.push(name);
     });
     return documents.sort();

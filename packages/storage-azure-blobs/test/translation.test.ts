@@ -1,6 +1,6 @@
 import { isKmError } from '@km/core';
 import { describe, expect, it } from 'vitest';
-import { BlobNames, isConditionFailed, isInvalidRange, isNotFound, translateBlobError } from '../src/index.js';
+import { isConditionFailed, isInvalidRange, isNotFound, translateBlobError } from '../src/index.js';
 
 describe('translateBlobError', () => {
   it('maps REST errors to typed km errors', () => {
@@ -28,32 +28,5 @@ describe('translateBlobError', () => {
     expect(isNotFound({ statusCode: 404, details: { errorCode: 'ContainerNotFound' } })).toBe(true);
     expect(isNotFound({ statusCode: 403 })).toBe(false);
     expect(isInvalidRange({ statusCode: 416, code: 'InvalidRange' })).toBe(true);
-  });
-});
-
-describe('BlobNames', () => {
-  it('builds {prefix}{index}/{documentId}/{file} and checks every name first', () => {
-    const names = new BlobNames('tenant-1/');
-    expect(names.file('idx', 'doc', 'a.txt')).toBe('tenant-1/idx/doc/a.txt');
-    expect(names.document('idx', 'doc')).toBe('tenant-1/idx/doc/');
-    expect(names.index('idx')).toBe('tenant-1/idx/');
-    expect(() => names.file('idx', 'doc', '../x')).toThrow(expect.objectContaining({ code: expect.any(String) }));
-    expect(() => names.index('Not Normal')).toThrow();
-  });
-
-  it('reads listed folders back, ignoring what is not a km folder', () => {
-    const names = new BlobNames('p/');
-    expect(names.indexOf('p/idx/')).toBe('idx');
-    expect(names.indexOf('p/Other Stuff/')).toBeUndefined();
-    expect(names.indexOf('q/idx/')).toBeUndefined();
-    expect(names.lastSegment('p/idx/doc/', 'p/idx/')).toBe('doc');
-    expect(names.lastSegment('p/idx/doc/deeper/x', 'p/idx/')).toBeUndefined();
-  });
-
-  it('refuses prefixes that are not plain path segments', () => {
-    for (const bad of ['/abs/', '..', 'a/../b/', 'a//b/', 'a\\b/']) {
-      expect(() => new BlobNames(bad), bad).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
-    }
-    expect(new BlobNames('').prefix).toBe('');
   });
 });

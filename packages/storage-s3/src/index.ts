@@ -5,6 +5,5 @@ export {
   MIN_PART_SIZE_BYTES,
   type S3ContentStorageOptions,
 } from './s3-config.js';
-export { S3Keys } from './s3-keys.js';
 export { translateS3Error, isMissingObject, isConditionalConflict } from './s3-errors.js';
 export { s3ContentStorageFactory } from './s3-factory.js';

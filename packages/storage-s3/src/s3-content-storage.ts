@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, type GetObjectCommandOutput, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { type ByteRange, type IContentStorage, InvalidInputError, type StorageContent, type StoredFileInfo } from '@km/core';
-import { isNormalizedIndexName } from '@km/core/connector';
+import { StoragePaths, isNormalizedIndexName } from '@km/core/connector';
 import { ensureBucket } from './s3-bucket.js';
 import { putIfVersion } from './s3-conditional-put.js';
 import { resolveS3Settings, type S3ContentStorageOptions, type S3Settings } from './s3-config.js';
@@ -13,7 +13,6 @@ import {
   isUnsatisfiableRange,
   translateS3Error,
 } from './s3-errors.js';
-import { S3Keys } from './s3-keys.js';
 import { translatedStream } from './s3-read-stream.js';
 import { type DeleteMode, deleteUnder } from './s3-delete.js';
 import { listPages } from './s3-listing.js';
@@ -36,7 +35,7 @@ import { SourceStreamError, uploadContent } from './s3-upload.js';
  */
 export class S3ContentStorage implements IContentStorage {
   private readonly settings: S3Settings;
-  private readonly keys: S3Keys;
+  private readonly keys: StoragePaths;
   private bucketReady: Promise<void> | undefined;
   private readonly deleteMode: DeleteMode;
 
@@ -54,7 +53,7 @@ export class S3ContentStorage implements IContentStorage {
 
   constructor(options: S3ContentStorageOptions) {
     this.settings = resolveS3Settings(options);
-    this.keys = new S3Keys(this.settings.prefix);
+    this.keys = new StoragePaths(this.settings.prefix);
     this.deleteMode = { contentMd5: this.settings.customEndpoint, singleDeletes: false };
     if (this.settings.conditionalWrites) {
       const self = this as { -readonly [K in 'readFileVersion' | 'writeFileIfVersion']: S3ContentStorage[K] };
@@ -149,7 +148,7 @@ export class S3ContentStorage implements IContentStorage {
     await this.call(async () => {
       for await (const { objects } of listPages(this.settings.client, this.settings.bucket, prefix, '/')) {
         for (const o of objects) {
-          const name = o.Key ? S3Keys.childName(prefix, o.Key) : undefined;
+          const name = o.Key ? this.keys.childName(prefix, o.Key) : undefined;
           if (name !== undefined) files.push({ name, size: o.Size ?? 0, lastModified: o.LastModified ?? new Date(0) });
         }
       }
@@ -217,7 +216,7 @@ export class S3ContentStorage implements IContentStorage {
     await this.call(async () => {
       for await (const { folders } of listPages(this.settings.client, this.settings.bucket, prefix, '/')) {
         for (const folder of folders) {
-          const name = S3Keys.childName(prefix, folder);
+          const name = this.keys.childName(prefix, folder);
           if (name !== undefined) names.push(name);
         }
       }

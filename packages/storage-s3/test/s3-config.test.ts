@@ -2,7 +2,6 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { isKmError } from '@km/core';
 import { describe, expect, it } from 'vitest';
 import { resolveS3Settings } from '../src/s3-config.js';
-import { S3Keys } from '../src/s3-keys.js';
 
 const invalid = (e: unknown) => isKmError(e, 'invalid_argument');
 
@@ -59,27 +58,5 @@ describe('S3 options', () => {
       }
       expect([JSON.stringify(options), invalid(error)]).toEqual([JSON.stringify(options), true]);
     }
-  });
-});
-
-describe('S3Keys', () => {
-  it('builds {prefix}{index}/{documentId}/{file} after checking every name', () => {
-    const keys = new S3Keys('km/');
-    expect([keys.index('notes'), keys.document('notes', 'doc-1'), keys.file('notes', 'doc-1', 'a.txt')]).toEqual([
-      'km/notes/',
-      'km/notes/doc-1/',
-      'km/notes/doc-1/a.txt',
-    ]);
-    expect(() => keys.file('notes', '..', 'a.txt')).toThrow();
-    expect(() => keys.file('notes', 'doc', '../x')).toThrow();
-    expect(() => keys.index('Notes')).toThrow();
-  });
-
-  it('childName reads one level below a prefix and nothing deeper', () => {
-    expect(S3Keys.childName('km/notes/', 'km/notes/doc-1/')).toBe('doc-1');
-    expect(S3Keys.childName('km/notes/doc/', 'km/notes/doc/a.txt')).toBe('a.txt');
-    expect(S3Keys.childName('km/notes/doc/', 'km/notes/doc/sub/a.txt')).toBeUndefined();
-    expect(S3Keys.childName('km/notes/', 'other/x/')).toBeUndefined();
-    expect(S3Keys.childName('', 'notes/')).toBe('notes');
   });
 });
