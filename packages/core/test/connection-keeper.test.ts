@@ -56,6 +56,19 @@ describe('ConnectionKeeper', () => {
     await never.keep.close();
   });
 
+  it('use() gives up at its deadline even when a timeout signal never fires (one collected by the GC)', async () => {
+    const lost = vi.spyOn(AbortSignal, 'timeout').mockImplementation(() => new AbortController().signal);
+    try {
+      const never = keeper(Number.POSITIVE_INFINITY);
+      const error = await never.keep.use(async () => 'never', { timeoutMs: 100, what: 'publish' }).catch((e: unknown) => e);
+      expect(isKmError(error, 'transient')).toBe(true);
+      expect((error as Error).message).toMatch(/no publish within 100 ms/);
+      await never.keep.close();
+    } finally {
+      lost.mockRestore();
+    }
+  }, 5000);
+
   it('use() rejects at once an error that is not transient, and with invalid_argument once closed', async () => {
     const { keep } = keeper(0);
     const refused = new KmError('unauthorized', 'no');

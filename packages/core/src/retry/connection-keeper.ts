@@ -110,23 +110,31 @@ export class ConnectionKeeper<T extends object> {
     const { connector, label } = this.options.names;
     const translate = options.translate ?? ((error: unknown) => error);
     const deadline = Date.now() + options.timeoutMs;
-    const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(options.timeoutMs)]);
+    // A timer of our own, held until the end: AbortSignal.any keeps only weak references to its
+    // sources, and an AbortSignal.timeout nobody else holds can be collected before it fires,
+    // which left use() retrying forever. The deadline is also checked before every retry.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
+    const signal = AbortSignal.any([this.closing.signal, timeout.signal]);
+    const pastDeadline = () => signal.aborted || Date.now() >= deadline;
     const noConnection = () => new KmError('transient', `${label}: no connection in time`, { connector, transient: true });
     try {
       return await withRetries(async () => operation(await withTimeout(this.get(), deadline - Date.now(), noConnection)), {
         maxAttempts: Number.POSITIVE_INFINITY,
         backoff: this.options.backoff,
         signal,
-        isRetryable: (error) => isTransient(translate(error)),
+        isRetryable: (error) => !pastDeadline() && isTransient(translate(error)),
       });
     } catch (error) {
       if (this.closed) throw new KmError('invalid_argument', `${label}: the client is closed`, { connector, cause: error });
-      if (!signal.aborted) throw translate(error);
+      if (!pastDeadline()) throw translate(error);
       throw new KmError('transient', `${label}: no ${options.what} within ${options.timeoutMs} ms`, {
         connector,
         transient: true,
         cause: error,
       });
+    } finally {
+      clearTimeout(timer);
     }
   }
 
