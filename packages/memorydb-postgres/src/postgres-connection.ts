@@ -3,12 +3,8 @@ import type { PgvectorFeatures } from './pgvector-version.js';
 import type { PostgresMemoryDbOptions } from './postgres-config.js';
 import { translateError } from './postgres-errors.js';
 import { setUpPgvector } from './schema-setup.js';
-import { clientFromPGlite, clientFromPool, type PgPoolLike, type SqlClient } from './sql-client.js';
-
-/** Idle time of a pooled socket before TCP keep-alive probes start. */
-const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
-/** Default `queryTimeoutMs`. */
-const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
+import { openSqlClient } from './open-sql-client.js';
+import type { SqlClient } from './sql-client.js';
 
 /**
  * The connector's connection, opened on first use (once for all callers, again after a failed
@@ -42,27 +38,7 @@ export class PostgresConnection {
 
   private async connect(): Promise<SqlClient> {
     const options = this.options;
-    let client: SqlClient;
-    if (options.pglite) client = clientFromPGlite(options.pglite);
-    else if (options.pool) {
-      if (options.pool.listenerCount?.('error') === 0) options.pool.on?.('error', this.onIdleError);
-      client = clientFromPool(options.pool, false);
-    } else {
-      const { default: pg } = await import('pg');
-      const queryTimeout = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
-      const pool = new pg.Pool({
-        connectionString: options.connectionString,
-        max: options.maxConnections ?? 10,
-        connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
-        // Notices a peer that vanished without closing (failover, network cut) after 10 s idle, not the OS's 2 h.
-        keepAlive: true,
-        keepAliveInitialDelayMillis: KEEP_ALIVE_INITIAL_DELAY_MS,
-        // An answer that never comes (half-open connection) fails the query as transient.
-        query_timeout: queryTimeout || undefined,
-      });
-      pool.on('error', this.onIdleError);
-      client = clientFromPool(pool as unknown as PgPoolLike, true);
-    }
+    const client = await openSqlClient(options, this.onIdleError);
     try {
       this.features = await setUpPgvector(client, options.createExtension ?? true);
     } catch (error) {

@@ -1,12 +1,9 @@
 import type { Logger } from '@km/core';
 import { withSetupLock } from '../schema-setup.js';
-import { clientFromPGlite, clientFromPool, type PgPoolLike, type SqlClient } from '../sql-client.js';
+import { openSqlClient } from '../open-sql-client.js';
+import type { SqlClient } from '../sql-client.js';
 import type { PostgresContentStorageOptions } from './content-storage-options.js';
 import type { ContentStatements } from './content-statements.js';
-
-/** Idle time of a pooled socket before TCP keep-alive probes start (as the memory DB's pool). */
-const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
-const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 
 /**
  * The content storage's connection, opened on first use (again after a failed attempt): a pool
@@ -51,25 +48,8 @@ export class ContentConnection {
     if (opening) await (await opening.catch(() => undefined))?.close();
   }
 
-  private async open(): Promise<SqlClient> {
-    const options = this.options;
-    if (options.pglite) return clientFromPGlite(options.pglite);
-    if (options.pool) {
-      if (options.pool.listenerCount?.('error') === 0) options.pool.on?.('error', this.onIdleError);
-      return clientFromPool(options.pool, false);
-    }
-    const { default: pg } = await import('pg');
-    const queryTimeout = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
-    const pool = new pg.Pool({
-      connectionString: options.connectionString,
-      max: options.maxConnections ?? 10,
-      connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: KEEP_ALIVE_INITIAL_DELAY_MS,
-      query_timeout: queryTimeout || undefined,
-    });
-    pool.on('error', this.onIdleError);
-    return clientFromPool(pool as unknown as PgPoolLike, true);
+  private open(): Promise<SqlClient> {
+    return openSqlClient(this.options, this.onIdleError);
   }
 
   private async setUp(client: SqlClient): Promise<void> {
