@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exited, freePort, KM_BIN, kmEnv } from '../src/km-process.js';
-import { whyNotPlainRedis } from '../src/provision-redis.js';
+import { whyNotPlainRedis } from '@km/memorydb-redis/testing';
 
 // `km serve` on a Redis without the query engine (this machine's Debian Redis 7, which .ci/run
 // starts): the start is refused with the connector's one-line reason, not a service that
