@@ -13,6 +13,7 @@ import amqp from 'amqplib';
 import pgDriver from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exited, freePort, kmEnv, startKm } from '../src/km-process.js';
+import { expectOneRecordPerDocument } from '../src/record-sets.js';
 import { RABBITMQ_URL, deleteQueues, rabbitMqUnavailable } from '../src/rabbitmq-broker.js';
 
 // The distributed deployment: `km serve --no-handlers` and two `km worker`s on RabbitMQ,
@@ -140,16 +141,7 @@ describe.skipIf(noRabbit)('distributed ingestion on RabbitMQ with two workers', 
     expect(broken.error).toMatch(/extract/);
 
     // Exactly the expected records: one partition per document, with its own text, none twice.
-    const rows = (
-      await sql.query<{ doc: string; n: number; texts: string[] }>(
-        `SELECT substring(id from '^d=([^/]+)//') AS doc, count(*)::int AS n, array_agg(payload->>'text') AS texts FROM "km-default" GROUP BY 1 ORDER BY 1`,
-      )
-    ).rows;
-    expect(rows.map((r) => r.doc)).toEqual(ids);
-    for (const row of rows) {
-      expect(row.n, `records of ${row.doc}`).toBe(1);
-      expect(row.texts[0]).toContain(`item ${row.doc}`);
-    }
+    await expectOneRecordPerDocument(sql, 'km-default', ids);
 
     // The broken document's pointer sits in the extract step's poison queue; no step queue holds work.
     const connection = await amqp.connect(RABBITMQ_URL);

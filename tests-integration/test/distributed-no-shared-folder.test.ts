@@ -13,6 +13,7 @@ import pgDriver from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type AzureBlobBackend, startAzureBlobBackend } from '../src/azurite.js';
 import { exited, freePort, kmEnv, startKm } from '../src/km-process.js';
+import { expectOneRecordPerDocument } from '../src/record-sets.js';
 import { RABBITMQ_URL, deleteQueues, rabbitMqUnavailable } from '../src/rabbitmq-broker.js';
 
 // Distributed ingestion with NO shared folder: `km serve --no-handlers` and two `km worker`s,
@@ -123,16 +124,7 @@ describe.skipIf(noRabbit)('distributed ingestion with no shared folder (two work
     expect(done, 'documents completed').toBe(DOCUMENTS);
 
     // Exactly one record set per document: one partition each, with its own text.
-    const rows = (
-      await sql.query<{ doc: string; n: number; texts: string[] }>(
-        `SELECT substring(id from '^d=([^/]+)//') AS doc, count(*)::int AS n, array_agg(payload->>'text') AS texts FROM "${table}" GROUP BY 1 ORDER BY 1`,
-      )
-    ).rows;
-    expect(rows.map((r) => r.doc)).toEqual(ids);
-    for (const row of rows) {
-      expect(row.n, `records of ${row.doc}`).toBe(1);
-      expect(row.texts[0]).toContain(`item ${row.doc}`);
-    }
+    await expectOneRecordPerDocument(sql, table, ids);
 
     // Every step queue is empty, nothing is poisoned.
     const connection = await amqp.connect(RABBITMQ_URL);
