@@ -7,8 +7,8 @@ import wabtFactory from 'wabt';
 const dir = fileURLToPath(new URL('../src/memory-storage/wasm/', import.meta.url));
 const source = readFileSync(dir + 'vector-kernels.wat', 'utf8');
 const wabt = await wabtFactory();
-const module = wabt.parseWat('vector-kernels.wat', source, { simd: true });
-module.validate();
+const module = wabt.parseWat('vector-kernels.wat', source, { simd: true, threads: true });
+module.validate({ simd: true, threads: true });
 const { buffer } = module.toBinary({});
 const base64 = Buffer.from(buffer).toString('base64');
 writeFileSync(

@@ -9,12 +9,12 @@ export interface VectorKernels {
 
 /** The part of `WebAssembly.Memory` used here (Node's types do not declare the WebAssembly global). */
 export interface WasmMemory {
-  readonly buffer: ArrayBuffer;
+  readonly buffer: ArrayBufferLike;
   grow(pages: number): number;
 }
 
 interface WasmApi {
-  Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
+  Memory: new (descriptor: { initial: number; maximum: number; shared: boolean }) => WasmMemory;
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: unknown };
 }
@@ -22,9 +22,12 @@ interface WasmApi {
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 let compiled: object | undefined;
 
-/** A new linear memory of `initial` pages that can grow to `maximum` pages (64 KiB each). */
+/**
+ * A new linear memory of `initial` pages that can grow to `maximum` pages (64 KiB each). It is
+ * shared (its buffer is a SharedArrayBuffer), so worker threads can run the kernels over it.
+ */
 export function createWasmMemory(initial: number, maximum: number): WasmMemory {
-  return new wasm.Memory({ initial, maximum });
+  return new wasm.Memory({ initial, maximum, shared: true });
 }
 
 /** Instantiates the kernels over `memory` (the module is compiled once per process). */

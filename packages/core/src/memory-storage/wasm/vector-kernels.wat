@@ -2,7 +2,7 @@
 ;; padded with zeros), 16-byte aligned, stored back to back. Regenerate the embedded binary
 ;; with `pnpm --filter @km/core gen:wasm` after editing this file.
 (module
-  (import "env" "memory" (memory 1))
+  (import "env" "memory" (memory 1 65536 shared))
 
   ;; Dot product of the query at $q with the row at $p, both $stride floats long.
   (func $dot (export "dot") (param $q i32) (param $p i32) (param $stride i32) (result f32)
