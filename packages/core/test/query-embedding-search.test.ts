@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { HashingEmbeddingGenerator, SimpleVectorDb, type ITextEmbeddingGenerator } from '../src/index.js';
+import { collect } from './helpers.js';
+
+/** HashingEmbeddingGenerator behind a proxy that records the texts of each query-purpose call. */
+function countingHashing(): { generator: ITextEmbeddingGenerator; queryCalls: string[][] } {
+  const queryCalls: string[][] = [];
+  const target = new HashingEmbeddingGenerator();
+  const generator = new Proxy(target, {
+    get(object, property, receiver) {
+      if (property !== 'generateEmbeddings') return Reflect.get(object, property, receiver);
+      return (texts: string[], signal?: AbortSignal, options?: { purpose?: 'query' | 'document' }) => {
+        if (options?.purpose === 'query') queryCalls.push([...texts]);
+        return object.generateEmbeddings(texts, signal);
+      };
+    },
+  });
+  return { generator, queryCalls };
+}
+
+describe('query embeddings through search', () => {
+  it("SimpleVectorDb's getSimilarList embeds a repeated text query once and batches concurrent ones", async () => {
+    const { generator, queryCalls } = countingHashing();
+    const db = new SimpleVectorDb({ embeddingGenerator: generator });
+    const hashing = new HashingEmbeddingGenerator();
+    const texts = ['the moon orbits the earth', 'carbon forms diamond', 'volcanoes erupt lava'];
+    await db.upsertBatch(
+      'docs',
+      texts.map((text, i) => ({ id: `r${i}`, vector: hashing.embed(text), tags: {}, payload: { text } })),
+    );
+
+    const first = await collect(db.getSimilarList('docs', 'moon orbit', { limit: 1 }));
+    const second = await collect(db.getSimilarList('docs', 'moon orbit', { limit: 1 }));
+    expect(first[0]![0].id).toBe('r0');
+    expect(second).toEqual(first);
+    expect(queryCalls).toEqual([['moon orbit']]);
+
+    const concurrent = await Promise.all(['diamond', 'lava', 'earth'].map((q) => collect(db.getSimilarList('docs', q, { limit: 1 }))));
+    expect(concurrent.map((found) => found[0]![0].id)).toEqual(['r1', 'r2', 'r0']);
+    expect(queryCalls.slice(1)).toEqual([['diamond', 'lava', 'earth']]);
+  });
+});
