@@ -108,3 +108,24 @@ describe('ScanLanes', () => {
     expect(third).toBe(second);
   });
 });
+
+describe('ScanGate with an async mutation', () => {
+  it('holds scans that arrive while the mutation awaits', async () => {
+    const gate = new ScanGate();
+    const events: string[] = [];
+    const io = deferred();
+    const write = gate.write(async () => {
+      events.push('write start');
+      await io.promise;
+      events.push('write end');
+    });
+    const scan = gate.read(async () => {
+      events.push('scan');
+    });
+    await tick();
+    expect(events).toEqual(['write start']);
+    io.resolve();
+    await Promise.all([write, scan]);
+    expect(events).toEqual(['write start', 'write end', 'scan']);
+  });
+});

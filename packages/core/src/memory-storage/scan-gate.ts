@@ -27,11 +27,11 @@ export class ScanGate {
   }
 
   /**
-   * Runs the synchronous `mutate` once no scan runs: at once when none does, else after the
-   * running scans settle (scans that arrive meanwhile start after it).
+   * Runs `mutate` once no scan runs: at once (synchronously) when none does, else after the
+   * running scans settle. Scans that arrive before it finished (an async `mutate` included)
+   * start after it.
    */
-  async write<T>(mutate: () => T): Promise<T> {
-    if (this.scans === 0 && !this.writing) return mutate();
+  async write<T>(mutate: () => T | Promise<T>): Promise<T> {
     const previous = this.writing;
     let done!: () => void;
     const mine = new Promise<void>((resolve) => {
@@ -46,7 +46,7 @@ export class ScanGate {
         });
       }
       this.drained = undefined;
-      return mutate();
+      return await mutate();
     } finally {
       if (this.writing === mine) this.writing = undefined;
       done();
