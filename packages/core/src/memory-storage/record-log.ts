@@ -1,11 +1,25 @@
-import { mkdir, open, readFile, rename, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 
-/** One entry of the log: an upsert carries the record (and its vector), a delete only the id. */
+/**
+ * One entry of the log: an upsert carries the record (and its vector), a delete only the id.
+ * An upsert read back also carries its parsed `payload` (the object `payloadJson` holds).
+ */
 export type LogEntry =
-  | { op: 'upsert'; record: { id: string; tags: unknown; payloadJson: string }; vector: Float32Array | undefined }
+  | {
+      op: 'upsert';
+      record: { id: string; tags: unknown; payloadJson: string };
+      vector: Float32Array | undefined;
+      payload?: Record<string, unknown>;
+    }
   | { op: 'delete'; id: string };
+
+/**
+ * Receives each intact entry of a log read in order. The entry's vector is a scratch array the
+ * reader reuses for the next entry: copy it to keep it.
+ */
+export type LogVisitor = (entry: LogEntry) => void;
 
 /** What `load()` cut from the end of a log: its size and the record ids it still names. */
 export interface TornTail {
@@ -17,6 +31,8 @@ export interface TornTail {
 const OP_UPSERT = 1;
 const OP_DELETE = 2;
 const HEADER = 8; // body length u32 + crc32 u32
+/** Bytes read from the file at a time when streaming it; an entry larger than this gets a larger buffer. */
+const READ_CHUNK = 4 * 1024 * 1024;
 
 /**
  * Append-only, checksummed log of one index's changes. Each entry is
@@ -43,20 +59,42 @@ export class RecordLog {
 
   /** Reads every intact entry, in order; cuts a torn tail. */
   async load(): Promise<LogEntry[]> {
-    let data: Buffer;
+    const entries: LogEntry[] = [];
+    await this.loadEach((entry) => entries.push(owned(entry)));
+    return entries;
+  }
+
+  /**
+   * Streams every intact entry, in order, to `visit` (see {@link LogVisitor}: its vector is
+   * reused), reading the file in chunks rather than whole; cuts a torn or corrupt tail, as
+   * `load()` does. Returns the number of entries, where the last one ends (the file's size after
+   * the cut) and the file's inode (0 when there is no log).
+   */
+  async loadEach(visit: LogVisitor): Promise<{ entries: number; end: number; ino: number }> {
+    let handle: FileHandle;
     try {
-      data = await readFile(this.path);
+      handle = await open(this.path, 'r');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: 0, end: 0, ino: 0 };
       throw error;
     }
-    const { entries, end } = parse(data);
-    this.lastCut = undefined;
-    if (end < data.length) {
-      this.lastCut = { bytes: data.length - end, recordIds: salvageIds(data.subarray(end)) };
-      await truncate(this.path, end);
+    let scanned: Scanned;
+    let ino: number;
+    let tail: Buffer | undefined;
+    try {
+      const info = await handle.stat();
+      ino = info.ino;
+      scanned = await scan(handle, 0, info.size, visit);
+      if (scanned.end < scanned.size) tail = await readRange(handle, scanned.end, scanned.size);
+    } finally {
+      await handle.close();
     }
-    return entries;
+    this.lastCut = undefined;
+    if (tail) {
+      this.lastCut = { bytes: tail.length, recordIds: salvageIds(tail) };
+      await truncate(this.path, scanned.end);
+    }
+    return { entries: scanned.entries, end: scanned.end, ino };
   }
 
   /** Identity and size of the log file, or undefined when there is none. */
@@ -76,20 +114,25 @@ export class RecordLog {
    * complete entry ends and the file read (its inode; 0 when there is no log yet).
    */
   async readFrom(offset: number): Promise<{ entries: LogEntry[]; end: number; ino: number }> {
+    const entries: LogEntry[] = [];
+    const { end, ino } = await this.readEachFrom(offset, (entry) => entries.push(owned(entry)));
+    return { entries, end, ino };
+  }
+
+  /** {@link readFrom} streaming each entry to `visit` (its vector is reused); returns how many there were. */
+  async readEachFrom(offset: number, visit: LogVisitor): Promise<{ entries: number; end: number; ino: number }> {
     let handle: FileHandle;
     try {
       handle = await open(this.path, 'r');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], end: offset, ino: 0 };
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: 0, end: offset, ino: 0 };
       throw error;
     }
     try {
       const { size, ino } = await handle.stat();
-      if (size <= offset) return { entries: [], end: offset, ino };
-      const data = Buffer.allocUnsafe(size - offset);
-      const { bytesRead } = await handle.read(data, 0, data.length, offset);
-      const parsed = parse(data.subarray(0, bytesRead));
-      return { entries: parsed.entries, end: offset + parsed.end, ino };
+      if (size <= offset) return { entries: 0, end: offset, ino };
+      const scanned = await scan(handle, offset, size, visit);
+      return { entries: scanned.entries, end: scanned.end, ino };
     } finally {
       await handle.close();
     }
@@ -158,20 +201,66 @@ export class RecordLog {
   }
 }
 
-function parse(data: Buffer): { entries: LogEntry[]; end: number } {
-  const entries: LogEntry[] = [];
-  let offset = 0;
-  while (offset + HEADER <= data.length) {
-    const length = data.readUInt32LE(offset);
-    const checksum = data.readUInt32LE(offset + 4);
-    const end = offset + HEADER + length;
-    if (length < 5 || end > data.length) break;
-    const body = data.subarray(offset + HEADER, end);
-    if (crc32(body) !== checksum) break;
-    entries.push(decode(body));
-    offset = end;
+/** How far a {@link scan} got: where the last intact entry ends, how many there were, and the bytes it found. */
+interface Scanned {
+  end: number;
+  entries: number;
+  /** File offset where reading stopped: the size asked for, or less when the file was shorter. */
+  size: number;
+}
+
+/**
+ * Streams the intact entries between `offset` and `size` to `visit`, reading chunks into one
+ * reused buffer (no copy of the whole file); stops at the first torn or corrupt entry.
+ */
+async function scan(handle: FileHandle, offset: number, size: number, visit: LogVisitor): Promise<Scanned> {
+  let buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(HEADER, size - offset)));
+  const decoder = new EntryDecoder();
+  let base = offset; // file offset of buffer[0]
+  let filled = 0;
+  let entries = 0;
+  for (;;) {
+    const want = Math.min(buffer.length - filled, size - base - filled);
+    const { bytesRead } = want > 0 ? await handle.read(buffer, filled, want, base + filled) : { bytesRead: 0 };
+    filled += bytesRead;
+    const eof = bytesRead === 0 || base + filled >= size;
+    let at = 0;
+    while (at + HEADER <= filled) {
+      const length = buffer.readUInt32LE(at);
+      const end = at + HEADER + length;
+      if (length < 5) return { end: base + at, entries, size: base + filled };
+      if (end > filled) break;
+      const body = buffer.subarray(at + HEADER, end);
+      if (crc32(body) !== buffer.readUInt32LE(at + 4)) return { end: base + at, entries, size: base + filled };
+      visit(decoder.decode(body));
+      entries++;
+      at = end;
+    }
+    if (eof) return { end: base + at, entries, size: base + filled };
+    // Keep the unread part of the chunk and read on; an entry larger than the buffer gets a larger one.
+    const needed = at + HEADER <= filled ? HEADER + buffer.readUInt32LE(at) : HEADER;
+    if (needed > buffer.length) {
+      const larger = Buffer.allocUnsafe(Math.max(needed, buffer.length * 2));
+      buffer.copy(larger, 0, at, filled);
+      buffer = larger;
+    } else {
+      buffer.copyWithin(0, at, filled);
+    }
+    base += at;
+    filled -= at;
   }
-  return { entries, end: offset };
+}
+
+/** The bytes of a file between two offsets. */
+async function readRange(handle: FileHandle, start: number, end: number): Promise<Buffer> {
+  const data = Buffer.allocUnsafe(end - start);
+  let filled = 0;
+  while (filled < data.length) {
+    const { bytesRead } = await handle.read(data, filled, data.length - filled, start + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return data.subarray(0, filled);
 }
 
 /**
@@ -214,12 +303,31 @@ function encode(entry: LogEntry): Buffer {
   return out;
 }
 
-function decode(body: Buffer): LogEntry {
-  const op = body.readUInt8(0);
-  const jsonLength = body.readUInt32LE(1);
-  const json = JSON.parse(body.subarray(5, 5 + jsonLength).toString('utf8')) as { id: string; tags: unknown; payload: unknown };
-  if (op === OP_DELETE) return { op: 'delete', id: json.id };
-  const rest = body.subarray(5 + jsonLength);
-  const vector = rest.length > 0 ? new Float32Array(rest.buffer.slice(rest.byteOffset, rest.byteOffset + rest.length)) : undefined;
-  return { op: 'upsert', record: { id: json.id, tags: json.tags, payloadJson: JSON.stringify(json.payload ?? {}) }, vector };
+/** Decodes entry bodies; the vector of an upsert is a scratch array reused for the next one. */
+class EntryDecoder {
+  private vector = new Float32Array(0);
+  private bytes = new Uint8Array(this.vector.buffer);
+
+  decode(body: Buffer): LogEntry {
+    const op = body.readUInt8(0);
+    const jsonLength = body.readUInt32LE(1);
+    const json = JSON.parse(body.toString('utf8', 5, 5 + jsonLength)) as { id: string; tags: unknown; payload: unknown };
+    if (op === OP_DELETE) return { op: 'delete', id: json.id };
+    const payload = (json.payload ?? {}) as Record<string, unknown>;
+    const record = { id: json.id, tags: json.tags, payloadJson: JSON.stringify(payload) };
+    const vectorBytes = body.length - 5 - jsonLength;
+    if (vectorBytes <= 0) return { op: 'upsert', record, vector: undefined, payload };
+    const floats = vectorBytes >> 2;
+    if (this.vector.length !== floats) {
+      this.vector = new Float32Array(floats);
+      this.bytes = new Uint8Array(this.vector.buffer);
+    }
+    this.bytes.set(body.subarray(5 + jsonLength, 5 + jsonLength + floats * 4));
+    return { op: 'upsert', record, vector: this.vector, payload };
+  }
+}
+
+/** An entry that owns its vector (a streamed one borrows the reader's scratch array). */
+function owned(entry: LogEntry): LogEntry {
+  return entry.op === 'upsert' && entry.vector ? { ...entry, vector: entry.vector.slice() } : entry;
 }

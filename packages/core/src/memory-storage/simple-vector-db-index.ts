@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KmError } from '../errors/km-error.js';
+import { PayloadFields } from '../models/memory-record.js';
 import { Bm25Index } from '../text-search/bm25-index.js';
 import { partitionText } from './partition-text.js';
 import type { CheckedRecord } from './record-input.js';
@@ -23,10 +24,20 @@ export interface LoadedIndex {
   applied: number;
 }
 
-/** Writes a record into the in-memory views (vectors, tags and words). */
-export function putRecord(loaded: LoadedIndex, id: string, vector: ArrayLike<number>, tags: IndexEntry['tags'], payloadJson: string): void {
+/**
+ * Writes a record into the in-memory views (vectors, tags and words). `text` is its partition
+ * text when the caller already has it (else read from `payloadJson`).
+ */
+export function putRecord(
+  loaded: LoadedIndex,
+  id: string,
+  vector: ArrayLike<number>,
+  tags: IndexEntry['tags'],
+  payloadJson: string,
+  text: string = partitionText(payloadJson),
+): void {
   loaded.vectors.upsert(id, vector, tags, payloadJson);
-  loaded.words.add(id, partitionText(payloadJson));
+  loaded.words.add(id, text);
 }
 
 /** Removes a record from the in-memory views. */
@@ -35,16 +46,23 @@ export function dropRecord(loaded: LoadedIndex, id: string): void {
   loaded.words.remove(id);
 }
 
-/** Applies log entries (a load, or another process's writes) to the in-memory views. */
-export function applyEntries(loaded: LoadedIndex, entries: readonly LogEntry[]): void {
-  const size = loaded.vectors.dimensions;
-  for (const e of entries) {
-    if (e.op === 'delete') {
-      if (loaded.vectors.has(e.id)) dropRecord(loaded, e.id);
-    } else if (e.vector && e.vector.length === size) {
-      putRecord(loaded, e.record.id, e.vector, e.record.tags as IndexEntry['tags'], e.record.payloadJson);
-    }
+/**
+ * Applies one log entry (a load, or another process's writes) to the in-memory views; the
+ * entry's vector is copied (it may be a reader's scratch array).
+ */
+export function applyEntry(loaded: LoadedIndex, e: LogEntry): void {
+  if (e.op === 'delete') {
+    if (loaded.vectors.has(e.id)) dropRecord(loaded, e.id);
+  } else if (e.vector && e.vector.length === loaded.vectors.dimensions) {
+    const text = e.payload ? textOf(e.payload) : partitionText(e.record.payloadJson);
+    putRecord(loaded, e.record.id, e.vector, e.record.tags as IndexEntry['tags'], e.record.payloadJson, text);
   }
+}
+
+/** The partition text of a parsed payload, as {@link partitionText} reads it from JSON. */
+function textOf(payload: Record<string, unknown>): string {
+  const text = payload[PayloadFields.text];
+  return typeof text === 'string' ? text : '';
 }
 
 /**
@@ -63,19 +81,13 @@ export async function readIndexFolder(folder: string, durable: boolean, repair: 
     throw new KmError('storage_corrupt', `${join(folder, INDEX_META)} has no vector size`, { connector: CONNECTOR });
   }
   const log = new RecordLog(folder, durable);
-  let entries: LogEntry[];
-  let loaded: LoadedIndex;
-  if (repair) {
-    entries = await log.load();
-    const position = await log.position();
-    loaded = emptyIndex(meta.vectorSize, log, position?.ino ?? 0, position?.size ?? 0);
-  } else {
-    const read = await log.readFrom(0);
-    entries = read.entries;
-    loaded = emptyIndex(meta.vectorSize, log, read.ino, read.end);
-  }
-  applyEntries(loaded, entries);
-  log.deadEntries = entries.length - loaded.vectors.size;
+  const loaded = emptyIndex(meta.vectorSize, log, 0, 0);
+  const apply = (entry: LogEntry) => applyEntry(loaded, entry);
+  // Entries stream from the file straight into the views: no list of entries, no copy of each vector.
+  const read = repair ? await log.loadEach(apply) : await log.readEachFrom(0, apply);
+  loaded.ino = read.ino;
+  loaded.applied = read.end;
+  log.deadEntries = read.entries - loaded.vectors.size;
   return loaded;
 }
 
@@ -102,8 +114,7 @@ export async function catchUpIndex(folder: string, loaded: LoadedIndex | undefin
   const position = await (loaded?.log ?? new RecordLog(folder, false)).position();
   if (loaded?.log && position && position.ino === loaded.ino && position.size >= loaded.applied) {
     if (position.size === loaded.applied) return loaded; // nothing new
-    const { entries, end } = await loaded.log.readFrom(loaded.applied);
-    applyEntries(loaded, entries);
+    const { end } = await loaded.log.readEachFrom(loaded.applied, (entry) => applyEntry(loaded, entry));
     loaded.applied = end;
     return loaded;
   }
