@@ -1,0 +1,2 @@
+export { HnswGraph, type HnswOptions, type HnswQuery, type HnswSearchOptions, type HnswSpace } from './hnsw-graph.js';
+export { decodeHnswGraph, encodeHnswGraph, type DecodedHnswGraph, type HnswNodeKey } from './hnsw-file.js';
