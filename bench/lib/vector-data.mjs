@@ -2,6 +2,7 @@
 // recall figures are measured against, and recall@k. Pure functions, tested in
 // bench/test/vector-data.test.mjs. Vectors live in one flat Float32Array (row i at i * dims), so
 // a million 384-dimension vectors are one 1.5 GB allocation, not a million objects.
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 
 /** The data sets the bench measures. */
 export const DATA_SETS = ['random', 'clustered'];
@@ -50,10 +51,16 @@ export function createGaussian(random) {
   };
 }
 
-/** Fills `target` with floats uniform in [-0.5, 0.5) from `seed`; returns it. */
+/** Fills `target` with floats uniform in [-0.5, 0.5) from `seed` ({@link createRandom}'s sequence, inlined: it is hot); returns it. */
 export function fillUniform(target, seed) {
-  const random = createRandom(seed);
-  for (let i = 0; i < target.length; i++) target[i] = random() - 0.5;
+  let state = seed >>> 0;
+  for (let i = 0; i < target.length; i++) {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    target[i] = ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
+  }
   return target;
 }
 
@@ -171,4 +178,44 @@ export function meanRecallAtK(found, truth, k) {
   let sum = 0;
   for (let q = 0; q < found.length; q++) sum += recallAtK(found[q], truth[q], k);
   return sum / found.length;
+}
+
+const CHUNK = 1 << 28; // bytes per read or write call (one call is limited to 2 GB)
+
+/** Writes the vectors then the queries of a data set to `path` as raw float32 (no copy). */
+export function writeDataFile(path, { vectors, queries }) {
+  const fd = openSync(path, 'w');
+  try {
+    for (const floats of [vectors, queries]) {
+      const bytes = new Uint8Array(floats.buffer, floats.byteOffset, floats.byteLength);
+      for (let at = 0; at < bytes.length; at += CHUNK) writeSync(fd, bytes, at, Math.min(CHUNK, bytes.length - at));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads a data set written by {@link writeDataFile}: `count` vectors (into `into` when given, a
+ * Float32Array of count * dims floats) and `queryCount` queries of `dims` floats.
+ */
+export function readDataFile(path, { count, queryCount, dims, into }) {
+  const vectors = into ?? new Float32Array(count * dims);
+  const queries = new Float32Array(queryCount * dims);
+  const fd = openSync(path, 'r');
+  try {
+    let position = 0;
+    for (const floats of [vectors, queries]) {
+      const bytes = new Uint8Array(floats.buffer, floats.byteOffset, floats.byteLength);
+      for (let at = 0; at < bytes.length; ) {
+        const read = readSync(fd, bytes, at, Math.min(CHUNK, bytes.length - at), position);
+        if (read === 0) throw new RangeError(`${path} ends before ${count} + ${queryCount} vectors of ${dims} floats`);
+        at += read;
+        position += read;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { dims, count, vectors, queries };
 }
