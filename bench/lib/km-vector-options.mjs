@@ -13,7 +13,8 @@ const require = createRequire(import.meta.url);
  * The top-level keys of `interface <name> { ... }` in a TypeScript declaration text (nested
  * object types are skipped), or undefined when the interface is not there.
  */
-export function interfaceKeys(text, name) {
+export function interfaceKeys(source, name) {
+  const text = withoutComments(source);
   const start = text.match(new RegExp(`interface ${name}\\b[^{]*\\{`));
   if (!start) return undefined;
   const keys = [];
@@ -22,7 +23,7 @@ export function interfaceKeys(text, name) {
   for (let i = start.index + start[0].length; i < text.length && depth > 0; i++) {
     const ch = text[i];
     if (ch === '{' || ch === '(' || ch === '[' || ch === '<') depth++;
-    else if (ch === '}' || ch === ')' || ch === ']' || ch === '>') depth--;
+    else if (ch === '}' || ch === ')' || ch === ']' || (ch === '>' && text[i - 1] !== '=')) depth--;
     if (ch === '\n') {
       line = '';
       continue;
@@ -36,15 +37,47 @@ export function interfaceKeys(text, name) {
   return keys;
 }
 
-/** The keys of SimpleVectorDbOptions in the installed @km/core's declarations (every .d.ts of dist/memory-storage). */
+/** Declaration text without its comments (doc comments hold `<`, `(`, `:`). */
+function withoutComments(text) {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+}
+
+/** The names an interface declaration extends (`interface A extends B, C<D> {` gives B and C). */
+export function interfaceBases(source, name) {
+  const text = withoutComments(source);
+  const head = text.match(new RegExp(`interface ${name}\\b([^{]*)\\{`))?.[1];
+  const clause = head?.match(/extends\s+(.+)$/s)?.[1];
+  if (!clause) return [];
+  return clause
+    .replace(/<[^<>]*>/g, '')
+    .split(',')
+    .map((base) => base.trim().split('.').pop())
+    .filter(Boolean);
+}
+
+/**
+ * The keys of interface `name` and of the interfaces it extends, found in any of `texts`
+ * (declaration files); undefined when no text declares it.
+ */
+export function declaredKeys(texts, name, seen = new Set()) {
+  if (seen.has(name)) return new Set();
+  seen.add(name);
+  for (const text of texts) {
+    const keys = interfaceKeys(text, name);
+    if (!keys) continue;
+    const all = new Set(keys);
+    for (const base of interfaceBases(text, name)) for (const key of declaredKeys(texts, base, seen) ?? []) all.add(key);
+    return all;
+  }
+  return undefined;
+}
+
+/** The keys of SimpleVectorDbOptions (inherited ones included) in the installed @km/core's declarations (dist/**\/*.d.ts). */
 export async function declaredSimpleVectorDbOptions() {
   const dist = dirname(fileURLToPath(import.meta.resolve('@km/core')));
-  const folder = join(dist, 'memory-storage');
-  for (const file of (await readdir(folder)).filter((f) => f.endsWith('.d.ts'))) {
-    const keys = interfaceKeys(await readFile(join(folder, file), 'utf8'), 'SimpleVectorDbOptions');
-    if (keys) return new Set(keys);
-  }
-  return new Set();
+  const files = (await readdir(dist, { recursive: true })).filter((f) => f.endsWith('.d.ts'));
+  const texts = await Promise.all(files.map((f) => readFile(join(dist, f), 'utf8')));
+  return declaredKeys(texts, 'SimpleVectorDbOptions') ?? new Set();
 }
 
 /**

@@ -1,7 +1,21 @@
 // Seeded data, exact oracle and recall of the vector bench (node --test).
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLUSTERS, createRandom, exactTopK, generateDataSet, meanRecallAtK, recallAtK, row, rowNorms } from '../lib/vector-data.mjs';
+import {
+  CLUSTERS,
+  createRandom,
+  exactTopK,
+  generateDataSet,
+  meanRecallAtK,
+  readDataFile,
+  recallAtK,
+  row,
+  rowNorms,
+  writeDataFile,
+} from '../lib/vector-data.mjs';
 
 const cosine = (a, b) => {
   let dot = 0;
@@ -119,4 +133,21 @@ test('recall@k counts the true top k found in the first k results, in any order'
     0.5,
   );
   assert.throws(() => meanRecallAtK([[1]], [], 1), RangeError);
+});
+
+test('a data set written to a file reads back the same, into a given array', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'km-vector-data-'));
+  try {
+    const data = generateDataSet({ kind: 'clustered', count: 500, queryCount: 7, dims: 12, seed: 4 });
+    const file = join(dir, 'data.f32');
+    writeDataFile(file, data);
+    const into = new Float32Array(500 * 12);
+    const back = readDataFile(file, { count: 500, queryCount: 7, dims: 12, into });
+    assert.equal(back.vectors, into);
+    assert.deepEqual(back.vectors, data.vectors);
+    assert.deepEqual(back.queries, data.queries);
+    assert.throws(() => readDataFile(file, { count: 501, queryCount: 7, dims: 12 }), RangeError);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
