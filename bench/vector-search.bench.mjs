@@ -39,6 +39,7 @@ const HNSW = {
   efConstruction: Number(process.env.BENCH_HNSW_EF_CONSTRUCTION ?? 200),
   efSearch: Number(process.env.BENCH_HNSW_EF_SEARCH ?? 100),
 };
+const JOB_TIMEOUT_MINUTES = Number(process.env.BENCH_JOB_TIMEOUT_MINUTES ?? 240);
 const HNSW_MIN_RECORDS = Number(process.env.BENCH_HNSW_MIN_RECORDS ?? 1000);
 
 const KM_CONFIGS = [
@@ -74,7 +75,7 @@ const loadRows = [];
 const scratch = await mkdtemp(join(tmpdir(), 'km-vector-bench-data-'));
 const run = async (job) => {
   try {
-    return await runJobInChild(job);
+    return await runJobInChild(job, { timeoutMs: JOB_TIMEOUT_MINUTES * 60_000 });
   } catch (error) {
     return { error: error.message.split('\n')[0] };
   }

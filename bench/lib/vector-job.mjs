@@ -13,9 +13,10 @@ const CHILD_FLAG = '--vector-bench-job';
 
 /**
  * Runs `job` in a child node (with --expose-gc and `heapMb` of old space) and resolves with its
- * figures; rejects with the child's last stderr lines when it fails (e.g. out of memory).
+ * figures; rejects with the child's last stderr lines when it fails (e.g. out of memory) or is
+ * still running after `timeoutMs`.
  */
-export function runJobInChild(job, { heapMb = 8192 } = {}) {
+export function runJobInChild(job, { heapMb = 8192, timeoutMs = 4 * 3600_000 } = {}) {
   return new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(import.meta.url), [CHILD_FLAG, JSON.stringify(job)], {
       execArgv: ['--expose-gc', `--max-old-space-size=${heapMb}`],
@@ -23,6 +24,10 @@ export function runJobInChild(job, { heapMb = 8192 } = {}) {
     });
     let result;
     let stderr = '';
+    const timer = setTimeout(() => {
+      stderr += `\nstopped after ${timeoutMs / 60_000} minutes`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.stderr.on('data', (chunk) => {
       stderr = (stderr + chunk).slice(-4000);
     });
@@ -31,6 +36,7 @@ export function runJobInChild(job, { heapMb = 8192 } = {}) {
     });
     child.on('error', reject);
     child.on('exit', (code, signal) => {
+      clearTimeout(timer);
       if (result?.error) reject(new Error(result.error));
       else if (result) resolve(result);
       else {
