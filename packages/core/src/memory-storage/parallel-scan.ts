@@ -56,3 +56,13 @@ export function scanOnPool(pool: ScanPool, segments: readonly ScannableSegment[]
 export async function settled(promises: ReadonlyArray<Promise<unknown>>): Promise<void> {
   await Promise.allSettled(promises);
 }
+
+/** How a vector index splits its scans across worker threads. */
+export interface ParallelScanOptions {
+  readonly pool: ScanPool;
+  /** Smallest index (records × dimensions) whose full scans go to the pool; smaller ones stay on the calling thread. */
+  readonly threshold: number;
+}
+
+/** Scratch lanes per segment for worker scans: more in-flight worker scans of one index wait for a lane. */
+export const WORKER_LANES = 4;
