@@ -1,6 +1,8 @@
-;; SIMD kernels of SimpleVectorDb. Rows are `stride` floats long (stride is a multiple of 4,
-;; padded with zeros), 16-byte aligned, stored back to back. Regenerate the embedded binary
-;; with `pnpm --filter @km/core gen:wasm` after editing this file.
+;; SIMD kernels of SimpleVectorDb. Pointers are byte offsets into the imported (shared) memory.
+;; Float rows are `stride` floats long (stride a multiple of 4, zero padded), 16-byte aligned, back
+;; to back. Code rows (int8 quantisation, see code-segment.ts) are `codeStride` bytes: `codeBytes`
+;; int8 codes (a multiple of 16, zero padded), then the row's f32 scale, then padding.
+;; Regenerate the embedded binary with `pnpm --filter @km/core gen:wasm` after editing this file.
 (module
   (import "env" "memory" (memory 1 65536 shared))
 
@@ -27,27 +29,105 @@
         (local.set $p (i32.add (local.get $p) (i32.const 16)))
         (local.set $q (i32.add (local.get $q) (i32.const 16)))
         (br $t)))
-    (local.set $a0 (f32x4.add (f32x4.add (local.get $a0) (local.get $a1)) (f32x4.add (local.get $a2) (local.get $a3))))
-    (f32.add
-      (f32.add (f32x4.extract_lane 0 (local.get $a0)) (f32x4.extract_lane 1 (local.get $a0)))
-      (f32.add (f32x4.extract_lane 2 (local.get $a0)) (f32x4.extract_lane 3 (local.get $a0)))))
+    (call $hsum (f32x4.add (f32x4.add (local.get $a0) (local.get $a1)) (f32x4.add (local.get $a2) (local.get $a3)))))
 
-  ;; out[r] = dot(query, row r) for the $n rows starting at $rows. Rows are scored four at a
-  ;; time so each query load serves four rows; the last $n % 4 rows go through $dot.
+  ;; out[r] = dot(query, row r) for the $n rows starting at $rows. The rows are split in four equal
+  ;; parts scored side by side (row i of each part per step: four DRAM streams at once, and each
+  ;; query load serves four rows); the last $n % 4 rows go through $dot.
   (func (export "dots") (param $q i32) (param $rows i32) (param $n i32) (param $stride i32) (param $out i32)
-    (local $r i32) (local $rowBytes i32) (local $k i32) (local $qv v128)
-    (local $p0 i32) (local $p1 i32) (local $p2 i32) (local $p3 i32)
-    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
-    (local $b0 v128) (local $b1 v128) (local $b2 v128) (local $b3 v128) (local $qw v128)
-    (local $x0 i32) (local $x1 i32) (local $x2 i32) (local $x3 i32) (local $xq i32)
+    (local $rowBytes i32) (local $part i32) (local $partBytes i32) (local $end i32) (local $x i32)
+    (local $p0 i32) (local $p1 i32) (local $p2 i32) (local $p3 i32) (local $qv v128) (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
     (local.set $rowBytes (i32.shl (local.get $stride) (i32.const 2)))
-    (block $blocks_done
-      (loop $block
-        (br_if $blocks_done (i32.gt_u (i32.add (local.get $r) (i32.const 4)) (local.get $n)))
+    (local.set $part (i32.shr_u (local.get $n) (i32.const 2)))
+    (local.set $partBytes (i32.mul (local.get $part) (local.get $rowBytes)))
+    (local.set $end (i32.add (local.get $rows) (local.get $partBytes)))
+    (block $rows_done
+      (loop $row
+        (br_if $rows_done (i32.ge_u (local.get $rows) (local.get $end)))
+        (local.set $a0 (v128.const i32x4 0 0 0 0))
+        (local.set $a1 (v128.const i32x4 0 0 0 0))
+        (local.set $a2 (v128.const i32x4 0 0 0 0))
+        (local.set $a3 (v128.const i32x4 0 0 0 0))
         (local.set $p0 (local.get $rows))
-        (local.set $p1 (i32.add (local.get $p0) (local.get $rowBytes)))
-        (local.set $p2 (i32.add (local.get $p1) (local.get $rowBytes)))
-        (local.set $p3 (i32.add (local.get $p2) (local.get $rowBytes)))
+        (local.set $p1 (i32.add (local.get $p0) (local.get $partBytes)))
+        (local.set $p2 (i32.add (local.get $p1) (local.get $partBytes)))
+        (local.set $p3 (i32.add (local.get $p2) (local.get $partBytes)))
+        (local.set $x (local.get $q))
+        (local.set $rows (i32.add (local.get $rows) (local.get $rowBytes)))
+        ;; 8 floats of each of the four rows per iteration
+        (block $k_done
+          (loop $k
+            (br_if $k_done (i32.gt_u (i32.add (local.get $p0) (i32.const 32)) (local.get $rows)))
+            (local.set $qv (v128.load offset=0 (local.get $x)))
+            (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (v128.load offset=0 (local.get $p0)) (local.get $qv))))
+            (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (v128.load offset=0 (local.get $p1)) (local.get $qv))))
+            (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (v128.load offset=0 (local.get $p2)) (local.get $qv))))
+            (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (v128.load offset=0 (local.get $p3)) (local.get $qv))))
+            (local.set $qv (v128.load offset=16 (local.get $x)))
+            (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (v128.load offset=16 (local.get $p0)) (local.get $qv))))
+            (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (v128.load offset=16 (local.get $p1)) (local.get $qv))))
+            (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (v128.load offset=16 (local.get $p2)) (local.get $qv))))
+            (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (v128.load offset=16 (local.get $p3)) (local.get $qv))))
+            (local.set $p0 (i32.add (local.get $p0) (i32.const 32)))
+            (local.set $p1 (i32.add (local.get $p1) (i32.const 32)))
+            (local.set $p2 (i32.add (local.get $p2) (i32.const 32)))
+            (local.set $p3 (i32.add (local.get $p3) (i32.const 32)))
+            (local.set $x (i32.add (local.get $x) (i32.const 32)))
+            (br $k)))
+        ;; a last group of 4 floats when the stride is not a multiple of 8
+        (if (i32.lt_u (local.get $p0) (local.get $rows))
+          (then
+            (local.set $qv (v128.load (local.get $x)))
+            (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (v128.load (local.get $p0)) (local.get $qv))))
+            (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (v128.load (local.get $p1)) (local.get $qv))))
+            (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (v128.load (local.get $p2)) (local.get $qv))))
+            (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (v128.load (local.get $p3)) (local.get $qv))))))
+        (f32.store offset=0 (i32.add (local.get $out) (i32.mul (local.get $part) (i32.const 0))) (call $hsum (local.get $a0)))
+        (f32.store offset=0 (i32.add (local.get $out) (i32.mul (local.get $part) (i32.const 4))) (call $hsum (local.get $a1)))
+        (f32.store offset=0 (i32.add (local.get $out) (i32.mul (local.get $part) (i32.const 8))) (call $hsum (local.get $a2)))
+        (f32.store offset=0 (i32.add (local.get $out) (i32.mul (local.get $part) (i32.const 12))) (call $hsum (local.get $a3)))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (br $row)))
+    ;; the last $n % 4 rows, after the four parts
+    (local.set $out (i32.add (local.get $out) (i32.mul (local.get $part) (i32.const 12))))
+    (local.set $rows (i32.add (local.get $rows) (i32.mul (local.get $partBytes) (i32.const 3))))
+    (local.set $part (i32.shl (local.get $part) (i32.const 2)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $part) (local.get $n)))
+        (f32.store (local.get $out) (call $dot (local.get $q) (local.get $rows) (local.get $stride)))
+        (local.set $rows (i32.add (local.get $rows) (local.get $rowBytes)))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (local.set $part (i32.add (local.get $part) (i32.const 1)))
+        (br $next))))
+
+  ;; Approximate scores of int8 code rows: out[r] = (int16 query . int8 codes of row r) * $qscale *
+  ;; scale of row r, for the $n code rows starting at $codes. The query at $q is $codeBytes int16
+  ;; values. Four parts side by side, as in dots; 16 codes of each row per step.
+  (func $codeDot (param $q i32) (param $p i32) (param $codeBytes i32) (result i32)
+    (local $end i32) (local $v v128) (local $a v128) (local $b v128)
+    (local.set $end (i32.add (local.get $p) (local.get $codeBytes)))
+    (block $done
+      (loop $k
+        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+        (local.set $v (v128.load (local.get $p)))
+        (local.set $a (i32x4.add (local.get $a) (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $v)) (v128.load (local.get $q)))))
+        (local.set $b (i32x4.add (local.get $b) (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $v)) (v128.load offset=16 (local.get $q)))))
+        (local.set $p (i32.add (local.get $p) (i32.const 16)))
+        (local.set $q (i32.add (local.get $q) (i32.const 32)))
+        (br $k)))
+    (call $ihsum (i32x4.add (local.get $a) (local.get $b))))
+
+  (func (export "codeDots") (param $q i32) (param $codes i32) (param $n i32) (param $codeStride i32) (param $codeBytes i32) (param $qscale f32) (param $out i32)
+    (local $part i32) (local $partBytes i32) (local $end i32) (local $qEnd i32) (local $x i32)
+    (local $p0 i32) (local $p1 i32) (local $p2 i32) (local $p3 i32) (local $qv v128) (local $qw v128) (local $v v128) (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $b0 v128) (local $b1 v128) (local $b2 v128) (local $b3 v128)
+    (local.set $qEnd (i32.add (local.get $q) (i32.shl (local.get $codeBytes) (i32.const 1))))
+    (local.set $part (i32.shr_u (local.get $n) (i32.const 2)))
+    (local.set $partBytes (i32.mul (local.get $part) (local.get $codeStride)))
+    (local.set $end (i32.add (local.get $codes) (local.get $partBytes)))
+    (block $rows_done
+      (loop $row
+        (br_if $rows_done (i32.ge_u (local.get $codes) (local.get $end)))
         (local.set $a0 (v128.const i32x4 0 0 0 0))
         (local.set $a1 (v128.const i32x4 0 0 0 0))
         (local.set $a2 (v128.const i32x4 0 0 0 0))
@@ -56,55 +136,62 @@
         (local.set $b1 (v128.const i32x4 0 0 0 0))
         (local.set $b2 (v128.const i32x4 0 0 0 0))
         (local.set $b3 (v128.const i32x4 0 0 0 0))
-        (local.set $k (i32.const 0))
-        ;; 8 floats of each row per iteration (two loads each, constant offsets)
+        (local.set $p0 (local.get $codes))
+        (local.set $p1 (i32.add (local.get $p0) (local.get $partBytes)))
+        (local.set $p2 (i32.add (local.get $p1) (local.get $partBytes)))
+        (local.set $p3 (i32.add (local.get $p2) (local.get $partBytes)))
+        (local.set $x (local.get $q))
+        (local.set $codes (i32.add (local.get $codes) (local.get $codeStride)))
         (block $k_done
-          (loop $kloop
-            (br_if $k_done (i32.gt_u (i32.add (local.get $k) (i32.const 32)) (local.get $rowBytes)))
-            (local.set $x0 (i32.add (local.get $p0) (local.get $k)))
-            (local.set $x1 (i32.add (local.get $p1) (local.get $k)))
-            (local.set $x2 (i32.add (local.get $p2) (local.get $k)))
-            (local.set $x3 (i32.add (local.get $p3) (local.get $k)))
-            (local.set $xq (i32.add (local.get $q) (local.get $k)))
-            (local.set $qv (v128.load (local.get $xq)))
-            (local.set $qw (v128.load offset=16 (local.get $xq)))
-            (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (v128.load (local.get $x0)) (local.get $qv))))
-            (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (v128.load (local.get $x1)) (local.get $qv))))
-            (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (v128.load (local.get $x2)) (local.get $qv))))
-            (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (v128.load (local.get $x3)) (local.get $qv))))
-            (local.set $b0 (f32x4.add (local.get $b0) (f32x4.mul (v128.load offset=16 (local.get $x0)) (local.get $qw))))
-            (local.set $b1 (f32x4.add (local.get $b1) (f32x4.mul (v128.load offset=16 (local.get $x1)) (local.get $qw))))
-            (local.set $b2 (f32x4.add (local.get $b2) (f32x4.mul (v128.load offset=16 (local.get $x2)) (local.get $qw))))
-            (local.set $b3 (f32x4.add (local.get $b3) (f32x4.mul (v128.load offset=16 (local.get $x3)) (local.get $qw))))
-            (local.set $k (i32.add (local.get $k) (i32.const 32)))
-            (br $kloop)))
-        ;; a last group of 4 floats when the stride is not a multiple of 8
-        (if (i32.lt_u (local.get $k) (local.get $rowBytes))
-          (then
-            (local.set $qv (v128.load (i32.add (local.get $q) (local.get $k))))
-            (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (v128.load (i32.add (local.get $p0) (local.get $k))) (local.get $qv))))
-            (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (v128.load (i32.add (local.get $p1) (local.get $k))) (local.get $qv))))
-            (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (v128.load (i32.add (local.get $p2) (local.get $k))) (local.get $qv))))
-            (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (v128.load (i32.add (local.get $p3) (local.get $k))) (local.get $qv))))))
-        (local.set $a0 (f32x4.add (local.get $a0) (local.get $b0)))
-        (local.set $a1 (f32x4.add (local.get $a1) (local.get $b1)))
-        (local.set $a2 (f32x4.add (local.get $a2) (local.get $b2)))
-        (local.set $a3 (f32x4.add (local.get $a3) (local.get $b3)))
-        (f32.store (local.get $out) (call $hsum (local.get $a0)))
-        (f32.store offset=4 (local.get $out) (call $hsum (local.get $a1)))
-        (f32.store offset=8 (local.get $out) (call $hsum (local.get $a2)))
-        (f32.store offset=12 (local.get $out) (call $hsum (local.get $a3)))
-        (local.set $rows (i32.add (local.get $p3) (local.get $rowBytes)))
-        (local.set $out (i32.add (local.get $out) (i32.const 16)))
-        (local.set $r (i32.add (local.get $r) (i32.const 4)))
-        (br $block)))
+          (loop $k
+            (br_if $k_done (i32.ge_u (local.get $x) (local.get $qEnd)))
+            (local.set $qv (v128.load (local.get $x)))
+            (local.set $qw (v128.load offset=16 (local.get $x)))
+            (local.set $v (v128.load (local.get $p0)))
+            (local.set $a0 (i32x4.add (local.get $a0) (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $v)) (local.get $qv))))
+            (local.set $b0 (i32x4.add (local.get $b0) (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $v)) (local.get $qw))))
+            (local.set $v (v128.load (local.get $p1)))
+            (local.set $a1 (i32x4.add (local.get $a1) (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $v)) (local.get $qv))))
+            (local.set $b1 (i32x4.add (local.get $b1) (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $v)) (local.get $qw))))
+            (local.set $v (v128.load (local.get $p2)))
+            (local.set $a2 (i32x4.add (local.get $a2) (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $v)) (local.get $qv))))
+            (local.set $b2 (i32x4.add (local.get $b2) (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $v)) (local.get $qw))))
+            (local.set $v (v128.load (local.get $p3)))
+            (local.set $a3 (i32x4.add (local.get $a3) (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $v)) (local.get $qv))))
+            (local.set $b3 (i32x4.add (local.get $b3) (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $v)) (local.get $qw))))
+            (local.set $p0 (i32.add (local.get $p0) (i32.const 16)))
+            (local.set $p1 (i32.add (local.get $p1) (i32.const 16)))
+            (local.set $p2 (i32.add (local.get $p2) (i32.const 16)))
+            (local.set $p3 (i32.add (local.get $p3) (i32.const 16)))
+            (local.set $x (i32.add (local.get $x) (i32.const 32)))
+            (br $k)))
+        ;; $p0..$p3 now point at each row's scale
+        (f32.store (i32.add (local.get $out) (i32.mul (local.get $part) (i32.const 0)))
+          (f32.mul (f32.convert_i32_s (call $ihsum (i32x4.add (local.get $a0) (local.get $b0))))
+                   (f32.mul (local.get $qscale) (f32.load (local.get $p0)))))
+        (f32.store (i32.add (local.get $out) (i32.mul (local.get $part) (i32.const 4)))
+          (f32.mul (f32.convert_i32_s (call $ihsum (i32x4.add (local.get $a1) (local.get $b1))))
+                   (f32.mul (local.get $qscale) (f32.load (local.get $p1)))))
+        (f32.store (i32.add (local.get $out) (i32.mul (local.get $part) (i32.const 8)))
+          (f32.mul (f32.convert_i32_s (call $ihsum (i32x4.add (local.get $a2) (local.get $b2))))
+                   (f32.mul (local.get $qscale) (f32.load (local.get $p2)))))
+        (f32.store (i32.add (local.get $out) (i32.mul (local.get $part) (i32.const 12)))
+          (f32.mul (f32.convert_i32_s (call $ihsum (i32x4.add (local.get $a3) (local.get $b3))))
+                   (f32.mul (local.get $qscale) (f32.load (local.get $p3)))))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (br $row)))
+    (local.set $out (i32.add (local.get $out) (i32.mul (local.get $part) (i32.const 12))))
+    (local.set $codes (i32.add (local.get $codes) (i32.mul (local.get $partBytes) (i32.const 3))))
+    (local.set $part (i32.shl (local.get $part) (i32.const 2)))
     (block $done
       (loop $next
-        (br_if $done (i32.ge_u (local.get $r) (local.get $n)))
-        (f32.store (local.get $out) (call $dot (local.get $q) (local.get $rows) (local.get $stride)))
-        (local.set $rows (i32.add (local.get $rows) (local.get $rowBytes)))
+        (br_if $done (i32.ge_u (local.get $part) (local.get $n)))
+        (f32.store (local.get $out)
+          (f32.mul (f32.convert_i32_s (call $codeDot (local.get $q) (local.get $codes) (local.get $codeBytes)))
+                   (f32.mul (local.get $qscale) (f32.load (i32.add (local.get $codes) (local.get $codeBytes))))))
+        (local.set $codes (i32.add (local.get $codes) (local.get $codeStride)))
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
-        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (local.set $part (i32.add (local.get $part) (i32.const 1)))
         (br $next))))
 
   ;; Sum of the four lanes of a vector.
@@ -112,6 +199,12 @@
     (f32.add
       (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
       (f32.add (f32x4.extract_lane 2 (local.get $v)) (f32x4.extract_lane 3 (local.get $v)))))
+
+  ;; Sum of the four i32 lanes of a vector.
+  (func $ihsum (param $v v128) (result i32)
+    (i32.add
+      (i32.add (i32x4.extract_lane 0 (local.get $v)) (i32x4.extract_lane 1 (local.get $v)))
+      (i32.add (i32x4.extract_lane 2 (local.get $v)) (i32x4.extract_lane 3 (local.get $v)))))
 
   ;; Sum of $n floats starting at $p ($n a multiple of 16): reads memory once, the
   ;; bandwidth floor the benchmark compares search against.
@@ -127,8 +220,5 @@
         (local.set $a3 (f32x4.add (local.get $a3) (v128.load offset=48 (local.get $p))))
         (local.set $p (i32.add (local.get $p) (i32.const 64)))
         (br $u)))
-    (local.set $a0 (f32x4.add (f32x4.add (local.get $a0) (local.get $a1)) (f32x4.add (local.get $a2) (local.get $a3))))
-    (f32.add
-      (f32.add (f32x4.extract_lane 0 (local.get $a0)) (f32x4.extract_lane 1 (local.get $a0)))
-      (f32.add (f32x4.extract_lane 2 (local.get $a0)) (f32x4.extract_lane 3 (local.get $a0)))))
+    (call $hsum (f32x4.add (f32x4.add (local.get $a0) (local.get $a1)) (f32x4.add (local.get $a2) (local.get $a3)))))
 )

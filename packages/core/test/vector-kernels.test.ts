@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { codeBytesOf, encodeRow, quantizeQuery } from '../src/memory-storage/int8-codes.js';
+import { createVectorKernels, createWasmMemory } from '../src/memory-storage/wasm/vector-kernels.js';
+
+/** Seeded uniform numbers in [-0.5, 0.5). */
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32 - 0.5;
+  };
+}
+
+const strideOf = (dims: number) => Math.ceil(dims / 4) * 4;
+
+/** A memory holding a query and `rows` rows of `dims` floats (zero padded to the stride), and the kernels over it. */
+function floatFixture(dims: number, rows: number, seed: number) {
+  const stride = strideOf(dims);
+  const random = seeded(seed);
+  const query = Array.from({ length: dims }, random);
+  const data = Array.from({ length: rows }, () => Array.from({ length: dims }, random));
+  const rowsOffset = stride * 4;
+  const outOffset = rowsOffset + rows * stride * 4;
+  const memory = createWasmMemory(Math.ceil((outOffset + rows * 4) / 65536) + 1, 1024);
+  const floats = new Float32Array(memory.buffer);
+  floats.set(query, 0);
+  data.forEach((row, r) => floats.set(row, rowsOffset / 4 + r * stride));
+  return { kernels: createVectorKernels(memory), memory, stride, query, data, rowsOffset, outOffset, floats };
+}
+
+const oracleDot = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += Math.fround(a[i]!) * Math.fround(b[i]!);
+  return sum;
+};
+
+describe('float32 kernels', () => {
+  for (const dims of [3, 5, 383, 384, 1536]) {
+    for (const rows of [1, 3, 4, 7, 13, 66]) {
+      it(`dots and dot match a plain loop (${dims} dims, ${rows} rows)`, () => {
+        const f = floatFixture(dims, rows, dims * 1000 + rows);
+        f.kernels.dots(0, f.rowsOffset, rows, f.stride, f.outOffset);
+        const out = new Float32Array(f.memory.buffer, f.outOffset, rows);
+        for (let r = 0; r < rows; r++) {
+          const expected = oracleDot(f.query, f.data[r]!);
+          expect(out[r]).toBeCloseTo(expected, 4);
+          expect(f.kernels.dot(0, f.rowsOffset + r * f.stride * 4, f.stride)).toBeCloseTo(expected, 4);
+        }
+      });
+    }
+  }
+
+  it('dots leaves the floats after the last score untouched', () => {
+    const f = floatFixture(384, 9, 1);
+    f.floats[f.outOffset / 4 + 9] = 42;
+    f.kernels.dots(0, f.rowsOffset, 9, f.stride, f.outOffset);
+    expect(f.floats[f.outOffset / 4 + 9]).toBe(42);
+  });
+});
+
+describe('int8 code kernel', () => {
+  for (const dims of [3, 5, 383, 384, 1536]) {
+    for (const rows of [1, 3, 4, 7, 13, 66]) {
+      it(`codeDots is the int16 query . int8 codes times both scales (${dims} dims, ${rows} rows)`, () => {
+        const random = seeded(dims * 7 + rows);
+        const codeBytes = codeBytesOf(dims);
+        const codeStride = codeBytes + 16;
+        const unit = (v: number[]) => {
+          const n = Math.hypot(...v);
+          return Float32Array.from(v, (x) => x / n);
+        };
+        const query = quantizeQuery(unit(Array.from({ length: dims }, random)), codeBytes);
+        const codesOffset = codeBytes * 2;
+        const outOffset = codesOffset + rows * codeStride;
+        const memory = createWasmMemory(Math.ceil((outOffset + rows * 4) / 65536) + 1, 1024);
+        const bytes = new Int8Array(memory.buffer);
+        const floats = new Float32Array(memory.buffer);
+        new Int16Array(memory.buffer, 0, codeBytes).set(query.codes);
+        const scales: number[] = [];
+        for (let r = 0; r < rows; r++) {
+          const start = codesOffset + r * codeStride;
+          scales.push(encodeRow(unit(Array.from({ length: dims }, random)), bytes, start));
+          floats[(start + codeBytes) / 4] = scales[r]!;
+        }
+        createVectorKernels(memory).codeDots(0, codesOffset, rows, codeStride, codeBytes, query.scale, outOffset);
+        const out = new Float32Array(memory.buffer, outOffset, rows);
+        for (let r = 0; r < rows; r++) {
+          let dot = 0;
+          for (let i = 0; i < dims; i++) dot += query.codes[i]! * bytes[codesOffset + r * codeStride + i]!;
+          const expected = dot * query.scale * scales[r]!;
+          expect(Math.abs(out[r]! - expected)).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(expected)));
+        }
+      });
+    }
+  }
+
+  it('encodeRow keeps every value within half a step of its code', () => {
+    const random = seeded(3);
+    const v = Float32Array.from({ length: 101 }, random);
+    const codes = new Int8Array(101);
+    const scale = encodeRow(v, codes, 0);
+    for (let i = 0; i < v.length; i++) expect(Math.abs(v[i]! - codes[i]! * scale)).toBeLessThanOrEqual(scale / 2 + 1e-9);
+    expect(Math.max(...Array.from(codes, Math.abs))).toBe(127);
+  });
+
+  it('quantizeQuery bounds the codes so the int32 sums of long vectors cannot overflow', () => {
+    const dims = 8192;
+    const q = quantizeQuery(
+      Float32Array.from({ length: dims }, (_, i) => (i % 2 ? 1 : -1) / Math.sqrt(dims)),
+      codeBytesOf(dims),
+    );
+    const maxCode = Math.max(...Array.from(q.codes, Math.abs));
+    expect(maxCode * 127 * codeBytesOf(dims)).toBeLessThan(2 ** 31);
+  });
+});
