@@ -1,10 +1,12 @@
 import { mkdir, open, rename, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { readDeleteJson, readRecordJson } from './record-json.js';
 
 /**
  * One entry of the log: an upsert carries the record (and its vector), a delete only the id.
- * An upsert read back also carries its parsed `payload` (the object `payloadJson` holds).
+ * An upsert read back may carry its parsed `payload` (the object `payloadJson` holds), when the
+ * reader parsed it.
  */
 export type LogEntry =
   | {
@@ -311,19 +313,25 @@ class EntryDecoder {
   decode(body: Buffer): LogEntry {
     const op = body.readUInt8(0);
     const jsonLength = body.readUInt32LE(1);
-    const json = JSON.parse(body.toString('utf8', 5, 5 + jsonLength)) as { id: string; tags: unknown; payload: unknown };
-    if (op === OP_DELETE) return { op: 'delete', id: json.id };
-    const payload = (json.payload ?? {}) as Record<string, unknown>;
-    const record = { id: json.id, tags: json.tags, payloadJson: JSON.stringify(payload) };
+    const text = body.toString('utf8', 5, 5 + jsonLength);
+    if (op === OP_DELETE) return { op: 'delete', id: readDeleteJson(text) ?? (JSON.parse(text) as { id: string }).id };
+    let record: { id: string; tags: unknown; payloadJson: string } | undefined = readRecordJson(text);
+    let payload: Record<string, unknown> | undefined;
+    if (!record) {
+      const json = JSON.parse(text) as { id: string; tags: unknown; payload: unknown };
+      payload = (json.payload ?? {}) as Record<string, unknown>;
+      record = { id: json.id, tags: json.tags, payloadJson: JSON.stringify(payload) };
+    }
     const vectorBytes = body.length - 5 - jsonLength;
-    if (vectorBytes <= 0) return { op: 'upsert', record, vector: undefined, payload };
+    if (vectorBytes <= 0)
+      return payload ? { op: 'upsert', record, vector: undefined, payload } : { op: 'upsert', record, vector: undefined };
     const floats = vectorBytes >> 2;
     if (this.vector.length !== floats) {
       this.vector = new Float32Array(floats);
       this.bytes = new Uint8Array(this.vector.buffer);
     }
-    this.bytes.set(body.subarray(5 + jsonLength, 5 + jsonLength + floats * 4));
-    return { op: 'upsert', record, vector: this.vector, payload };
+    body.copy(this.bytes, 0, 5 + jsonLength, 5 + jsonLength + floats * 4);
+    return payload ? { op: 'upsert', record, vector: this.vector, payload } : { op: 'upsert', record, vector: this.vector };
   }
 }
 

@@ -6,7 +6,7 @@ import { Bm25Index } from '../text-search/bm25-index.js';
 import { partitionText } from './partition-text.js';
 import type { CheckedRecord } from './record-input.js';
 import { RecordLog, type LogEntry } from './record-log.js';
-import { VectorIndex, type IndexEntry } from './vector-index.js';
+import { VectorIndex, type IndexEntry, type VectorIndexOptions } from './vector-index.js';
 
 const CONNECTOR = 'simple-vector-db';
 const INDEX_META = 'index.json';
@@ -54,9 +54,14 @@ export function applyEntry(loaded: LoadedIndex, e: LogEntry): void {
   if (e.op === 'delete') {
     if (loaded.vectors.has(e.id)) dropRecord(loaded, e.id);
   } else if (e.vector && e.vector.length === loaded.vectors.dimensions) {
-    const text = e.payload ? textOf(e.payload) : partitionText(e.record.payloadJson);
+    const text = e.payload ? textOf(e.payload) : mayHaveText(e.record.payloadJson) ? partitionText(e.record.payloadJson) : '';
     putRecord(loaded, e.record.id, e.vector, e.record.tags as IndexEntry['tags'], e.record.payloadJson, text);
   }
+}
+
+/** False when a payload's JSON cannot hold a `text` field (no `"text"`, no escapes): no need to parse it. */
+function mayHaveText(payloadJson: string): boolean {
+  return payloadJson.includes(`"${PayloadFields.text}"`) || payloadJson.includes('\\u');
 }
 
 /** The partition text of a parsed payload, as {@link partitionText} reads it from JSON. */
@@ -70,7 +75,12 @@ function textOf(payload: Record<string, unknown>): string {
  * the index at start-up repairs a torn tail (`repair`); a follower reads complete entries and
  * leaves the rest to the writer.
  */
-export async function readIndexFolder(folder: string, durable: boolean, repair: boolean): Promise<LoadedIndex | undefined> {
+export async function readIndexFolder(
+  folder: string,
+  durable: boolean,
+  repair: boolean,
+  options: VectorIndexOptions = {},
+): Promise<LoadedIndex | undefined> {
   let meta: { vectorSize?: unknown };
   try {
     meta = JSON.parse(await readFile(join(folder, INDEX_META), 'utf8')) as { vectorSize?: unknown };
@@ -81,7 +91,7 @@ export async function readIndexFolder(folder: string, durable: boolean, repair: 
     throw new KmError('storage_corrupt', `${join(folder, INDEX_META)} has no vector size`, { connector: CONNECTOR });
   }
   const log = new RecordLog(folder, durable);
-  const loaded = emptyIndex(meta.vectorSize, log, 0, 0);
+  const loaded = emptyIndex(meta.vectorSize, log, 0, 0, options);
   const apply = (entry: LogEntry) => applyEntry(loaded, entry);
   // Entries stream from the file straight into the views: no list of entries, no copy of each vector.
   const read = repair ? await log.loadEach(apply) : await log.readEachFrom(0, apply);
@@ -92,7 +102,12 @@ export async function readIndexFolder(folder: string, durable: boolean, repair: 
 }
 
 /** Creates an index folder (its metadata written atomically) and its empty in-memory views. */
-export async function createIndexFolder(folder: string | undefined, vectorSize: number, durable: boolean): Promise<LoadedIndex> {
+export async function createIndexFolder(
+  folder: string | undefined,
+  vectorSize: number,
+  durable: boolean,
+  options: VectorIndexOptions = {},
+): Promise<LoadedIndex> {
   let log: RecordLog | undefined;
   if (folder) {
     await mkdir(folder, { recursive: true });
@@ -102,7 +117,7 @@ export async function createIndexFolder(folder: string | undefined, vectorSize: 
     log = new RecordLog(folder, durable);
   }
   const position = await log?.position();
-  return emptyIndex(vectorSize, log, position?.ino ?? 0, position?.size ?? 0);
+  return emptyIndex(vectorSize, log, position?.ino ?? 0, position?.size ?? 0, options);
 }
 
 /**
@@ -110,7 +125,11 @@ export async function createIndexFolder(folder: string | undefined, vectorSize: 
  * the index's lock. Returns the view to keep: the same one, a fresh one (new to this process,
  * or compacted by another one), or undefined (not an index, or deleted by another process).
  */
-export async function catchUpIndex(folder: string, loaded: LoadedIndex | undefined): Promise<LoadedIndex | undefined> {
+export async function catchUpIndex(
+  folder: string,
+  loaded: LoadedIndex | undefined,
+  options: VectorIndexOptions = {},
+): Promise<LoadedIndex | undefined> {
   const position = await (loaded?.log ?? new RecordLog(folder, false)).position();
   if (loaded?.log && position && position.ino === loaded.ino && position.size >= loaded.applied) {
     if (position.size === loaded.applied) return loaded; // nothing new
@@ -129,7 +148,7 @@ export async function catchUpIndex(folder: string, loaded: LoadedIndex | undefin
     }
   }
   await loaded?.log?.close();
-  return readIndexFolder(folder, false, false);
+  return readIndexFolder(folder, false, false, options);
 }
 
 /** Records how far the view has read after this process appended, when nobody wrote in between. */
@@ -166,6 +185,12 @@ export function toLogEntry(r: CheckedRecord): LogEntry {
   };
 }
 
-function emptyIndex(vectorSize: number, log: RecordLog | undefined, ino: number, applied: number): LoadedIndex {
-  return { vectors: new VectorIndex(vectorSize), words: new Bm25Index(), log, ino, applied };
+function emptyIndex(
+  vectorSize: number,
+  log: RecordLog | undefined,
+  ino: number,
+  applied: number,
+  options: VectorIndexOptions,
+): LoadedIndex {
+  return { vectors: new VectorIndex(vectorSize, options), words: new Bm25Index(), log, ino, applied };
 }

@@ -1,36 +1,40 @@
 import type { MemoryFilter } from '../models/memory-filter.js';
-import { tagPairs, type TagCollection } from '../models/tag-collection.js';
-
-function pairKey(key: string, value: string | null): string {
-  return value === null ? `${key}\u0000` : `${key}\u0000\u0001${value}`;
-}
+import type { TagCollection } from '../models/tag-collection.js';
 
 /**
  * Tag → slots index. Answers a filter list with the set of matching slots, or `'all'`
  * when the list matches everything, without looking at records that cannot match.
  */
 export class TagIndex {
-  private readonly pairs = new Map<string, Set<number>>();
+  /** Key → value → slots (a two-level map: no key string built per pair). */
+  private readonly pairs = new Map<string, Map<string | null, Set<number>>>();
   private readonly live = new Set<number>();
 
   add(slot: number, tags: TagCollection): void {
     this.live.add(slot);
-    for (const [key, value] of tagPairs(tags)) {
-      const k = pairKey(key, value);
-      let set = this.pairs.get(k);
-      if (!set) this.pairs.set(k, (set = new Set()));
-      set.add(slot);
+    for (const key of Object.keys(tags)) {
+      let values = this.pairs.get(key);
+      if (!values) this.pairs.set(key, (values = new Map()));
+      for (const value of tags[key]!) {
+        let set = values.get(value);
+        if (!set) values.set(value, (set = new Set()));
+        set.add(slot);
+      }
     }
   }
 
   remove(slot: number, tags: TagCollection): void {
     this.live.delete(slot);
-    for (const [key, value] of tagPairs(tags)) {
-      const k = pairKey(key, value);
-      const set = this.pairs.get(k);
-      if (!set) continue;
-      set.delete(slot);
-      if (set.size === 0) this.pairs.delete(k);
+    for (const key of Object.keys(tags)) {
+      const values = this.pairs.get(key);
+      if (!values) continue;
+      for (const value of tags[key]!) {
+        const set = values.get(value);
+        if (!set) continue;
+        set.delete(slot);
+        if (set.size === 0) values.delete(value);
+      }
+      if (values.size === 0) this.pairs.delete(key);
     }
   }
 
@@ -53,7 +57,7 @@ export class TagIndex {
     const positive: Set<number>[] = [];
     const negative: Set<number>[] = [];
     for (const c of filter.conditions) {
-      const set = this.pairs.get(pairKey(c.key, c.value));
+      const set = this.pairs.get(c.key)?.get(c.value);
       if (c.negated) {
         if (set) negative.push(set);
       } else {

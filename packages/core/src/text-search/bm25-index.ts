@@ -15,6 +15,9 @@ export interface Bm25SearchOptions {
   accept?: ((id: string) => boolean) | undefined;
 }
 
+/** The distinct terms of a document without any. */
+const NO_TERMS = new Int32Array(0);
+
 /** The documents holding one term: slots and term frequencies in parallel typed arrays (unordered). */
 class PostingList {
   slots = new Int32Array(4);
@@ -92,7 +95,7 @@ export class Bm25Index {
   /** Adds a document, or replaces the one with this id. */
   add(id: string, text: string): void {
     this.remove(id);
-    const tokens = tokenize(text);
+    const tokens = text === '' ? [] : tokenize(text);
     const slot = this.freeSlots.pop() ?? this.ids.length;
     // Count per term number in a scratch array (no map per document), then post each distinct term.
     const distinct: number[] = [];
@@ -107,7 +110,7 @@ export class Bm25Index {
       this.counts[number] = 0;
     }
     this.ids[slot] = id;
-    this.docTerms[slot] = Int32Array.from(distinct);
+    this.docTerms[slot] = distinct.length === 0 ? NO_TERMS : Int32Array.from(distinct);
     this.lengths[slot] = tokens.length;
     this.totalLength += tokens.length;
     this.slots.set(id, slot);
