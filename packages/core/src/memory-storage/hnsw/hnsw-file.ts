@@ -46,17 +46,16 @@ export function encodeHnswGraph(graph: HnswGraph, keyOf: (node: number) => HnswN
   const checks = new Uint32Array(n);
   const idLengths = new Uint32Array(n);
   const level0Counts = new Uint8Array(n);
-  const ids: Buffer[] = [];
+  const ids: string[] = [];
   let level0Total = 0;
   let upperTotal = 0;
   let idBytes = 0;
   for (let i = 0; i < n; i++) {
     const node = order[i]!;
     const key = keyOf(node);
-    const id = Buffer.from(key.id, 'utf8');
-    ids.push(id);
-    idLengths[i] = id.length;
-    idBytes += id.length;
+    ids.push(key.id);
+    idLengths[i] = Buffer.byteLength(key.id, 'utf8');
+    idBytes += idLengths[i]!;
     checks[i] = key.check >>> 0;
     const level = graph.levelOf(node);
     levels[i] = level;
@@ -89,7 +88,7 @@ export function encodeHnswGraph(graph: HnswGraph, keyOf: (node: number) => HnswN
     padded(level0Counts),
     new Uint8Array(level0Links.buffer, 0, at0 * 4),
     new Uint8Array(upper.buffer, 0, atUpper * 4),
-    ...ids,
+    idBlob(ids, idBytes),
   ];
   const header = Buffer.alloc(HEADER_BYTES);
   header.write(MAGIC, 0, 'latin1');
@@ -220,6 +219,14 @@ function readIds(blob: Buffer, lengths: Uint32Array, fail: (why: string) => neve
     at = end;
   }
   return ids;
+}
+
+/** The ids' UTF-8 bytes back to back. */
+function idBlob(ids: readonly string[], bytes: number): Buffer {
+  const blob = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  for (const id of ids) at += blob.write(id, at, 'utf8');
+  return blob;
 }
 
 function align4(n: number): number {

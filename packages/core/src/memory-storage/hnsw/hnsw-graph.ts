@@ -121,8 +121,12 @@ export class HnswGraph {
     return node >= 0 && node < this.levels.length ? this.levels[node]! : ABSENT;
   }
 
-  /** A node's links on a level, a view valid until the graph changes (may name removed nodes). */
+  /**
+   * A node's links on a level, a view valid until the graph changes (may name removed nodes);
+   * empty when the node is absent or below that level.
+   */
   neighbors(node: number, level: number): Int32Array {
+    if (level < 0 || level > this.levelOf(node)) return new Int32Array(0);
     const list = this.listOf(node, level);
     const base = this.baseOf(node, level);
     return list.subarray(base + 1, base + 1 + list[base]!);
@@ -200,7 +204,7 @@ export class HnswGraph {
   /**
    * Top-k nodes by similarity to the query, best first. With `accept`, rejected nodes are
    * walked through but not returned, and the walk goes on until `ef` accepted nodes are found
-   * or no candidate is left.
+   * or no candidate is left. Not re-entrant: `query` and `accept` must not use this graph.
    */
   search(query: HnswQuery, k: number, options: HnswSearchOptions = {}): Array<[node: number, score: number]> {
     if (this.count === 0 || k <= 0) return [];
