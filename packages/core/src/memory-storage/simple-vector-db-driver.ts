@@ -18,12 +18,18 @@ import {
   toLogEntry,
   type LoadedIndex,
 } from './simple-vector-db-index.js';
-import type { IndexEntry, VectorIndex } from './vector-index.js';
+import type { IndexEntry, SimpleVectorIndexOptions, VectorIndex } from './vector-index.js';
+import { normalizeIndexName } from '../validation/index-name.js';
 
 const CONNECTOR = 'simple-vector-db';
 
 /** Options of {@link SimpleVectorDbDriver}. */
-export type SimpleVectorDbDriverOptions = LogBackedDriverOptions;
+export interface SimpleVectorDbDriverOptions extends LogBackedDriverOptions {
+  /** Default quantisation of every index (see {@link SimpleVectorIndexOptions.quantization}). @default 'none' */
+  quantization?: 'none' | 'int8' | undefined;
+  /** Per-index overrides, keyed by index name as given (normalised like every index name). */
+  indexes?: Record<string, SimpleVectorIndexOptions> | undefined;
+}
 
 /**
  * The driver of {@link SimpleVectorDb}: exact top-k cosine search over normalised vectors kept
@@ -38,6 +44,19 @@ export type SimpleVectorDbDriverOptions = LogBackedDriverOptions;
 export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implements MemoryDbDriver {
   readonly name = CONNECTOR;
   readonly capabilities = { createsIndexOnUpsert: true };
+  private readonly defaults: SimpleVectorIndexOptions;
+  private readonly overrides = new Map<string, SimpleVectorIndexOptions>();
+
+  constructor(options: SimpleVectorDbDriverOptions = {}) {
+    super(options);
+    this.defaults = { quantization: options.quantization ?? 'none' };
+    for (const [name, override] of Object.entries(options.indexes ?? {})) this.overrides.set(normalizeIndexName(name), override);
+  }
+
+  /** The settings of an index: the defaults, then its override. */
+  private indexOptions(name: string): SimpleVectorIndexOptions {
+    return { ...this.defaults, ...this.overrides.get(name) };
+  }
 
   async vectorSize(name: string): Promise<number | undefined> {
     await this.ready();
@@ -128,7 +147,7 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
   }
 
   protected async loadIndex(name: string): Promise<LoadedIndex | undefined> {
-    const loaded = await readIndexFolder(join(this.directory!, name), this.durable, true);
+    const loaded = await readIndexFolder(join(this.directory!, name), this.durable, true, this.indexOptions(name));
     if (loaded?.log) this.reportCut(name, loaded.log);
     return loaded;
   }
@@ -143,7 +162,7 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
   private async catchUp(name: string): Promise<LoadedIndex | undefined> {
     const loaded = this.indexes.get(name);
     if (!this.directory) return loaded;
-    const current = await catchUpIndex(join(this.directory, name), loaded);
+    const current = await catchUpIndex(join(this.directory, name), loaded, this.indexOptions(name));
     if (current) this.indexes.set(name, current);
     else this.indexes.delete(name);
     return current;
@@ -155,7 +174,7 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
       this.checkSize(name, existing.vectors, vectorSize);
       return existing;
     }
-    const loaded = await createIndexFolder(this.directory && join(this.directory, name), vectorSize, this.durable);
+    const loaded = await createIndexFolder(this.directory && join(this.directory, name), vectorSize, this.durable, this.indexOptions(name));
     this.indexes.set(name, loaded);
     return loaded;
   }

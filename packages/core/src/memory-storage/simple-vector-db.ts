@@ -4,7 +4,9 @@ import { normalizeIndexName } from '../validation/index-name.js';
 import { MemoryDb } from './memory-db.js';
 import type { RecordLoss, RecordLossSource } from './record-loss.js';
 import { SimpleVectorDbDriver } from './simple-vector-db-driver.js';
-import type { VectorIndex } from './vector-index.js';
+import type { SimpleVectorIndexOptions, VectorIndex } from './vector-index.js';
+
+export type { SimpleVectorIndexOptions } from './vector-index.js';
 
 /** Options of {@link SimpleVectorDb}. */
 export interface SimpleVectorDbOptions {
@@ -18,6 +20,14 @@ export interface SimpleVectorDbOptions {
   embeddingGenerator?: ITextEmbeddingGenerator;
   /** Where a torn log tail cut on load is reported, with the record ids it dropped. @default a process warning */
   logger?: Logger;
+  /**
+   * Default quantisation of every index. 'int8': scan int8 codes kept beside the float32 vectors,
+   * then rescore the candidates exactly (same results and scores, about 2x faster scans, ~26%
+   * more memory); codes are rebuilt on load, the files do not change. @default 'none'
+   */
+  quantization?: 'none' | 'int8';
+  /** Per-index overrides, keyed by index name as given (normalised like every index name). */
+  indexes?: Record<string, SimpleVectorIndexOptions>;
 }
 
 /**
