@@ -20,6 +20,11 @@ describeMemoryDb('SimpleVectorDb (disk)', {
   create: async () => new SimpleVectorDb({ directory: await tempDir(), durable: false }),
   dispose: (db) => (db as SimpleVectorDb).close(),
 });
+describeMemoryDb('SimpleVectorDb (int8)', { create: () => new SimpleVectorDb({ quantization: 'int8' }) });
+describeMemoryDb('SimpleVectorDb (int8, disk)', {
+  create: async () => new SimpleVectorDb({ directory: await tempDir(), durable: false, quantization: 'int8' }),
+  dispose: (db) => (db as SimpleVectorDb).close(),
+});
 describeMemoryDb('SimpleTextDb (volatile)', {
   create: () => new SimpleTextDb(),
 });
