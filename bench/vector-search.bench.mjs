@@ -37,7 +37,7 @@ const ORACLE_CHECKS = Number(process.env.BENCH_ORACLE_CHECKS ?? 3);
 const HNSW = {
   m: Number(process.env.BENCH_HNSW_M ?? 16),
   efConstruction: Number(process.env.BENCH_HNSW_EF_CONSTRUCTION ?? 200),
-  efSearch: Number(process.env.BENCH_HNSW_EF_SEARCH ?? 100),
+  efSearch: Number(process.env.BENCH_HNSW_EF_SEARCH ?? 128),
 };
 const JOB_TIMEOUT_MINUTES = Number(process.env.BENCH_JOB_TIMEOUT_MINUTES ?? 240);
 const HNSW_MIN_RECORDS = Number(process.env.BENCH_HNSW_MIN_RECORDS ?? 1000);

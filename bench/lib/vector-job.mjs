@@ -29,6 +29,7 @@ export function runJobInChild(job, { heapMb = 8192, timeoutMs = 4 * 3600_000 } =
       child.kill('SIGKILL');
     }, timeoutMs);
     child.stderr.on('data', (chunk) => {
+      process.stderr.write(chunk);
       stderr = (stderr + chunk).slice(-4000);
     });
     child.on('message', (message) => {
@@ -68,7 +69,10 @@ export async function runJob(job) {
       floorTimes.push(performance.now() - t);
     };
   }
-  const measured = await measureRunner(runner, data, { queryCount: job.searchQueries ?? job.queryCount, between });
+  const start = performance.now();
+  const progress = (done) =>
+    process.stderr.write(`  ${runner.label}: ${done} of ${data.count} records in, ${((performance.now() - start) / 1000).toFixed(0)} s\n`);
+  const measured = await measureRunner(runner, data, { queryCount: job.searchQueries ?? job.queryCount, between, progress });
   const result = { ...measured, floorTimes, floorKernel: floor?.kernel() };
   if (job.oracleChecks > 0) {
     const norms = rowNorms(data.vectors, data.dims);

@@ -34,12 +34,13 @@ function settledMemory() {
  *   included) and `heapAndBuffers` (V8 heap used + ArrayBuffers: JavaScript objects and typed
  *   arrays; not shared WebAssembly memory).
  * - top-10 searches of every query, then the same queries filtered to 1% (tag g = query % 100).
- * - `between()` runs before each timed unfiltered search (the bench reads the floor there).
+ * - `between()` runs before each timed unfiltered search (the bench reads the floor there);
+ *   `progress(done)` is called after each tenth of the build.
  */
-export async function measureRunner(runner, data, { queryCount, between } = {}) {
+export async function measureRunner(runner, data, { queryCount, between, progress } = {}) {
   const before = settledMemory();
   const start = performance.now();
-  let state = await runner.build(data);
+  let state = await runner.build(data, progress);
   const insertMs = performance.now() - start;
   const queries = Array.from({ length: queryCount }, (_, q) => runner.prepareQuery(row(data.queries, data.dims, q)));
   await runner.search(state, queries[0], K);

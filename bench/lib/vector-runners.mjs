@@ -1,7 +1,8 @@
 // The systems the vector bench measures on the same data, behind one shape:
-//   { label, build(data) -> state, prepareQuery(Float32Array) -> query, search(state, query, k, group?) -> rows, close(state) }
+//   { label, build(data, progress?) -> state, prepareQuery(Float32Array) -> query, search(state, query, k, group?) -> rows, close(state) }
 // `rows` are row numbers of the data set (record ids `r<row>`); `group` restricts the search to
-// the rows whose tag g is that value (row % GROUPS), 1% of them.
+// the rows whose tag g is that value (row % GROUPS), 1% of them. `build` calls `progress(done)`
+// after each tenth of the rows, when given.
 import { row } from './vector-data.mjs';
 
 /** Values of tag g: a filter on one of them matches 1% of the records. */
@@ -19,9 +20,9 @@ const rowOf = (id) => Number(id.slice(1));
 export function kmRunner(core, label, options = {}, index = 'bench') {
   return {
     label,
-    async build(data) {
+    async build(data, progress) {
       const db = new core.SimpleVectorDb(options);
-      await upsertAll(db, index, data);
+      await upsertAll(db, index, data, progress);
       return db;
     },
     prepareQuery: (query) => query,
@@ -36,14 +37,26 @@ export function kmRunner(core, label, options = {}, index = 'bench') {
 }
 
 /** Upserts every row of `data` into `index` of `db` (10,000 records per batch). */
-export async function upsertAll(db, index, data) {
+export async function upsertAll(db, index, data, progress) {
+  const tick = tenths(data.count, progress);
   for (let start = 0; start < data.count; start += BATCH) {
     const batch = [];
     for (let r = start; r < Math.min(data.count, start + BATCH); r++) {
       batch.push({ id: idOf(r), vector: row(data.vectors, data.dims, r), tags: { g: [String(r % GROUPS)] }, payload: { n: r } });
     }
     await db.upsertBatch(index, batch);
+    tick(start + batch.length);
   }
+}
+
+/** A function of the rows done so far that calls `progress` each time another tenth is done. */
+function tenths(count, progress) {
+  let next = 1;
+  return (done) => {
+    if (!progress || done * 10 < next * count) return;
+    while (done * 10 >= next * count) next++;
+    progress(done);
+  };
 }
 
 /**
@@ -54,8 +67,9 @@ export function langchainRunner(MemoryVectorStore) {
   const noEmbeddings = { embedQuery: async () => [], embedDocuments: async () => [] };
   return {
     label: 'LangChain MemoryVectorStore',
-    async build(data) {
+    async build(data, progress) {
       const store = new MemoryVectorStore(noEmbeddings);
+      const tick = tenths(data.count, progress);
       for (let start = 0; start < data.count; start += BATCH) {
         const vectors = [];
         const documents = [];
@@ -64,6 +78,7 @@ export function langchainRunner(MemoryVectorStore) {
           documents.push({ pageContent: '', metadata: { g: r % GROUPS, n: r } });
         }
         await store.addVectors(vectors, documents);
+        tick(start + vectors.length);
       }
       return store;
     },
@@ -85,10 +100,14 @@ export function langchainRunner(MemoryVectorStore) {
 export function hnswlibRunner(hnswlib, { m, efConstruction, efSearch, seed = 100 }) {
   return {
     label: `hnswlib-node (M ${m}, efC ${efConstruction}, ef ${efSearch})`,
-    async build(data) {
+    async build(data, progress) {
       const index = new hnswlib.HierarchicalNSW('cosine', data.dims);
       index.initIndex(data.count, m, efConstruction, seed);
-      for (let r = 0; r < data.count; r++) index.addPoint(Array.from(row(data.vectors, data.dims, r)), r);
+      const tick = tenths(data.count, progress);
+      for (let r = 0; r < data.count; r++) {
+        index.addPoint(Array.from(row(data.vectors, data.dims, r)), r);
+        tick(r + 1);
+      }
       index.setEf(efSearch);
       return index;
     },
