@@ -114,7 +114,10 @@ describe('SimpleVectorDb with quantization int8', () => {
     }));
   };
   const search = async (db: SimpleVectorDb, index: string, query: Float32Array, filters?: MemoryFilter[], minRelevance = -1, limit = 10) =>
-    (await collect(db.getSimilarList(index, query, { limit, minRelevance, filters }))).map(([r, s]) => [r.id, Math.round(s * 1e5)]);
+    (await collect(db.getSimilarList(index, query, { limit, minRelevance, filters }))).map(([r, s]): [string, number] => [
+      r.id,
+      Math.round(s * 1e5),
+    ]);
 
   it('answers filtered (few and many matches) and minRelevance searches like the float32 index', async () => {
     const data = records(2000, 21);
@@ -130,7 +133,7 @@ describe('SimpleVectorDb with quantization int8', () => {
       expect(await search(int8, 'docs', query, few)).toEqual(await search(plain, 'docs', query, few));
       expect(await search(int8, 'docs', query, many)).toEqual(await search(plain, 'docs', query, many));
       const top = await search(plain, 'docs', query);
-      const min = top[4]![1]! / 1e5; // the exact 5th score: int8 must return the same 5 records
+      const min = top[4]![1] / 1e5; // the exact 5th score: int8 must return the same 5 records
       expect(await search(int8, 'docs', query, undefined, min)).toEqual(await search(plain, 'docs', query, undefined, min));
       expect((await search(int8, 'docs', query, undefined, min)).length).toBeGreaterThanOrEqual(4);
     }

@@ -11,11 +11,6 @@ export class TopK {
     this.items = new Int32Array(k);
   }
 
-  /** True once `k` items are kept. */
-  get full(): boolean {
-    return this.size >= this.k;
-  }
-
   /** Lowest score kept once full; anything not above it is rejected. */
   get threshold(): number {
     return this.size < this.k ? -Infinity : this.scores[0]!;
@@ -51,16 +46,6 @@ export class TopK {
     }
     this.scores[i] = score;
     this.items[i] = item;
-  }
-
-  /** Kept items, in no particular order. */
-  kept(): Int32Array {
-    return this.items.subarray(0, this.size);
-  }
-
-  /** Forgets every item. */
-  clear(): void {
-    this.size = 0;
   }
 
   /** Kept items, highest score first. */
