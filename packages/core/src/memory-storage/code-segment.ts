@@ -73,11 +73,6 @@ export class CodeSegment {
     return new Float32Array(this.memory.buffer, this.scoresOffset, this.count);
   }
 
-  /** The scores of the last {@link scoreAll} (same rows, if nothing was written since). */
-  lastScores(): Float32Array {
-    return new Float32Array(this.memory.buffer, this.scoresOffset, this.count);
-  }
-
   private ensureRows(rows: number): void {
     const needed = this.codesOffset + rows * this.codeStride;
     const current = this.memory.buffer.byteLength;
