@@ -113,3 +113,33 @@ describe('Bm25Index vocabulary', () => {
     expect(index.search('token3', { limit: 5 })).toEqual([]);
   });
 });
+
+describe('Bm25Index documents without terms', () => {
+  it('count in N and the average length, are never found, and take text when replaced', () => {
+    const scoreWith = (blank: string) => {
+      const index = new Bm25Index();
+      index.add('moon', 'moon orbit');
+      index.add('rock', 'rock dust moon soil');
+      for (let i = 0; i < 3; i++) index.add(`b${i}`, blank);
+      return index;
+    };
+    const empty = scoreWith('');
+    const stopWords = scoreWith('the of and');
+    expect(empty.size).toBe(5);
+    expect(empty.search('moon', { limit: 10 })).toEqual(stopWords.search('moon', { limit: 10 }));
+    const alone = new Bm25Index();
+    alone.add('moon', 'moon orbit');
+    alone.add('rock', 'rock dust moon soil');
+    expect(empty.search('moon', { limit: 10 })).not.toEqual(alone.search('moon', { limit: 10 }));
+
+    expect(empty.remove('b0')).toBe(true);
+    expect(empty.remove('b0')).toBe(false);
+    expect(empty.size).toBe(4);
+    empty.add('b1', 'orbit of the moon');
+    expect(empty.size).toBe(4);
+    expect(ids(empty.search('orbit', { limit: 10 })).sort()).toEqual(['b1', 'moon']);
+    empty.add('moon', '');
+    expect(empty.size).toBe(4);
+    expect(ids(empty.search('orbit', { limit: 10 }))).toEqual(['b1']);
+  });
+});

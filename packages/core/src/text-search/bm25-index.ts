@@ -15,9 +15,6 @@ export interface Bm25SearchOptions {
   accept?: ((id: string) => boolean) | undefined;
 }
 
-/** The distinct terms of a document without any. */
-const NO_TERMS = new Int32Array(0);
-
 /** The documents holding one term: slots and term frequencies in parallel typed arrays (unordered). */
 class PostingList {
   slots = new Int32Array(4);
@@ -58,8 +55,9 @@ class PostingList {
  *
  * Memory: a term dictionary (term → number), a posting list per term (document slots and
  * frequencies in typed arrays, 6 bytes a posting), each document's distinct term numbers (to
- * remove it) and its length. A search scores only the documents in its terms' postings;
- * removing a document scans the posting lists of its terms.
+ * remove it) and its length. A document without terms (no text) is only counted: it weighs
+ * in N and the average length, nothing more. A search scores only the documents in its terms'
+ * postings; removing a document scans the posting lists of its terms.
  *
  * ```ts
  * const index = new Bm25Index();
@@ -74,6 +72,8 @@ export class Bm25Index {
   private readonly terms: Array<string | undefined> = [];
   private readonly freeTerms: number[] = [];
   private readonly slots = new Map<string, number>();
+  /** Documents without terms: they count in N (and add 0 to the average length) but need no slot. */
+  private readonly blank = new Set<string>();
   private readonly ids: Array<string | undefined> = [];
   private readonly docTerms: Array<Int32Array | undefined> = [];
   private readonly lengths: number[] = [];
@@ -84,7 +84,7 @@ export class Bm25Index {
 
   /** Number of documents. */
   get size(): number {
-    return this.slots.size;
+    return this.slots.size + this.blank.size;
   }
 
   /** Number of distinct terms held (a term leaves with the last document holding it). */
@@ -96,6 +96,10 @@ export class Bm25Index {
   add(id: string, text: string): void {
     this.remove(id);
     const tokens = text === '' ? [] : tokenize(text);
+    if (tokens.length === 0) {
+      this.blank.add(id);
+      return;
+    }
     const slot = this.freeSlots.pop() ?? this.ids.length;
     // Count per term number in a scratch array (no map per document), then post each distinct term.
     const distinct: number[] = [];
@@ -110,7 +114,7 @@ export class Bm25Index {
       this.counts[number] = 0;
     }
     this.ids[slot] = id;
-    this.docTerms[slot] = distinct.length === 0 ? NO_TERMS : Int32Array.from(distinct);
+    this.docTerms[slot] = Int32Array.from(distinct);
     this.lengths[slot] = tokens.length;
     this.totalLength += tokens.length;
     this.slots.set(id, slot);
@@ -118,6 +122,7 @@ export class Bm25Index {
 
   /** Removes a document; false when it was not there. */
   remove(id: string): boolean {
+    if (this.blank.delete(id)) return true;
     const slot = this.slots.get(id);
     if (slot === undefined) return false;
     for (const number of this.docTerms[slot]!) {
@@ -161,7 +166,7 @@ export class Bm25Index {
 
   /** Documents holding query terms, best first (ties by id), with their normalised score in (0, 1). */
   search(query: string, options: Bm25SearchOptions): Array<[string, number]> {
-    const n = this.slots.size;
+    const n = this.size;
     const distinct = [...new Set(tokenize(query))];
     if (n === 0 || distinct.length === 0 || options.limit <= 0) return [];
     const averageLength = this.totalLength / n || 1;
