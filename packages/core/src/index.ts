@@ -61,6 +61,12 @@ export { SimpleVectorDb, type SimpleVectorDbOptions, type SimpleVectorIndexOptio
 export { SimpleTextDb, type SimpleTextDbOptions } from './memory-storage/simple-text-db.js';
 
 // AI
+export {
+  QueryEmbeddingCache,
+  queryEmbeddingCacheOf,
+  embedQuery,
+  type QueryEmbeddingCacheOptions,
+} from './ai/query-embedding-cache.js';
 export { CL100KTokenizer } from './ai/gpt-tokenizer.js';
 export { HashingEmbeddingGenerator, type HashingEmbeddingGeneratorOptions } from './ai/hashing-embedding-generator.js';
 export { chunkText, type ChunkOptions } from './text-chunker/text-chunker.js';

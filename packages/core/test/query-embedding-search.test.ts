@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HashingEmbeddingGenerator, SimpleVectorDb, type ITextEmbeddingGenerator } from '../src/index.js';
-import { collect } from './helpers.js';
+import { collect, inMemory } from './helpers.js';
 
 /** HashingEmbeddingGenerator behind a proxy that records the texts of each query-purpose call. */
 function countingHashing(): { generator: ITextEmbeddingGenerator; queryCalls: string[][] } {
@@ -38,5 +38,30 @@ describe('query embeddings through search', () => {
     const concurrent = await Promise.all(['diamond', 'lava', 'earth'].map((q) => collect(db.getSimilarList('docs', q, { limit: 1 }))));
     expect(concurrent.map((found) => found[0]![0].id)).toEqual(['r1', 'r2', 'r0']);
     expect(queryCalls.slice(1)).toEqual([['diamond', 'lava', 'earth']]);
+  });
+  it('MemoryServerless search embeds a repeated query once and concurrent queries in one call', async () => {
+    const { generator, queryCalls } = countingHashing();
+    const { memory } = inMemory((b) => b.withEmbeddingGenerator(generator));
+    await memory.importText('The Moon is Earth’s only natural satellite.', { documentId: 'moon' });
+    await memory.importText('Carbon forms diamond and graphite.', { documentId: 'carbon' });
+
+    const first = await memory.search('natural satellite', { limit: 1 });
+    const second = await memory.search('natural satellite', { limit: 1 });
+    expect(first.results[0]!.documentId).toBe('moon');
+    expect(second.results[0]!.documentId).toBe('moon');
+    expect(queryCalls).toEqual([['natural satellite']]);
+
+    const both = await Promise.all([memory.search('diamond', { limit: 1 }), memory.search('graphite', { limit: 1 })]);
+    expect(both.map((r) => r.results[0]!.documentId)).toEqual(['carbon', 'carbon']);
+    expect(queryCalls.slice(1)).toEqual([['diamond', 'graphite']]);
+  });
+
+  it('a MemoryDb with queryCache: false embeds every query', async () => {
+    const { generator, queryCalls } = countingHashing();
+    const db = new SimpleVectorDb({ embeddingGenerator: generator, queryCache: false });
+    await db.upsert('docs', { id: 'a', vector: new HashingEmbeddingGenerator().embed('moon'), tags: {}, payload: {} });
+    await collect(db.getSimilarList('docs', 'moon', { limit: 1 }));
+    await collect(db.getSimilarList('docs', 'moon', { limit: 1 }));
+    expect(queryCalls).toEqual([['moon'], ['moon']]);
   });
 });

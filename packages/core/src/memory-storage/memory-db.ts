@@ -8,6 +8,7 @@ import { normalizeIndexName } from '../validation/index-name.js';
 import { checkFusion } from './hybrid-fusion.js';
 import { driverCapabilities, type DriverSearch, type MemoryDbDriver } from './memory-db-driver.js';
 import { resolveQueryVector } from './query-vector.js';
+import type { QueryEmbeddingCacheOptions } from '../ai/query-embedding-cache.js';
 import { checkBatchForIndex, checkRecord, checkVectorRecord, type CheckedRecord } from './record-input.js';
 import { rankResults } from './result-order.js';
 import { searchLimit } from './search-limit.js';
@@ -20,6 +21,12 @@ export interface MemoryDbOptions {
   embeddingGenerator?: ITextEmbeddingGenerator | undefined;
   /** Results of a similarity search whose limit is `<= 0`. @default 100 */
   maxSearchResults?: number | undefined;
+  /**
+   * The cache of text-query embeddings (shared by every user of the same generator): repeated
+   * queries skip the model, concurrent ones are embedded in one batch. `false` embeds every query.
+   * @default { maxEntries: 1000, maxFloats: 2 ** 21 }
+   */
+  queryCache?: QueryEmbeddingCacheOptions | false | undefined;
 }
 
 /**
@@ -44,6 +51,7 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
   readonly driver: Driver;
   private readonly embeddingGenerator: ITextEmbeddingGenerator | undefined;
   private readonly maxSearchResults: number;
+  private readonly queryCache: QueryEmbeddingCacheOptions | false;
   /** Vector size of each index seen to exist (0 for stores without vectors). */
   private readonly sizes = new Map<string, number>();
 
@@ -57,6 +65,7 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
     this.maxIndexNameLength = driver.indexNameLimit?.bytes;
     this.embeddingGenerator = options.embeddingGenerator;
     this.maxSearchResults = Math.max(1, Math.floor(options.maxSearchResults ?? 100));
+    this.queryCache = options.queryCache ?? {};
   }
 
   async createIndex(index: string, vectorSize: number): Promise<void> {
@@ -185,7 +194,7 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
   ): Promise<Array<[MemoryRecord, number]> | undefined> {
     let target: { vector: Float32Array | number[] } | { text: string };
     if (this.capabilities.vectorSearch) {
-      target = { vector: await resolveQueryVector(query, this.embeddingGenerator, this.name, search.signal) };
+      target = { vector: await resolveQueryVector(query, this.embeddingGenerator, this.name, search.signal, this.queryCache) };
     } else if (typeof query === 'string') {
       target = { text: query };
     } else {
@@ -221,7 +230,7 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
       return this.read(name, () => lexicalSearch(name, { text, filters, limit: search.limit, withEmbeddings, signal }));
     }
     const fusion = checkFusion(options.fusion, this.name);
-    const queryVector = await resolveQueryVector(query, this.embeddingGenerator, this.name, signal);
+    const queryVector = await resolveQueryVector(query, this.embeddingGenerator, this.name, signal, this.queryCache);
     const candidates = hybridCandidates(search.limit);
     const vector = await this.vectorSearch(name, queryVector, { ...search, limit: candidates });
     if (vector === undefined) return undefined;

@@ -1,7 +1,7 @@
 import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
 import type { Logger } from '../util/logger.js';
 import { normalizeIndexName } from '../validation/index-name.js';
-import { MemoryDb } from './memory-db.js';
+import { MemoryDb, type MemoryDbOptions } from './memory-db.js';
 import type { RecordLoss, RecordLossSource } from './record-loss.js';
 import { SimpleVectorDbDriver } from './simple-vector-db-driver.js';
 import type { SimpleVectorIndexOptions, VectorIndex } from './vector-index.js';
@@ -18,6 +18,8 @@ export interface SimpleVectorDbOptions {
   maxSearchResults?: number;
   /** Embeds text queries passed to `getSimilarList`; vector queries need none. */
   embeddingGenerator?: ITextEmbeddingGenerator;
+  /** Cache of text-query embeddings (see {@link MemoryDbOptions.queryCache}); `false` embeds every query. @default on */
+  queryCache?: MemoryDbOptions['queryCache'];
   /** Where a torn log tail cut on load is reported, with the record ids it dropped. @default a process warning */
   logger?: Logger;
   /**
@@ -46,6 +48,7 @@ export class SimpleVectorDb extends MemoryDb<SimpleVectorDbDriver> implements Re
   constructor(options: SimpleVectorDbOptions = {}) {
     super(new SimpleVectorDbDriver(options), {
       embeddingGenerator: options.embeddingGenerator,
+      queryCache: options.queryCache,
       maxSearchResults: options.maxSearchResults ?? 1000,
     });
   }

@@ -1,4 +1,5 @@
 import type { HybridFusion, IMemoryDb, SearchMode, SimilarityOptions } from '../contracts/memory-db.js';
+import { embedQuery } from '../ai/query-embedding-cache.js';
 import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
 import type { ITextGenerator, TextGenerationOptions } from '../contracts/text-generator.js';
 import type { ITextReranker } from '../contracts/text-reranker.js';
@@ -391,7 +392,7 @@ export class SearchClient {
     let target: string | Float32Array = query;
     let queryVector: Float32Array | undefined;
     if (mode !== 'lexical' && memoryDb.capabilities?.vectorSearch !== false && embeddingGenerator) {
-      [queryVector] = (await embeddingGenerator.generateEmbeddings([query], request.signal, { purpose: 'query' })) as [Float32Array];
+      queryVector = await embedQuery(embeddingGenerator, query, request.signal);
       target = queryVector;
     }
     const options: SimilarityOptions = {
