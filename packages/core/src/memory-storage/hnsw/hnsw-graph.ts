@@ -463,7 +463,6 @@ export class HnswGraph {
         this.pickScores[c++] = space.between(target, other);
       }
       sortBestFirst(this.pickNodes, this.pickScores, c);
-      let taken = 0;
       for (let i = 0; i < c && freed > 0 && count < max; i++) {
         const other = this.pickNodes[i]!;
         const score = this.pickScores[i]!;
@@ -478,7 +477,6 @@ export class HnswGraph {
         list[base + 1 + count++] = other;
         this.pickScores[i] = Number.NEGATIVE_INFINITY; // taken
         freed--;
-        taken++;
       }
       if (this.keepPruned) {
         for (let i = 0; i < c && freed > 0 && count < max; i++) {
