@@ -51,7 +51,7 @@ const DIMS = 96;
 
 describe('VectorIndex int8 search', () => {
   for (const kind of ['random', 'clustered'] as const) {
-    it(`returns the float32 exact top 10 with its scores (${kind}, 5000 records, 2000 queries)`, () => {
+    it(`returns the float32 exact top 10 with its scores (${kind}, 5000 records, 2000 queries)`, async () => {
       const next = vectorSource(kind, DIMS, kind === 'random' ? 11 : 12);
       const exact = new VectorIndex(DIMS);
       const int8 = new VectorIndex(DIMS, { quantization: 'int8' });
@@ -64,8 +64,8 @@ describe('VectorIndex int8 search', () => {
       let scoreMismatches = 0;
       for (let q = 0; q < 2000; q++) {
         const query = next();
-        const expected = exact.search(query, { minRelevance: -1, limit: 10 });
-        const actual = int8.search(query, { minRelevance: -1, limit: 10 });
+        const expected = await exact.search(query, { minRelevance: -1, limit: 10 });
+        const actual = await int8.search(query, { minRelevance: -1, limit: 10 });
         const scores = new Map(expected.map(([e, s]) => [e.id, s]));
         for (const [entry, score] of actual) {
           if (!scores.has(entry.id)) continue;
@@ -78,7 +78,7 @@ describe('VectorIndex int8 search', () => {
     });
   }
 
-  it('keeps codes in step with rows through replace and swap-remove deletes', () => {
+  it('keeps codes in step with rows through replace and swap-remove deletes', async () => {
     const next = vectorSource('random', DIMS, 5);
     const exact = new VectorIndex(DIMS);
     const int8 = new VectorIndex(DIMS, { quantization: 'int8' });
@@ -97,8 +97,9 @@ describe('VectorIndex int8 search', () => {
     }
     for (let q = 0; q < 200; q++) {
       const query = next();
-      const ids = (x: VectorIndex) => x.search(query, { minRelevance: -1, limit: 5 }).map(([e, s]) => [e.id, Math.round(s * 1e5)]);
-      expect(ids(int8)).toEqual(ids(exact));
+      const ids = async (x: VectorIndex) =>
+        (await x.search(query, { minRelevance: -1, limit: 5 })).map(([e, s]) => [e.id, Math.round(s * 1e5)]);
+      expect(await ids(int8)).toEqual(await ids(exact));
     }
   });
 });

@@ -1,12 +1,15 @@
 import { codeBytesOf, encodeRow, type QuantizedQuery } from './int8-codes.js';
+import type { RowPart } from './parallel-scan.js';
+import type { ScanKernel } from './scan-pool.js';
 import { createVectorKernels, createWasmMemory, type VectorKernels, type WasmMemory } from './wasm/vector-kernels.js';
 
 const PAGE = 65536;
 
 /**
  * The int8 codes of a {@link VectorSegment}'s rows, row for row, in their own (shared)
- * WebAssembly memory: `[query int16 | scores | code rows...]`, each code row being the codes
- * (padded to 16 bytes), then the row's float32 scale, then 12 bytes of padding.
+ * WebAssembly memory: `[query int16 | scores]` once per scan lane (as in `VectorSegment`), then
+ * `[code rows...]`, each code row being the codes (padded to 16 bytes), then the row's float32
+ * scale, then 12 bytes of padding.
  */
 export class CodeSegment {
   readonly codeBytes: number;
@@ -15,21 +18,25 @@ export class CodeSegment {
   count = 0;
   /** Largest row scale written since creation: bounds the approximation error of every row. */
   maxScale = 0;
-  private readonly memory: WasmMemory;
+  /** The shared memory the codes live in (worker threads instantiate the kernels over it). */
+  readonly memory: WasmMemory;
   private readonly kernels: VectorKernels;
-  private readonly queryOffset = 0;
+  /** Bytes of one lane: a query, then scores for every row. */
+  private readonly laneBytes: number;
   private readonly scoresOffset: number;
   private readonly codesOffset: number;
   private readonly capacity: number;
   private bytes: Int8Array;
   private floats: Float32Array;
 
-  constructor(dimensions: number, capacity: number) {
+  /** `lanes`: scratch lanes (a query and scores each), as many as the vector segment's. */
+  constructor(dimensions: number, capacity: number, lanes = 1) {
     this.capacity = capacity;
     this.codeBytes = codeBytesOf(dimensions);
     this.codeStride = this.codeBytes + 16;
     this.scoresOffset = this.codeBytes * 2;
-    this.codesOffset = align16(this.scoresOffset + capacity * 4);
+    this.laneBytes = align16(this.scoresOffset + capacity * 4);
+    this.codesOffset = this.laneBytes * lanes;
     const maximumPages = Math.ceil((this.codesOffset + capacity * this.codeStride) / PAGE);
     const initialPages = Math.min(maximumPages, Math.ceil((this.codesOffset + 64 * this.codeStride) / PAGE));
     this.memory = createWasmMemory(initialPages, maximumPages);
@@ -66,11 +73,30 @@ export class CodeSegment {
     this.count--;
   }
 
-  /** Approximate scores of every row against a quantised query; a view valid until the next call. */
-  scoreAll(query: QuantizedQuery): Float32Array {
-    new Int16Array(this.memory.buffer, this.queryOffset, this.codeBytes).set(query.codes);
-    this.kernels.codeDots(this.queryOffset, this.codesOffset, this.count, this.codeStride, this.codeBytes, query.scale, this.scoresOffset);
-    return new Float32Array(this.memory.buffer, this.scoresOffset, this.count);
+  /** Approximate scores of every row against a quantised query; a view valid until the lane's next scan. */
+  scoreAll(query: QuantizedQuery, lane = 0): Float32Array {
+    this.setQuery(query, lane);
+    const base = lane * this.laneBytes;
+    this.kernels.codeDots(base, this.codesOffset, this.count, this.codeStride, this.codeBytes, query.scale, base + this.scoresOffset);
+    return this.scores(lane);
+  }
+
+  /** Sets the quantised query of a lane, for worker tasks. */
+  setQuery(query: QuantizedQuery, lane: number): void {
+    new Int16Array(this.memory.buffer, lane * this.laneBytes, this.codeBytes).set(query.codes);
+  }
+
+  /** The kernel call that scores the rows of `part` against the lane's query into the lane's scores. */
+  scanTask(lane: number, part: RowPart, query: QuantizedQuery): { kernel: ScanKernel; args: number[] } {
+    const base = lane * this.laneBytes;
+    const codes = this.codesOffset + part.start * this.codeStride;
+    const out = base + this.scoresOffset + part.start * 4;
+    return { kernel: 'codeDots', args: [base, codes, part.count, this.codeStride, this.codeBytes, query.scale, out] };
+  }
+
+  /** The lane's scores of every row (written by {@link scoreAll} or by worker tasks). */
+  scores(lane: number): Float32Array {
+    return new Float32Array(this.memory.buffer, lane * this.laneBytes + this.scoresOffset, this.count);
   }
 
   private ensureRows(rows: number): void {

@@ -133,7 +133,9 @@ export async function catchUpIndex(
   const position = await (loaded?.log ?? new RecordLog(folder, false)).position();
   if (loaded?.log && position && position.ino === loaded.ino && position.size >= loaded.applied) {
     if (position.size === loaded.applied) return loaded; // nothing new
-    const { end } = await loaded.log.readEachFrom(loaded.applied, (entry) => applyEntry(loaded, entry));
+    const log = loaded.log;
+    // Entries apply while the log is read: searches running on worker threads finish first.
+    const { end } = await loaded.vectors.exclusive(() => log.readEachFrom(loaded.applied, (entry) => applyEntry(loaded, entry)));
     loaded.applied = end;
     return loaded;
   }

@@ -30,6 +30,19 @@ export interface SimpleVectorDbOptions {
   quantization?: 'none' | 'int8';
   /** Per-index overrides, keyed by index name as given (normalised like every index name). */
   indexes?: Record<string, SimpleVectorIndexOptions>;
+  /**
+   * Worker threads that scan large indexes: a search of an index of at least
+   * `parallelScanThreshold` (records × dimensions) splits its rows across them while the calling
+   * thread stays free; smaller indexes, and filters matching few records, are scanned on the
+   * calling thread. 0: every scan on the calling thread. The threads start on first use, never
+   * keep the process alive, and stop on `close()`. @default 2 with 2+ cores, else 0
+   */
+  scanThreads?: number;
+  /**
+   * Smallest index (records × dimensions) whose searches use the scan threads.
+   * @default 2^25 (e.g. 87,382 records of 384 dimensions)
+   */
+  parallelScanThreshold?: number;
 }
 
 /**

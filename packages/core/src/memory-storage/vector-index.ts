@@ -1,7 +1,11 @@
 import type { MemoryFilter } from '../models/memory-filter.js';
 import type { TagCollection } from '../models/tag-collection.js';
 import { CodeSegment } from './code-segment.js';
-import { approximationBound, quantizeQuery } from './int8-codes.js';
+import { approximationBound, quantizeQuery, type QuantizedQuery } from './int8-codes.js';
+import { type ParallelScanOptions, scanOnPool, settled, WORKER_LANES } from './parallel-scan.js';
+import { ScanGate } from './scan-gate.js';
+import { ScanLanes } from './scan-lanes.js';
+import type { ScanPool } from './scan-pool.js';
 import { TagIndex } from './tag-index.js';
 import { TopK } from './top-k.js';
 import { l2norm } from './vector-math.js';
@@ -37,7 +41,10 @@ export interface SimpleVectorIndexOptions {
 }
 
 /** Options of {@link VectorIndex}. */
-export type VectorIndexOptions = SimpleVectorIndexOptions;
+export interface VectorIndexOptions extends SimpleVectorIndexOptions {
+  /** Worker threads for the scans of large indexes; without it every scan runs on the calling thread. */
+  scan?: ParallelScanOptions | undefined;
+}
 
 /** `records matching the filters * FEW_MATCHES < size`: score only the matching rows. */
 const FEW_MATCHES = 4;
@@ -56,12 +63,35 @@ export class VectorIndex {
   private readonly freeSlots: number[] = [];
   private readonly ids = new Map<string, number>();
   private readonly tagIndex = new TagIndex();
+  private readonly scan: ParallelScanOptions | undefined;
+  /** Worker scans see rows that do not move: mutations wait for them (see {@link exclusive}). */
+  private readonly gate = new ScanGate();
+  /** Segment lanes of worker scans (lane 0 is the calling thread's). */
+  private readonly lanes: ScanLanes | undefined;
+  /** @internal Scans run on the calling thread and on the scan pool, for tests and benchmarks. */
+  readonly scanCounts = { callingThread: 0, workers: 0 };
 
   constructor(
     readonly dimensions: number,
     options: VectorIndexOptions = {},
   ) {
     this.codeSegments = options.quantization === 'int8' ? [] : undefined;
+    this.scan = options.scan;
+    this.lanes = options.scan ? new ScanLanes(1, WORKER_LANES) : undefined;
+  }
+
+  /** @internal The pool worker scans run on, if any. */
+  get scanPool(): ScanPool | undefined {
+    return this.scan?.pool;
+  }
+
+  /**
+   * Runs a mutation ({@link upsert}, {@link delete}, a log catch-up) once no worker scan runs;
+   * scans that arrive meanwhile start after it. Every mutation of an index whose searches may be
+   * in flight goes through here.
+   */
+  exclusive<T>(mutate: () => T | Promise<T>): Promise<T> {
+    return this.gate.write(mutate);
   }
 
   /** How vectors are scanned: 'int8' codes then exact rescoring, or 'none' (float32 only). */
@@ -154,18 +184,27 @@ export class VectorIndex {
     return limit > 0 ? out.slice(0, limit) : out;
   }
 
-  /** Exact top-k by cosine similarity, most relevant first (ties by id). */
-  search(query: ArrayLike<number>, options: IndexSearchOptions): Array<[IndexEntry, number]> {
+  /**
+   * Exact top-k by cosine similarity, most relevant first (ties by id). A full scan of an index
+   * of at least the scan threshold runs on the worker threads (the calling thread stays free);
+   * anything smaller runs here, synchronously.
+   */
+  async search(query: ArrayLike<number>, options: IndexSearchOptions): Promise<Array<[IndexEntry, number]>> {
     if (this.size === 0 || options.limit <= 0) return [];
     const norm = l2norm(query);
     const unit = new Float32Array(this.dimensions);
     if (norm > 0) for (let i = 0; i < this.dimensions; i++) unit[i] = query[i]! / norm;
     const matched = this.tagIndex.match(options.filters);
+    const few = matched !== 'all' && matched.size * FEW_MATCHES < this.size;
+    if (!few && this.scan && this.size * this.dimensions >= this.scan.threshold) {
+      return this.gate.read(() => this.searchOnWorkers(unit, options));
+    }
+    this.scanCounts.callingThread++;
     const top = new TopK(options.limit);
     const min = options.minRelevance;
     for (const segment of this.segments) if (segment.count > 0) segment.setQuery(unit);
 
-    if (matched !== 'all' && matched.size * FEW_MATCHES < this.size) {
+    if (few) {
       // Few matches: score only their rows.
       for (const slot of matched) {
         const entry = this.entries[slot]!;
@@ -177,17 +216,95 @@ export class VectorIndex {
     } else {
       for (let s = 0; s < this.segments.length; s++) this.scanSegment(s, matched, min, top);
     }
+    return this.ranked(top);
+  }
+
+  /** The kept records, most relevant first (ties by id). */
+  private ranked(top: TopK): Array<[IndexEntry, number]> {
     return top
       .sorted()
       .map(([slot, score]): [IndexEntry, number] => [this.entries[slot]!, Math.max(-1, Math.min(1, score))])
       .sort((a, b) => b[1] - a[1] || (a[0].id < b[0].id ? -1 : a[0].id > b[0].id ? 1 : 0));
   }
 
-  /** Float32 scan of one segment (its query already set) into `top`. */
+  /**
+   * A full scan on the pool (inside the gate: rows stay still), in a lane of its own: the rows of
+   * every segment are split across the workers, and each segment's scores are merged here as
+   * soon as its parts are done.
+   */
+  private async searchOnWorkers(unit: Float32Array, options: IndexSearchOptions): Promise<Array<[IndexEntry, number]>> {
+    const lane = await this.lanes!.acquire();
+    try {
+      this.scanCounts.workers++;
+      const matched = this.tagIndex.match(options.filters); // as of now: a write may have run while waiting
+      const top = new TopK(options.limit);
+      const live: number[] = [];
+      for (let s = 0; s < this.segments.length; s++) if (this.segments[s]!.count > 0) live.push(s);
+      for (const s of live) this.segments[s]!.setQuery(unit, lane);
+      if (this.codeSegments) await this.searchCodesOnWorkers(unit, live, matched, options.minRelevance, top, lane);
+      else {
+        const pool = this.scan!.pool;
+        const done = scanOnPool(
+          pool,
+          live.map((s) => {
+            const segment = this.segments[s]!;
+            return { memory: segment.memory, count: segment.count, task: (part) => segment.scanTask(lane, part) };
+          }),
+          pool.threads,
+        );
+        try {
+          for (let i = 0; i < live.length; i++) {
+            await done[i];
+            this.collect(live[i]!, this.segments[live[i]!]!.scores(lane), matched, options.minRelevance, top);
+          }
+        } finally {
+          await settled(done); // the lane is reused only once no worker writes into it
+        }
+      }
+      return this.ranked(top);
+    } finally {
+      this.lanes!.release(lane);
+    }
+  }
+
+  /** Int8 search with the code scans on the pool, then selection and exact rescoring here (see {@link searchCodes}). */
+  private async searchCodesOnWorkers(
+    unit: Float32Array,
+    live: readonly number[],
+    matched: ReadonlySet<number> | 'all',
+    min: number,
+    top: TopK,
+    lane: number,
+  ): Promise<void> {
+    const codeSegments = this.codeSegments!;
+    const query = quantizeQuery(unit, codeSegments[0]!.codeBytes);
+    for (const s of live) codeSegments[s]!.setQuery(query, lane);
+    const pool = this.scan!.pool;
+    const done = scanOnPool(
+      pool,
+      live.map((s) => {
+        const codes = codeSegments[s]!;
+        return { memory: codes.memory, count: codes.count, task: (part) => codes.scanTask(lane, part, query) };
+      }),
+      pool.threads,
+    );
+    try {
+      await Promise.all(done);
+    } finally {
+      await settled(done);
+    }
+    this.selectCodes(query, matched, min, top, lane, false);
+  }
+
+  /** Float32 scan of one segment (its query already set) into `top`, on the calling thread. */
   private scanSegment(s: number, matched: ReadonlySet<number> | 'all', min: number, top: TopK): void {
     const segment = this.segments[s]!;
     if (segment.count === 0) return;
-    const scores = segment.scoreAll();
+    this.collect(s, segment.scoreAll(), matched, min, top);
+  }
+
+  /** Pushes the rows of segment `s` whose `scores` pass `min` and the filters into `top`. */
+  private collect(s: number, scores: Float32Array, matched: ReadonlySet<number> | 'all', min: number, top: TopK): void {
     const slots = this.rowSlots[s]!;
     // The threshold only changes on push: keep it in a local so the loop stays tight.
     let threshold = top.threshold;
@@ -209,8 +326,22 @@ export class VectorIndex {
    * only those are rescored in float32.
    */
   private searchCodes(unit: Float32Array, matched: ReadonlySet<number> | 'all', min: number, top: TopK): void {
+    this.selectCodes(quantizeQuery(unit, this.codeSegments![0]!.codeBytes), matched, min, top, 0, true);
+  }
+
+  /**
+   * The selection and rescoring of {@link searchCodes}, with the code scores of `lane` computed
+   * here (`scan`) or already there (worker scans).
+   */
+  private selectCodes(
+    query: QuantizedQuery,
+    matched: ReadonlySet<number> | 'all',
+    min: number,
+    top: TopK,
+    lane: number,
+    scan: boolean,
+  ): void {
     const codeSegments = this.codeSegments!;
-    const query = quantizeQuery(unit, codeSegments[0]!.codeBytes);
     let maxScale = 0;
     for (const codes of codeSegments) if (codes.count > 0) maxScale = Math.max(maxScale, codes.maxScale);
     const bound = approximationBound(maxScale, query);
@@ -223,7 +354,7 @@ export class VectorIndex {
     for (let s = 0; s < codeSegments.length; s++) {
       const codes = codeSegments[s]!;
       if (codes.count === 0) continue;
-      const scores = codes.scoreAll(query);
+      const scores = scan ? codes.scoreAll(query, lane) : codes.scores(lane);
       const slots = this.rowSlots[s]!;
       for (let r = 0; r < scores.length; r++) {
         const score = scores[r]!;
@@ -238,13 +369,13 @@ export class VectorIndex {
         }
       }
     }
-    for (let i = 0; i < kept.length; i++) if (keptScores[i]! >= cut) this.rescore(kept[i]!, min, top);
+    for (let i = 0; i < kept.length; i++) if (keptScores[i]! >= cut) this.rescore(kept[i]!, min, top, lane);
   }
 
-  /** Scores a record exactly (its segment's query set) into `top`. */
-  private rescore(slot: number, min: number, top: TopK): void {
+  /** Scores a record exactly (its segment's query set in `lane`) into `top`. */
+  private rescore(slot: number, min: number, top: TopK, lane: number): void {
     const entry = this.entries[slot]!;
-    const score = this.segments[entry.segment]!.scoreRow(entry.row);
+    const score = this.segments[entry.segment]!.scoreRow(entry.row, lane);
     if (score >= min && score > top.threshold) top.push(score, slot);
   }
 
@@ -257,9 +388,10 @@ export class VectorIndex {
 
   private segmentWithRoom(): number {
     for (let i = this.segments.length - 1; i >= 0; i--) if (!this.segments[i]!.full) return i;
-    const segment = new VectorSegment(this.dimensions);
+    const lanes = this.scan ? 1 + WORKER_LANES : 1;
+    const segment = new VectorSegment(this.dimensions, lanes);
     this.segments.push(segment);
-    this.codeSegments?.push(new CodeSegment(this.dimensions, segment.capacity));
+    this.codeSegments?.push(new CodeSegment(this.dimensions, segment.capacity, lanes));
     this.rowSlots.push(new Int32Array(segment.capacity));
     return this.segments.length - 1;
   }

@@ -1,3 +1,5 @@
+import type { RowPart } from './parallel-scan.js';
+import type { ScanKernel } from './scan-pool.js';
 import { createVectorKernels, createWasmMemory, type VectorKernels, type WasmMemory } from './wasm/vector-kernels.js';
 
 const PAGE = 65536;
@@ -13,26 +15,32 @@ export function strideOf(dimensions: number): number {
 
 /**
  * A block of normalised vectors stored back to back in one WebAssembly memory, scored by
- * the SIMD kernels. Layout: `[query | scores | rows...]`; only the rows region grows.
+ * the SIMD kernels. Layout: `[query | scores]` once per scan lane, then `[rows...]`; only the
+ * rows region grows. Lane 0 serves scans on the calling thread; each in-flight worker scan
+ * takes another lane (see `ScanLanes`), so concurrent scans never share a query or scores.
  */
 export class VectorSegment {
   readonly stride: number;
   readonly capacity: number;
   /** Rows in use. */
   count = 0;
-  private readonly memory: WasmMemory;
+  /** The shared memory the rows live in (worker threads instantiate the kernels over it). */
+  readonly memory: WasmMemory;
   private readonly kernels: VectorKernels;
-  private readonly queryOffset = 0;
+  /** Bytes of one lane: a query, then scores for every row. */
+  private readonly laneBytes: number;
   private readonly scoresOffset: number;
   private readonly rowsOffset: number;
   private floats: Float32Array;
 
-  constructor(dimensions: number) {
+  /** `lanes`: scratch lanes (a query and scores each), 1 + the worker scans that may run at once. */
+  constructor(dimensions: number, lanes = 1) {
     this.stride = strideOf(dimensions);
     const rowBytes = this.stride * 4;
     this.capacity = Math.max(1, Math.min(MAX_SEGMENT_ROWS, Math.floor(MAX_SEGMENT_BYTES / rowBytes)));
     this.scoresOffset = align16(rowBytes);
-    this.rowsOffset = align16(this.scoresOffset + this.capacity * 4);
+    this.laneBytes = align16(this.scoresOffset + this.capacity * 4);
+    this.rowsOffset = this.laneBytes * lanes;
     const maximumPages = Math.ceil((this.rowsOffset + this.capacity * rowBytes) / PAGE);
     const initialPages = Math.min(maximumPages, Math.ceil((this.rowsOffset + 64 * rowBytes) / PAGE));
     this.memory = createWasmMemory(initialPages, maximumPages);
@@ -78,21 +86,35 @@ export class VectorSegment {
     return this.floats.slice(start, start + dimensions);
   }
 
-  /** Sets the query that the next `scoreAll` / `scoreRow` calls compare against. */
-  setQuery(query: Float32Array): void {
-    this.floats.set(query, this.queryOffset >> 2);
-    this.floats.fill(0, (this.queryOffset >> 2) + query.length, (this.queryOffset >> 2) + this.stride);
+  /** Sets the query of a lane, that its `scoreAll` / `scoreRow` / worker tasks compare against. */
+  setQuery(query: Float32Array, lane = 0): void {
+    const at = (lane * this.laneBytes) >> 2;
+    this.floats.set(query, at);
+    this.floats.fill(0, at + query.length, at + this.stride);
   }
 
-  /** Scores of every row against the query; a view valid until the next call. */
-  scoreAll(): Float32Array {
-    this.kernels.dots(this.queryOffset, this.rowsOffset, this.count, this.stride, this.scoresOffset);
-    return new Float32Array(this.memory.buffer, this.scoresOffset, this.count);
+  /** Scores of every row against the lane's query; a view valid until the lane's next scan. */
+  scoreAll(lane = 0): Float32Array {
+    const base = lane * this.laneBytes;
+    this.kernels.dots(base, this.rowsOffset, this.count, this.stride, base + this.scoresOffset);
+    return this.scores(lane);
   }
 
-  /** Score of one row against the query. */
-  scoreRow(row: number): number {
-    return this.kernels.dot(this.queryOffset, this.rowsOffset + row * this.stride * 4, this.stride);
+  /** The lane's scores of every row (written by {@link scoreAll} or by worker tasks). */
+  scores(lane: number): Float32Array {
+    return new Float32Array(this.memory.buffer, lane * this.laneBytes + this.scoresOffset, this.count);
+  }
+
+  /** The kernel call that scores the rows of `part` against the lane's query into the lane's scores. */
+  scanTask(lane: number, part: RowPart): { kernel: ScanKernel; args: number[] } {
+    const base = lane * this.laneBytes;
+    const rows = this.rowsOffset + part.start * this.stride * 4;
+    return { kernel: 'dots', args: [base, rows, part.count, this.stride, base + this.scoresOffset + part.start * 4] };
+  }
+
+  /** Score of one row against the lane's query. */
+  scoreRow(row: number, lane = 0): number {
+    return this.kernels.dot(lane * this.laneBytes, this.rowsOffset + row * this.stride * 4, this.stride);
   }
 
   /** Sum of every stored float: reads each vector once (the benchmark's bandwidth floor). */
