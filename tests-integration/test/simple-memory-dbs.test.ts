@@ -25,6 +25,16 @@ describeMemoryDb('SimpleVectorDb (int8, disk)', {
   create: async () => new SimpleVectorDb({ directory: await tempDir(), durable: false, quantization: 'int8' }),
   dispose: (db) => (db as SimpleVectorDb).close(),
 });
+// Threshold 0: every search, however small the index, is scanned on the worker threads.
+describeMemoryDb('SimpleVectorDb (2 scan threads)', {
+  create: () => new SimpleVectorDb({ scanThreads: 2, parallelScanThreshold: 0 }),
+  dispose: (db) => (db as SimpleVectorDb).close(),
+});
+describeMemoryDb('SimpleVectorDb (2 scan threads, int8, disk)', {
+  create: async () =>
+    new SimpleVectorDb({ directory: await tempDir(), durable: false, quantization: 'int8', scanThreads: 2, parallelScanThreshold: 0 }),
+  dispose: (db) => (db as SimpleVectorDb).close(),
+});
 describeMemoryDb('SimpleTextDb (volatile)', {
   create: () => new SimpleTextDb(),
 });
