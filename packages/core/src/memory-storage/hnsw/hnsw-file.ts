@@ -173,9 +173,11 @@ export function decodeHnswGraph(
     }
   }
   const graph = new HnswGraph(space, { ...options, m });
+  graph.reserve(maxSlot + 1 + placeholders.length);
   for (let i = 0; i < n; i++) graph.place(slotOf[i]!, levels[i]!);
   const scratch = new Int32Array(2 * m);
-  const mapLinks = (source: Int32Array, start: number, count: number, max: number, node: number): Int32Array => {
+  /** Copies `count` links from `source` into `scratch` as slots, checking them. */
+  const mapLinks = (source: Int32Array, start: number, count: number, max: number, node: number): number => {
     if (count > max) fail(`node ${node} has ${count} links (max ${max})`);
     if (start + count > source.length) fail('link lists overrun their section');
     for (let j = 0; j < count; j++) {
@@ -183,19 +185,19 @@ export function decodeHnswGraph(
       if (other < 0 || other >= n) fail(`node ${node} links to ${other}`);
       scratch[j] = slotOf[other]!;
     }
-    return scratch.subarray(0, count);
+    return count;
   };
   let at0 = 0;
   let atUpper = 0;
   for (let i = 0; i < n; i++) {
     const slot = slotOf[i]!;
     const count0 = level0Counts[i]!;
-    graph.setNeighbors(slot, 0, mapLinks(level0Links, at0, count0, 2 * m, i));
+    graph.setNeighbors(slot, 0, scratch, mapLinks(level0Links, at0, count0, 2 * m, i));
     at0 += count0;
     for (let lc = 1; lc <= levels[i]!; lc++) {
       if (atUpper >= upper.length) fail('upper links overrun their section');
       const count = upper[atUpper++]!;
-      graph.setNeighbors(slot, lc, mapLinks(upper, atUpper, count, m, i));
+      graph.setNeighbors(slot, lc, scratch, mapLinks(upper, atUpper, count, m, i));
       atUpper += count;
     }
   }

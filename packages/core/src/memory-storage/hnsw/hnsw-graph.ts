@@ -226,6 +226,19 @@ export class HnswGraph {
     return out;
   }
 
+  /** Makes room for node ids below `capacity` at once (the storage otherwise doubles as ids grow). */
+  reserve(capacity: number): void {
+    if (capacity <= this.levels.length) return;
+    const levels = new Int8Array(capacity).fill(ABSENT);
+    levels.set(this.levels);
+    const links0 = new Int32Array(capacity * this.stride0);
+    links0.set(this.links0);
+    this.levels = levels;
+    this.links0 = links0;
+    // Grown by push so the array stays packed (setting length would make it sparse).
+    for (let i = this.upper.length; i < capacity; i++) this.upper.push(undefined);
+  }
+
   /** @internal Makes room for `node` and gives it a level with empty link lists (used by decoding). */
   place(node: number, level: number): void {
     this.ensureCapacity(node + 1);
@@ -235,14 +248,14 @@ export class HnswGraph {
     this.count++;
   }
 
-  /** @internal Sets a placed node's links on a level (used by decoding). */
-  setNeighbors(node: number, level: number, links: ArrayLike<number>): void {
+  /** @internal Sets a placed node's links on a level to the first `count` of `links` (used by decoding). */
+  setNeighbors(node: number, level: number, links: ArrayLike<number>, count = links.length): void {
     const list = this.listOf(node, level);
     const base = this.baseOf(node, level);
     const max = level === 0 ? this.maxLinks0 : this.m;
-    if (links.length > max) throw new RangeError(`HNSW node ${node} has ${links.length} links on level ${level} (max ${max})`);
-    list[base] = links.length;
-    for (let i = 0; i < links.length; i++) list[base + 1 + i] = links[i]!;
+    if (count > max) throw new RangeError(`HNSW node ${node} has ${count} links on level ${level} (max ${max})`);
+    list[base] = count;
+    for (let i = 0; i < count; i++) list[base + 1 + i] = links[i]!;
   }
 
   /** @internal Removes nodes placed only to carry their links, re-linking around them (used by decoding). */
@@ -509,15 +522,7 @@ export class HnswGraph {
   }
 
   private ensureCapacity(n: number): void {
-    if (n <= this.levels.length) return;
-    const capacity = Math.max(n, this.levels.length * 2, 1024);
-    const levels = new Int8Array(capacity).fill(ABSENT);
-    levels.set(this.levels);
-    const links0 = new Int32Array(capacity * this.stride0);
-    links0.set(this.links0);
-    this.levels = levels;
-    this.links0 = links0;
-    this.upper.length = capacity;
+    if (n > this.levels.length) this.reserve(Math.max(n, this.levels.length * 2, 1024));
   }
 }
 
