@@ -17,11 +17,13 @@ import {
   createIndexFolder,
   dropRecord,
   putRecord,
+  HNSW_GRAPH_FILE,
   readIndexFolder,
   toLogEntry,
   type LoadedIndex,
 } from './simple-vector-db-index.js';
 import type { IndexEntry, SimpleVectorIndexOptions, VectorIndex, VectorIndexOptions } from './vector-index.js';
+import type { Logger } from '../util/logger.js';
 import { normalizeIndexName } from '../validation/index-name.js';
 
 const CONNECTOR = 'simple-vector-db';
@@ -30,6 +32,8 @@ const CONNECTOR = 'simple-vector-db';
 export interface SimpleVectorDbDriverOptions extends LogBackedDriverOptions {
   /** Default quantisation of every index (see {@link SimpleVectorIndexOptions.quantization}). @default 'none' */
   quantization?: 'none' | 'int8' | undefined;
+  /** Default HNSW settings of every index (see {@link SimpleVectorIndexOptions.hnsw}). @default false */
+  hnsw?: SimpleVectorIndexOptions['hnsw'] | undefined;
   /** Per-index overrides, keyed by index name as given (normalised like every index name). */
   indexes?: Record<string, SimpleVectorIndexOptions> | undefined;
   /** Worker threads that scan large indexes (0: every scan on the calling thread). @default {@link defaultScanThreads} */
@@ -67,10 +71,12 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
   private readonly defaults: SimpleVectorIndexOptions;
   private readonly overrides = new Map<string, SimpleVectorIndexOptions>();
   private readonly scan: ParallelScanOptions | undefined;
+  private readonly logger: Logger | undefined;
 
   constructor(options: SimpleVectorDbDriverOptions = {}) {
     super(options);
-    this.defaults = { quantization: options.quantization ?? 'none' };
+    this.defaults = { quantization: options.quantization ?? 'none', hnsw: options.hnsw ?? false };
+    this.logger = options.logger;
     for (const [name, override] of Object.entries(options.indexes ?? {})) this.overrides.set(normalizeIndexName(name), override);
     const threads = options.scanThreads ?? defaultScanThreads();
     if (!Number.isInteger(threads) || threads < 0) {
@@ -83,9 +89,13 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
     this.scan = threads > 0 ? { pool: new ScanPool(threads), threshold } : undefined;
   }
 
-  /** The settings of an index: the defaults, then its override; every index shares the scan threads. */
+  /**
+   * The settings of an index: the defaults, then its override; every index shares the scan
+   * threads; its HNSW graph (if on) is saved in its folder.
+   */
   private indexOptions(name: string): VectorIndexOptions {
-    return { ...this.defaults, ...this.overrides.get(name), scan: this.scan };
+    const annFile = this.directory ? join(this.directory, name, HNSW_GRAPH_FILE) : undefined;
+    return { ...this.defaults, ...this.overrides.get(name), scan: this.scan, annFile, logger: this.logger };
   }
 
   async vectorSize(name: string): Promise<number | undefined> {
@@ -121,6 +131,7 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
           putRecord(loaded, r.id, r.vector, r.tags, r.payloadJson);
         }
       });
+      await loaded.vectors.startAnn();
       await compactIfNeeded(loaded);
     });
   }
@@ -166,8 +177,19 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
     return (await this.refresh(name))?.vectors.size ?? 0;
   }
 
-  /** Closes open files and stops the scan threads; the instance must not be used afterwards. */
+  /** Deletes an index (its HNSW build stopped first, its folder with its graph file removed). */
+  override async deleteIndex(name: string): Promise<void> {
+    await this.ready();
+    await this.indexes.get(name)?.vectors.closeAnn(false);
+    await super.deleteIndex(name);
+  }
+
+  /**
+   * Stops the HNSW builds (saving changed graphs), closes open files and stops the scan threads;
+   * the instance must not be used afterwards.
+   */
   override async close(): Promise<void> {
+    for (const loaded of this.indexes.values()) await loaded.vectors.closeAnn(true);
     await super.close();
     await this.scan?.pool.close();
   }

@@ -10,6 +10,8 @@ import { VectorIndex, type IndexEntry, type VectorIndexOptions } from './vector-
 
 const CONNECTOR = 'simple-vector-db';
 const INDEX_META = 'index.json';
+/** The HNSW graph of an index, beside its log (see `SimpleVectorIndexOptions.hnsw`). */
+export const HNSW_GRAPH_FILE = 'hnsw.graph';
 
 /**
  * One SimpleVectorDb index in memory: its vectors and tags, a BM25 index over each record's
@@ -98,6 +100,7 @@ export async function readIndexFolder(
   loaded.ino = read.ino;
   loaded.applied = read.end;
   log.deadEntries = read.entries - loaded.vectors.size;
+  await loaded.vectors.startAnn();
   return loaded;
 }
 
@@ -137,6 +140,7 @@ export async function catchUpIndex(
     // Entries apply while the log is read: searches running on worker threads finish first.
     const { end } = await loaded.vectors.exclusive(() => log.readEachFrom(loaded.applied, (entry) => applyEntry(loaded, entry)));
     loaded.applied = end;
+    await loaded.vectors.startAnn();
     return loaded;
   }
   if (loaded && !position) {
@@ -145,10 +149,12 @@ export async function catchUpIndex(
       await stat(join(folder, INDEX_META));
       return loaded;
     } catch {
+      await loaded.vectors.closeAnn(false);
       await loaded.log?.close();
       return undefined;
     }
   }
+  await loaded?.vectors.closeAnn(false);
   await loaded?.log?.close();
   return readIndexFolder(folder, false, false, options);
 }

@@ -6,6 +6,7 @@ import type { RecordLoss, RecordLossSource } from './record-loss.js';
 import { SimpleVectorDbDriver } from './simple-vector-db-driver.js';
 import type { SimpleVectorIndexOptions, VectorIndex } from './vector-index.js';
 
+export type { HnswIndexOptions } from './ann-index.js';
 export type { SimpleVectorIndexOptions } from './vector-index.js';
 
 /** Options of {@link SimpleVectorDb}. */
@@ -28,6 +29,11 @@ export interface SimpleVectorDbOptions {
    * more memory); codes are rebuilt on load, the files do not change. @default 'none'
    */
   quantization?: 'none' | 'int8';
+  /**
+   * Default HNSW settings of every index (see {@link SimpleVectorIndexOptions.hnsw}): opt-in
+   * approximate search for large indexes, built in the background. @default false
+   */
+  hnsw?: SimpleVectorIndexOptions['hnsw'];
   /** Per-index overrides, keyed by index name as given (normalised like every index name). */
   indexes?: Record<string, SimpleVectorIndexOptions>;
   /**

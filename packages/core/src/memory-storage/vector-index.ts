@@ -1,5 +1,9 @@
+import { crc32 } from 'node:zlib';
 import type { MemoryFilter } from '../models/memory-filter.js';
 import type { TagCollection } from '../models/tag-collection.js';
+import type { Logger } from '../util/logger.js';
+import { AnnIndex, type AnnStatus, type HnswIndexOptions } from './ann-index.js';
+import { SlotSpace } from './ann-space.js';
 import { CodeSegment } from './code-segment.js';
 import { approximationBound, quantizeQuery, type QuantizedQuery } from './int8-codes.js';
 import { type ParallelScanOptions, scanOnPool, settled, WORKER_LANES } from './parallel-scan.js';
@@ -38,12 +42,25 @@ export interface SimpleVectorIndexOptions {
    * 'none': float32 scan only. @default 'none'
    */
   quantization?: 'none' | 'int8';
+  /**
+   * Approximate search through an HNSW graph, opt-in: `{}` turns it on with the defaults. Once the
+   * index holds `minRecords` records the graph is built in the background (slices of ~10 ms, the
+   * event loop stays responsive; ~400 inserts/s at 100k records) and, with a directory, saved
+   * beside the log as `hnsw.graph`. Until it is ready searches scan exactly. Results are then
+   * approximate (scores stay exact cosines); filters matching fewer than `exactBelow` records
+   * scan those rows exactly, larger ones are applied during the graph search. @default false
+   */
+  hnsw?: false | HnswIndexOptions;
 }
 
 /** Options of {@link VectorIndex}. */
 export interface VectorIndexOptions extends SimpleVectorIndexOptions {
   /** Worker threads for the scans of large indexes; without it every scan runs on the calling thread. */
   scan?: ParallelScanOptions | undefined;
+  /** Where the HNSW graph is saved (none: kept in memory only). */
+  annFile?: string | undefined;
+  /** Where HNSW file problems are reported. @default a process warning */
+  logger?: Logger | undefined;
 }
 
 /** `records matching the filters * FEW_MATCHES < size`: score only the matching rows. */
@@ -68,6 +85,8 @@ export class VectorIndex {
   private readonly gate = new ScanGate();
   /** Segment lanes of worker scans (lane 0 is the calling thread's). */
   private readonly lanes: ScanLanes | undefined;
+  /** The HNSW graph, when on (see {@link SimpleVectorIndexOptions.hnsw}). */
+  private readonly ann: AnnIndex | undefined;
   /** @internal Scans run on the calling thread and on the scan pool, for tests and benchmarks. */
   readonly scanCounts = { callingThread: 0, workers: 0 };
 
@@ -78,6 +97,60 @@ export class VectorIndex {
     this.codeSegments = options.quantization === 'int8' ? [] : undefined;
     this.scan = options.scan;
     this.lanes = options.scan ? new ScanLanes(1, WORKER_LANES) : undefined;
+    if (options.hnsw) {
+      const space = new SlotSpace(this.segments, (slot) => this.entries[slot]!, dimensions);
+      this.ann = new AnnIndex(
+        {
+          space,
+          size: () => this.size,
+          liveSlots: () => this.ids.values(),
+          keyOf: (slot) => ({ id: this.entries[slot]!.id, check: this.checkOf(this.entries[slot]!) }),
+          resolve: (id, check) => {
+            const slot = this.ids.get(id);
+            return slot !== undefined && this.checkOf(this.entries[slot]!) === check ? slot : undefined;
+          },
+        },
+        options.hnsw,
+        options.annFile,
+        options.logger,
+      );
+    }
+  }
+
+  /** crc32 of a record's stored unit vector: names its version in the HNSW file. */
+  private checkOf(entry: IndexEntry): number {
+    const row = this.segments[entry.segment]!.rowView(entry.row, this.dimensions);
+    return crc32(new Uint8Array(row.buffer, row.byteOffset, row.byteLength));
+  }
+
+  /**
+   * Starts the HNSW graph when it is on and the index has reached its `minRecords` (loading its
+   * file, then building the rest in the background); call after writes and after a load.
+   */
+  startAnn(): Promise<void> {
+    return this.ann?.start() ?? Promise.resolve();
+  }
+
+  /** @internal State of the HNSW graph (zeros and not ready when off). */
+  annStatus(): AnnStatus {
+    return this.ann?.status() ?? { nodes: 0, pending: 0, ready: false };
+  }
+
+  /** @internal Resolves when the HNSW graph has nothing pending (and its last save finished). */
+  annIdle(): Promise<void> {
+    return this.ann?.idle() ?? Promise.resolve();
+  }
+
+  /** @internal Counters of the HNSW graph: nodes inserted, nodes loaded from the file, graph searches. */
+  get annCounts(): { inserted: number; loaded: number; searches: number } {
+    return this.ann?.counts ?? { inserted: 0, loaded: 0, searches: 0 };
+  }
+
+  /** Stops the HNSW background build; `save`: write the graph first if it changed. */
+  async closeAnn(save: boolean): Promise<void> {
+    if (!this.ann) return;
+    if (save) await this.ann.close();
+    else await this.ann.stopWithoutSaving();
   }
 
   /** @internal The pool worker scans run on, if any. */
@@ -122,6 +195,7 @@ export class VectorIndex {
       entry.payloadJson = payloadJson;
       entry.norm = norm;
       this.tagIndex.add(existing, tags);
+      this.ann?.upserted(existing);
       return;
     }
     const segmentIndex = this.segmentWithRoom();
@@ -133,12 +207,14 @@ export class VectorIndex {
     this.rowSlots[segmentIndex]![row] = slot;
     this.ids.set(id, slot);
     this.tagIndex.add(slot, tags);
+    this.ann?.upserted(slot);
   }
 
   /** Removes a record; false when it was not there. */
   delete(id: string): boolean {
     const slot = this.ids.get(id);
     if (slot === undefined) return false;
+    this.ann?.deleting(slot);
     const entry = this.entries[slot]!;
     const segment = this.segments[entry.segment]!;
     const slots = this.rowSlots[entry.segment]!;
@@ -195,6 +271,8 @@ export class VectorIndex {
     const unit = new Float32Array(this.dimensions);
     if (norm > 0) for (let i = 0; i < this.dimensions; i++) unit[i] = query[i]! / norm;
     const matched = this.tagIndex.match(options.filters);
+    const ann = this.ann;
+    if (ann?.ready && (matched === 'all' || matched.size >= ann.exactBelow)) return this.searchGraph(ann, unit, matched, options);
     const few = matched !== 'all' && matched.size * FEW_MATCHES < this.size;
     if (!few && this.scan && this.size * this.dimensions >= this.scan.threshold) {
       return this.gate.read(() => this.searchOnWorkers(unit, options));
@@ -215,6 +293,33 @@ export class VectorIndex {
       this.searchCodes(unit, matched, min, top);
     } else {
       for (let s = 0; s < this.segments.length; s++) this.scanSegment(s, matched, min, top);
+    }
+    return this.ranked(top);
+  }
+
+  /**
+   * Approximate top-k through the HNSW graph (filters applied during the walk), merged with the
+   * exact scores of the slots not in the graph yet; every score is the exact float32 cosine.
+   */
+  private searchGraph(
+    ann: AnnIndex,
+    unit: Float32Array,
+    matched: ReadonlySet<number> | 'all',
+    options: IndexSearchOptions,
+  ): Array<[IndexEntry, number]> {
+    for (const segment of this.segments) if (segment.count > 0) segment.setQuery(unit);
+    const score = (slot: number): number => {
+      const entry = this.entries[slot]!;
+      return this.segments[entry.segment]!.scoreRow(entry.row);
+    };
+    const accept = matched === 'all' ? undefined : (slot: number) => matched.has(slot);
+    const min = options.minRelevance;
+    const top = new TopK(options.limit);
+    for (const [slot, s] of ann.search(score, options.limit, accept)) if (s >= min && s > top.threshold) top.push(s, slot);
+    for (const slot of ann.pendingSlots()) {
+      if (accept && !accept(slot)) continue;
+      const s = score(slot);
+      if (s >= min && s > top.threshold) top.push(s, slot);
     }
     return this.ranked(top);
   }

@@ -86,6 +86,18 @@ export class VectorSegment {
     return this.floats.slice(start, start + dimensions);
   }
 
+  /** The stored (normalised) vector of a row as a view into the segment, valid until the next append. */
+  rowView(row: number, dimensions: number): Float32Array {
+    const start = (this.rowsOffset >> 2) + row * this.stride;
+    return this.floats.subarray(start, start + dimensions);
+  }
+
+  /** Similarity (dot product) of two rows of this segment. */
+  scoreRows(a: number, b: number): number {
+    const rowBytes = this.stride * 4;
+    return this.kernels.dot(this.rowsOffset + a * rowBytes, this.rowsOffset + b * rowBytes, this.stride);
+  }
+
   /** Sets the query of a lane, that its `scoreAll` / `scoreRow` / worker tasks compare against. */
   setQuery(query: Float32Array, lane = 0): void {
     const at = (lane * this.laneBytes) >> 2;
