@@ -35,6 +35,20 @@ describeMemoryDb('SimpleVectorDb (2 scan threads, int8, disk)', {
     new SimpleVectorDb({ directory: await tempDir(), durable: false, quantization: 'int8', scanThreads: 2, parallelScanThreshold: 0 }),
   dispose: (db) => (db as SimpleVectorDb).close(),
 });
+// minRecords 0: every search goes through the HNSW graph (exact in practice on this little data).
+describeMemoryDb('SimpleVectorDb (hnsw)', {
+  create: () => new SimpleVectorDb({ hnsw: { minRecords: 0 } }),
+  dispose: (db) => (db as SimpleVectorDb).close(),
+});
+describeMemoryDb('SimpleVectorDb (hnsw, disk)', {
+  create: async () => new SimpleVectorDb({ directory: await tempDir(), durable: false, hnsw: { minRecords: 0 } }),
+  dispose: (db) => (db as SimpleVectorDb).close(),
+});
+// exactBelow 0: filters too are applied during the graph search.
+describeMemoryDb('SimpleVectorDb (hnsw, filters in the graph)', {
+  create: () => new SimpleVectorDb({ hnsw: { minRecords: 0, exactBelow: 0 } }),
+  dispose: (db) => (db as SimpleVectorDb).close(),
+});
 describeMemoryDb('SimpleTextDb (volatile)', {
   create: () => new SimpleTextDb(),
 });
