@@ -183,13 +183,13 @@ export class VectorIndex {
   /** Inserts or replaces a record. */
   upsert(id: string, vector: ArrayLike<number>, tags: TagCollection, payloadJson: string): void {
     const norm = l2norm(vector);
-    const unit = new Float32Array(this.dimensions);
-    if (norm > 0) for (let i = 0; i < this.dimensions; i++) unit[i] = vector[i]! / norm;
+    // The unit vector is written straight into its row (no temporary array per record).
     const existing = this.ids.get(id);
     if (existing !== undefined) {
       const entry = this.entries[existing]!;
-      this.segments[entry.segment]!.write(entry.row, unit);
-      this.codeSegments?.[entry.segment]!.write(entry.row, unit);
+      const segment = this.segments[entry.segment]!;
+      segment.writeNormalised(entry.row, vector, norm);
+      this.codeSegments?.[entry.segment]!.write(entry.row, segment.rowView(entry.row, this.dimensions));
       this.tagIndex.remove(existing, entry.tags);
       entry.tags = tags;
       entry.payloadJson = payloadJson;
@@ -200,8 +200,8 @@ export class VectorIndex {
     }
     const segmentIndex = this.segmentWithRoom();
     const segment = this.segments[segmentIndex]!;
-    const row = segment.append(unit);
-    this.codeSegments?.[segmentIndex]!.append(unit);
+    const row = segment.appendNormalised(vector, norm);
+    this.codeSegments?.[segmentIndex]!.append(segment.rowView(row, this.dimensions));
     const slot = this.freeSlots.pop() ?? this.entries.length;
     this.entries[slot] = { id, tags, payloadJson, norm, segment: segmentIndex, row };
     this.rowSlots[segmentIndex]![row] = slot;

@@ -69,6 +69,28 @@ export class VectorSegment {
     this.floats.fill(0, start + vector.length, start + this.stride);
   }
 
+  /**
+   * Appends `vector / norm` (zeros when `norm` is 0) straight into a new row: no temporary
+   * unit vector. Returns its row.
+   */
+  appendNormalised(vector: ArrayLike<number>, norm: number): number {
+    const row = this.count;
+    this.ensureRows(row + 1);
+    this.count++;
+    this.writeNormalised(row, vector, norm);
+    return row;
+  }
+
+  /** Overwrites a row with `vector / norm` (zeros when `norm` is 0), each float as a division would give it. */
+  writeNormalised(row: number, vector: ArrayLike<number>, norm: number): void {
+    const start = (this.rowsOffset >> 2) + row * this.stride;
+    const floats = this.floats;
+    const n = vector.length;
+    if (norm > 0) for (let i = 0; i < n; i++) floats[start + i] = vector[i]! / norm;
+    else floats.fill(0, start, start + n);
+    floats.fill(0, start + n, start + this.stride);
+  }
+
   /** Copies the last row into `row` and drops the last row (swap-remove). Returns the moved row's old index. */
   removeBySwap(row: number): number {
     const last = this.count - 1;
