@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -269,6 +269,28 @@ describe('SimpleVectorDb with HNSW on disk', () => {
     expect(index.annCounts.loaded).toBe(partial);
     expect(index.annCounts.inserted).toBe(N - partial);
     expect(index.annStatus()).toEqual({ nodes: N, pending: 0, ready: true });
+  });
+
+  it('saves the graph again once 10% of the index changed since the last save', async () => {
+    const dir = await tempDir();
+    const data = records(12);
+    const db = open({ directory: dir, durable: false, hnsw: { minRecords: 500 } });
+    await db.upsertBatch('docs', data);
+    const index = db.vectorIndex('docs')!;
+    await index.annIdle();
+    const file = join(dir, 'docs', 'hnsw.graph');
+    const saved = await readFile(file);
+    for (let i = 0; i < 0.1 * N - 1; i++) await db.delete('docs', { id: data[i]!.id });
+    await index.annIdle();
+    expect((await readFile(file)).equals(saved)).toBe(true); // 9.9%: not yet
+    await db.delete('docs', { id: data[N - 1]!.id });
+    await index.annIdle();
+    expect((await readFile(file)).length).toBeLessThan(saved.length);
+  });
+
+  it('rejects invalid hnsw settings', () => {
+    expect(() => new SimpleVectorDb({ hnsw: { minRecords: -1 } })).toThrow(/hnsw.minRecords/);
+    expect(() => new SimpleVectorDb({ indexes: { docs: { hnsw: { m: 1 } } } })).toThrow(/hnsw.m /);
   });
 
   it('deleting an index stops its build and removes its graph file with the folder', async () => {

@@ -17,6 +17,22 @@ export interface HnswIndexOptions {
   exactBelow?: number;
 }
 
+/** The problem with HNSW settings, if any (every number finite, counts whole, m >= 2). */
+export function hnswOptionsProblem(options: HnswIndexOptions): string | undefined {
+  const { minRecords, m, efConstruction, efSearch, exactBelow } = options;
+  for (const [name, value, least] of [
+    ['minRecords', minRecords, 0],
+    ['m', m, 2],
+    ['efConstruction', efConstruction, 1],
+    ['efSearch', efSearch, 1],
+    ['exactBelow', exactBelow, 0],
+  ] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= least))
+      return `hnsw.${name} must be a whole number >= ${least}, got ${value}`;
+  }
+  return undefined;
+}
+
 /** What an {@link AnnIndex} reads of its vector index. */
 export interface AnnHost {
   readonly space: SlotSpace;
@@ -67,7 +83,11 @@ export class AnnIndex {
   private running = false;
   private changed = 0;
   private saved = false;
+  /** Records when the graph was last saved or loaded (the base of {@link RESAVE_SHARE}). */
+  private savedSize = 0;
   private saving: Promise<void> = Promise.resolve();
+  /** A save is queued and has not encoded the graph yet: later changes are in it. */
+  private saveQueued = false;
   private idleWaiters: Array<() => void> = [];
   /** @internal Nodes inserted (build and writes), nodes decoded from the file, graph searches. */
   readonly counts = { inserted: 0, loaded: 0, searches: 0 };
@@ -124,8 +144,10 @@ export class AnnIndex {
         this.graph.remove(slot);
       } catch (error) {
         this.fail(error);
+        return;
       }
     }
+    if (!this.running) this.saveIfChanged();
   }
 
   /**
@@ -197,6 +219,7 @@ export class AnnIndex {
         this.graph = decoded.graph;
         this.counts.loaded = decoded.graph.size;
         this.saved = true;
+        this.savedSize = decoded.graph.size + decoded.stale;
         this.changed = decoded.stale;
       } catch (error) {
         this.warn('the HNSW graph file is unreadable; rebuilding it', error);
@@ -242,15 +265,22 @@ export class AnnIndex {
       return;
     }
     this.running = false;
-    if (this.file && (!this.saved || this.changed >= RESAVE_SHARE * this.host.size())) void this.save();
+    this.saveIfChanged();
     this.wakeIdle();
+  }
+
+  /** Saves after a build, or once {@link RESAVE_SHARE} of the index changed since the last save. */
+  private saveIfChanged(): void {
+    if (this.file && !this.saveQueued && (!this.saved || this.changed >= RESAVE_SHARE * this.savedSize)) void this.save();
   }
 
   /** Writes the graph beside the log (temp file, then rename); a failure is logged. */
   private save(): Promise<void> {
     const file = this.file;
     if (!file) return this.saving;
+    this.saveQueued = true;
     this.saving = this.saving.then(async () => {
+      this.saveQueued = false;
       try {
         const pending = this.pending;
         const bytes = encodeHnswGraph(this.graph, (slot) => {
@@ -260,6 +290,7 @@ export class AnnIndex {
         });
         this.changed = 0;
         this.saved = true;
+        this.savedSize = this.host.size();
         const temp = `${file}.${process.pid}.tmp`;
         await writeFile(temp, bytes);
         await rename(temp, file);

@@ -4,6 +4,7 @@ import { IndexNotFoundError, KmError } from '../errors/km-error.js';
 import { matchesFilters } from '../models/memory-filter.js';
 import type { MemoryRecord } from '../models/memory-record.js';
 import { cloneTags } from '../models/tag-collection.js';
+import { hnswOptionsProblem } from './ann-index.js';
 import { listIndexFolders } from './index-folders.js';
 import { LogBackedDriver, type LogBackedDriverOptions } from './log-backed-driver.js';
 import type { DriverLexicalSearch, DriverList, DriverSearch, MemoryDbDriver } from './memory-db-driver.js';
@@ -76,6 +77,10 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
   constructor(options: SimpleVectorDbDriverOptions = {}) {
     super(options);
     this.defaults = { quantization: options.quantization ?? 'none', hnsw: options.hnsw ?? false };
+    for (const hnsw of [options.hnsw, ...Object.values(options.indexes ?? {}).map((o) => o.hnsw)]) {
+      const problem = hnsw ? hnswOptionsProblem(hnsw) : undefined;
+      if (problem) throw new KmError('invalid_argument', problem, { connector: CONNECTOR });
+    }
     this.logger = options.logger;
     for (const [name, override] of Object.entries(options.indexes ?? {})) this.overrides.set(normalizeIndexName(name), override);
     const threads = options.scanThreads ?? defaultScanThreads();
