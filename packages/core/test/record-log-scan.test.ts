@@ -100,4 +100,51 @@ describe('RecordLog streaming read', () => {
     expect(reader.lastCut?.recordIds).toEqual(written.slice(50, 60).map((e) => (e.op === 'upsert' ? e.record.id : e.id)));
     expect((await stat(file)).size).toBe(end);
   });
+
+  it('reports every byte and record id it cuts when the corrupt entry is chunks before the end of the file', async () => {
+    const dir = await tempDir();
+    const log = new RecordLog(dir, false);
+    const many: LogEntry[] = [];
+    for (let i = 0; i < 3000; i++) many.push(upsert(i, 768));
+    const { end } = await log.append(many.slice(0, 100));
+    await log.append(many.slice(100));
+    await log.close();
+    const file = join(dir, 'records.log');
+    const full = (await stat(file)).size;
+    expect(full - end).toBeGreaterThan(2 * 4 * 1024 * 1024); // the cut spans more than one 4 MiB read chunk
+    const { open } = await import('node:fs/promises');
+    const handle = await open(file, 'r+');
+    await handle.write(Buffer.from([0xff]), 0, 1, end + 200); // inside entry 101's vector, in the first chunk
+    await handle.close();
+    const reader = new RecordLog(dir, false);
+    expect((await reader.load()).map(summary)).toEqual(many.slice(0, 100).map(summary));
+    expect(reader.lastCut?.bytes).toBe(full - end);
+    expect(reader.lastCut?.recordIds).toEqual(many.slice(100).map((e) => (e.op === 'upsert' ? e.record.id : e.id)));
+    expect((await stat(file)).size).toBe(end);
+  });
+
+  it('salvages an id whose marker straddles the end of a 4 MiB read chunk of the cut', async () => {
+    const dir = await tempDir();
+    const log = new RecordLog(dir, false);
+    const { end } = await log.append([upsert(0, 8), upsert(1, 8)]);
+    // Entry 2 is sized so entry 3's `{"id":"` starts 3 bytes before the cut's first chunk ends.
+    const jsonOf = (filler: number) => {
+      const e = upsert(2, 768, filler);
+      return e.op === 'upsert' ? `{"id":"r2","tags":${JSON.stringify(e.record.tags)},"payload":${e.record.payloadJson}}` : '';
+    };
+    const jsonLength = 4 * 1024 * 1024 - 3 - 13 - 13 - 768 * 4; // entry 3 starts at 4 MiB - 16, its JSON 13 bytes in
+    const large = upsert(2, 768, jsonLength - Buffer.byteLength(jsonOf(0)));
+    expect(Buffer.byteLength(jsonOf(jsonLength - Buffer.byteLength(jsonOf(0))))).toBe(jsonLength);
+    await log.append([large, upsert(3, 8), upsert(4, 8)]);
+    await log.close();
+    const file = join(dir, 'records.log');
+    const full = (await stat(file)).size;
+    const { open } = await import('node:fs/promises');
+    const handle = await open(file, 'r+');
+    await handle.write(Buffer.from([0xff]), 0, 1, end + 13 + jsonLength + 10); // inside entry 2's vector
+    await handle.close();
+    const reader = new RecordLog(dir, false);
+    expect((await reader.load()).map(summary)).toEqual([upsert(0, 8), upsert(1, 8)].map(summary));
+    expect(reader.lastCut).toEqual({ bytes: full - end, recordIds: ['r2', 'r3', 'r4'] });
+  });
 });

@@ -82,18 +82,19 @@ export class RecordLog {
     }
     let scanned: Scanned;
     let ino: number;
-    let tail: Buffer | undefined;
+    let cut: TornTail | undefined;
     try {
       const info = await handle.stat();
       ino = info.ino;
       scanned = await scan(handle, 0, info.size, visit);
-      if (scanned.end < scanned.size) tail = await readRange(handle, scanned.end, scanned.size);
+      // The cut runs from the last intact entry to the end of the file, wherever the scan stopped.
+      if (scanned.end < info.size) cut = await salvageRange(handle, scanned.end, info.size);
     } finally {
       await handle.close();
     }
     this.lastCut = undefined;
-    if (tail) {
-      this.lastCut = { bytes: tail.length, recordIds: salvageIds(tail) };
+    if (cut) {
+      this.lastCut = cut;
       await truncate(this.path, scanned.end);
     }
     return { entries: scanned.entries, end: scanned.end, ino };
@@ -203,12 +204,10 @@ export class RecordLog {
   }
 }
 
-/** How far a {@link scan} got: where the last intact entry ends, how many there were, and the bytes it found. */
+/** How far a {@link scan} got: where the last intact entry ends and how many there were. */
 interface Scanned {
   end: number;
   entries: number;
-  /** File offset where reading stopped: the size asked for, or less when the file was shorter. */
-  size: number;
 }
 
 /**
@@ -230,15 +229,15 @@ async function scan(handle: FileHandle, offset: number, size: number, visit: Log
     while (at + HEADER <= filled) {
       const length = buffer.readUInt32LE(at);
       const end = at + HEADER + length;
-      if (length < 5) return { end: base + at, entries, size: base + filled };
+      if (length < 5) return { end: base + at, entries };
       if (end > filled) break;
       const body = buffer.subarray(at + HEADER, end);
-      if (crc32(body) !== buffer.readUInt32LE(at + 4)) return { end: base + at, entries, size: base + filled };
+      if (crc32(body) !== buffer.readUInt32LE(at + 4)) return { end: base + at, entries };
       visit(decoder.decode(body));
       entries++;
       at = end;
     }
-    if (eof) return { end: base + at, entries, size: base + filled };
+    if (eof) return { end: base + at, entries };
     // Keep the unread part of the chunk and read on; an entry larger than the buffer gets a larger one.
     const needed = at + HEADER <= filled ? HEADER + buffer.readUInt32LE(at) : HEADER;
     if (needed > buffer.length) {
@@ -253,16 +252,37 @@ async function scan(handle: FileHandle, offset: number, size: number, visit: Log
   }
 }
 
-/** The bytes of a file between two offsets. */
-async function readRange(handle: FileHandle, start: number, end: number): Promise<Buffer> {
-  const data = Buffer.allocUnsafe(end - start);
-  let filled = 0;
-  while (filled < data.length) {
-    const { bytesRead } = await handle.read(data, filled, data.length - filled, start + filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
+const ID_MARKER = Buffer.from('{"id":"', 'utf8');
+/** Longest id literal {@link salvageIds} reads after a marker, in bytes. */
+const ID_WINDOW = 4096;
+
+/**
+ * What cutting the file from `start` to `end` drops: the bytes actually there and the record ids
+ * in them (see {@link salvageIds}). Reads the range in chunks, so memory stays at one chunk
+ * however large the cut is; a marker near a chunk's end is read with the bytes after it.
+ */
+async function salvageRange(handle: FileHandle, start: number, end: number): Promise<TornTail> {
+  const ids = new Set<string>();
+  const overlap = ID_MARKER.length + ID_WINDOW;
+  const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, end - start) + overlap);
+  let bytes = 0;
+  for (let at = start; at < end; ) {
+    let filled = 0;
+    const want = Math.min(buffer.length, end - at);
+    while (filled < want) {
+      const { bytesRead } = await handle.read(buffer, filled, want - filled, at + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    const last = at + filled >= end || filled < want;
+    // Markers starting in the overlap are left to the next chunk, which starts there.
+    const step = last ? filled : Math.min(filled, READ_CHUNK);
+    collectIds(buffer.subarray(0, filled), step, ids);
+    bytes += step;
+    if (last) break;
+    at += step;
   }
-  return data.subarray(0, filled);
+  return { bytes, recordIds: [...ids] };
 }
 
 /**
@@ -272,9 +292,15 @@ async function readRange(handle: FileHandle, start: number, end: number): Promis
  */
 export function salvageIds(tail: Buffer): string[] {
   const ids = new Set<string>();
-  const marker = Buffer.from('{"id":"', 'utf8');
-  for (let at = tail.indexOf(marker); at >= 0; at = tail.indexOf(marker, at + marker.length)) {
-    const text = tail.subarray(at + marker.length - 1, at + marker.length - 1 + 4096).toString('utf8');
+  collectIds(tail, tail.length, ids);
+  return [...ids];
+}
+
+/** Adds to `ids` the id after each marker in `data` that starts before `limit` (see {@link salvageIds}). */
+function collectIds(data: Buffer, limit: number, ids: Set<string>): void {
+  for (let at = data.indexOf(ID_MARKER); at >= 0 && at < limit; at = data.indexOf(ID_MARKER, at + ID_MARKER.length)) {
+    const from = at + ID_MARKER.length - 1;
+    const text = data.subarray(from, from + ID_WINDOW).toString('utf8');
     const literal = /^"(?:[^"\\]|\\.)*"/.exec(text);
     if (!literal) continue; // the id itself was cut
     try {
@@ -283,7 +309,6 @@ export function salvageIds(tail: Buffer): string[] {
       // not a JSON string after all
     }
   }
-  return [...ids];
 }
 
 function encode(entry: LogEntry): Buffer {
