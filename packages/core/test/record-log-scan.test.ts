@@ -147,4 +147,20 @@ describe('RecordLog streaming read', () => {
     expect((await reader.load()).map(summary)).toEqual([upsert(0, 8), upsert(1, 8)].map(summary));
     expect(reader.lastCut).toEqual({ bytes: full - end, recordIds: ['r2', 'r3', 'r4'] });
   });
+
+  it('cuts a tail whose length field runs past the end of the file instead of allocating it', async () => {
+    const dir = await tempDir();
+    const log = new RecordLog(dir, false);
+    const { end } = await log.append([upsert(0, 8), upsert(1, 8)]);
+    await log.close();
+    const file = join(dir, 'records.log');
+    await appendFile(file, Buffer.alloc(5 * 1024 * 1024, 0xff)); // length 0xffffffff: 4 GiB
+    const follower = await new RecordLog(dir, false).readFrom(0);
+    expect(follower.entries.map(summary)).toEqual([upsert(0, 8), upsert(1, 8)].map(summary));
+    expect(follower.end).toBe(end);
+    const reader = new RecordLog(dir, false);
+    expect((await reader.load()).map(summary)).toEqual([upsert(0, 8), upsert(1, 8)].map(summary));
+    expect(reader.lastCut).toEqual({ bytes: 5 * 1024 * 1024, recordIds: [] });
+    expect((await stat(file)).size).toBe(end);
+  });
 });

@@ -212,7 +212,8 @@ interface Scanned {
 
 /**
  * Streams the intact entries between `offset` and `size` to `visit`, reading chunks into one
- * reused buffer (no copy of the whole file); stops at the first torn or corrupt entry.
+ * reused buffer (no copy of the whole file); stops at the first torn or corrupt entry. An entry
+ * whose length field runs past `size` is torn: the buffer only grows for entries that fit.
  */
 async function scan(handle: FileHandle, offset: number, size: number, visit: LogVisitor): Promise<Scanned> {
   let buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(HEADER, size - offset)));
@@ -229,7 +230,7 @@ async function scan(handle: FileHandle, offset: number, size: number, visit: Log
     while (at + HEADER <= filled) {
       const length = buffer.readUInt32LE(at);
       const end = at + HEADER + length;
-      if (length < 5) return { end: base + at, entries };
+      if (length < 5 || base + end > size) return { end: base + at, entries };
       if (end > filled) break;
       const body = buffer.subarray(at + HEADER, end);
       if (crc32(body) !== buffer.readUInt32LE(at + 4)) return { end: base + at, entries };
@@ -238,10 +239,11 @@ async function scan(handle: FileHandle, offset: number, size: number, visit: Log
       at = end;
     }
     if (eof) return { end: base + at, entries };
-    // Keep the unread part of the chunk and read on; an entry larger than the buffer gets a larger one.
+    // Keep the unread part of the chunk and read on; an entry larger than the buffer gets a larger
+    // one (it fits in the file: checked above), no larger than the rest of the file.
     const needed = at + HEADER <= filled ? HEADER + buffer.readUInt32LE(at) : HEADER;
     if (needed > buffer.length) {
-      const larger = Buffer.allocUnsafe(Math.max(needed, buffer.length * 2));
+      const larger = Buffer.allocUnsafe(Math.max(needed, Math.min(buffer.length * 2, size - base - at)));
       buffer.copy(larger, 0, at, filled);
       buffer = larger;
     } else {
