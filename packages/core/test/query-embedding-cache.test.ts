@@ -176,17 +176,17 @@ describe('QueryEmbeddingCache: aborts', () => {
 });
 
 describe('QueryEmbeddingCache: failures, eviction, copies', () => {
-  it('rejects every caller of a failed call with its error and keeps nothing', async () => {
+  it('rejects every caller of a failed call with its error (after one retry per text) and keeps nothing', async () => {
     const model = new GatedEmbeddingGenerator(8, false);
     const cache = new QueryEmbeddingCache(model);
     const failure = new Error('model down');
     model.failWith = failure;
     const results = await Promise.all([outcome(cache.embed('a')), outcome(cache.embed('b')), outcome(cache.embed('a'))]);
     expect(results.map((r) => r.error)).toEqual([failure, failure, failure]);
-    expect(model.calls).toHaveLength(1);
+    expect(model.calls.map((c) => c.texts)).toEqual([['a', 'b'], ['a'], ['b']]);
     model.failWith = undefined;
     expect((await cache.embed('a'))[0]).toBe(1);
-    expect(model.calls).toHaveLength(2);
+    expect(model.calls).toHaveLength(4);
   });
 
   it('evicts the least recently used text beyond maxEntries', async () => {

@@ -35,7 +35,9 @@ interface Batch {
  *
  * A caller whose signal aborts is rejected at once with the signal's reason; the call goes on
  * for the others and is aborted only when every caller of every text in it has aborted. A
- * failed call rejects each of its callers with the error.
+ * failed call of several texts is retried once per text still asked for, alone, so one bad
+ * query does not fail the others; a failed call of one text rejects its callers with the error.
+ * A vector missing from the answer, empty or not numbers fails its call with `upstream_error`.
  */
 export class QueryEmbeddingBatcher {
   private readonly pending = new Map<string, Job>();
@@ -112,32 +114,58 @@ export class QueryEmbeddingBatcher {
     const batch: Batch = { jobs, live: jobs.length, controller: new AbortController() };
     for (const job of jobs) job.batch = batch;
     this.running++;
-    void this.run(jobs, batch.controller.signal).finally(() => {
-      this.running--;
-      this.flush();
-    });
+    this.run(batch)
+      .catch((error: unknown) => {
+        // Whatever went wrong, no caller of this call is left waiting.
+        for (const job of jobs) if (job.batch === batch) this.settle(job, (w) => w.reject(error));
+      })
+      .finally(() => {
+        this.running--;
+        this.flush();
+      });
   }
 
-  private async run(jobs: Job[], signal: AbortSignal): Promise<void> {
+  private async run(batch: Batch): Promise<void> {
+    const { jobs, controller } = batch;
     let vectors: Float32Array[];
     try {
-      vectors = await this.generator.generateEmbeddings(
+      const answer = await this.generator.generateEmbeddings(
         jobs.map((j) => j.text),
-        signal,
+        controller.signal,
         { purpose: 'query' },
       );
-      if (!Array.isArray(vectors) || vectors.length !== jobs.length) {
-        const model = this.generator.modelName ?? 'the embedding generator';
-        throw new KmError('upstream_error', `${model} returned ${vectors?.length} vectors for ${jobs.length} texts`);
-      }
+      vectors = this.checked(answer, jobs.length);
     } catch (error) {
-      for (const job of jobs) this.settle(job, (w) => w.reject(error));
+      if (jobs.length > 1 && !controller.signal.aborted) this.retryAlone(jobs);
+      else for (const job of jobs) this.settle(job, (w) => w.reject(error));
       return;
     }
     jobs.forEach((job, i) => {
       const vector = vectors[i]!;
       this.onVector(job.key, vector);
       this.settle(job, (w) => w.resolve(vector));
+    });
+  }
+
+  /** Sends each job of a failed call that still has a caller in a call of its own; drops the others. */
+  private retryAlone(jobs: readonly Job[]): void {
+    for (const job of jobs) {
+      if (job.waiters.size > 0) this.send([job]);
+      else if (this.pending.get(job.key) === job) this.pending.delete(job.key);
+    }
+  }
+
+  /** The generator's answer as one vector per text; `upstream_error` naming the model when it is not. */
+  private checked(answer: unknown, count: number): Float32Array[] {
+    const model = this.generator.modelName ?? 'the embedding generator';
+    if (!Array.isArray(answer) || answer.length !== count) {
+      const got = Array.isArray(answer) ? `${answer.length} vectors` : 'no vector list';
+      throw new KmError('upstream_error', `${model} returned ${got} for ${count} texts`);
+    }
+    return answer.map((vector: unknown, i) => {
+      const checked = asVector(vector);
+      if (!checked) throw new KmError('upstream_error', `${model} returned no usable vector for text ${i + 1} of ${count}`);
+      return checked;
     });
   }
 
@@ -163,4 +191,17 @@ export class QueryEmbeddingBatcher {
     for (const j of batch.jobs) if (this.pending.get(j.key) === j) this.pending.delete(j.key);
     batch.controller.abort(new DOMException('every caller of the query embedding aborted', 'AbortError'));
   }
+}
+
+/** `value` as a non-empty Float32Array (a number array or typed array is copied into one); undefined when it is none. */
+function asVector(value: unknown): Float32Array | undefined {
+  if (value instanceof Float32Array) return value.length > 0 ? value : undefined;
+  const numbers =
+    Array.isArray(value) ||
+    (ArrayBuffer.isView(value) && !(value instanceof DataView) && !(value instanceof BigInt64Array) && !(value instanceof BigUint64Array))
+      ? (value as ArrayLike<unknown>)
+      : undefined;
+  if (!numbers || numbers.length === 0) return undefined;
+  for (let i = 0; i < numbers.length; i++) if (typeof numbers[i] !== 'number') return undefined;
+  return Float32Array.from(numbers as ArrayLike<number>);
 }
