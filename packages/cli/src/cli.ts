@@ -16,6 +16,7 @@ import {
   QUEUE_FACTORIES,
   RERANKER_KINDS,
   parseTags,
+  simpleVectorDbFactory,
   startService,
   startWorker,
   type RerankerKind,
@@ -223,7 +224,7 @@ const connectorFlags = () =>
   (
     [
       ['queue', '--queue', QUEUE_FACTORIES],
-      ['memoryDb', '--memory-db', MEMORY_DB_FACTORIES],
+      ['memoryDb', '--memory-db', [simpleVectorDbFactory, ...MEMORY_DB_FACTORIES]],
       ['contentStorage', '--content-storage', CONTENT_STORAGE_FACTORIES],
     ] as const
   ).flatMap(([section, chooser, factories]) =>

@@ -57,7 +57,12 @@ export { validateFileName, MAX_FILE_NAME_LENGTH, type FileNameOptions } from './
 export { DiskContentStorage, type DiskContentStorageOptions } from './content-storage/disk-content-storage.js';
 export { MemoryContentStorage } from './content-storage/memory-content-storage.js';
 export { MemoryDb, type MemoryDbOptions } from './memory-storage/memory-db.js';
-export { SimpleVectorDb, type SimpleVectorDbOptions, type SimpleVectorIndexOptions } from './memory-storage/simple-vector-db.js';
+export {
+  SimpleVectorDb,
+  type HnswIndexOptions,
+  type SimpleVectorDbOptions,
+  type SimpleVectorIndexOptions,
+} from './memory-storage/simple-vector-db.js';
 export { SimpleTextDb, type SimpleTextDbOptions } from './memory-storage/simple-text-db.js';
 
 // AI

@@ -10,7 +10,8 @@ import {
   memoryDbFactory,
   queueFactoryOf,
 } from './connectors.js';
-import { memoryDbTypes } from './memory-db-types.js';
+import { EMBEDDED_MEMORY_DB, memoryDbTypes } from './memory-db-types.js';
+import { simpleVectorDbFactory, simpleVectorDbOptions } from './simple-vector-db-factory.js';
 import { searchFromEnv, validateSearch, type SearchConfig } from './search-config.js';
 
 /** Where memory records live: `simple` (embedded) or the type of a factory in {@link MEMORY_DB_FACTORIES}. */
@@ -317,7 +318,7 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (str('KM_CONTENT_STORAGE')) contentStorage.type = str('KM_CONTENT_STORAGE')!;
   if (Object.keys(contentStorage).length) out.contentStorage = contentStorage;
 
-  const memoryDb: Partial<ServiceConfig['memoryDb']> = settingsFromEnv(MEMORY_DB_FACTORIES, env);
+  const memoryDb: Partial<ServiceConfig['memoryDb']> = settingsFromEnv([...MEMORY_DB_FACTORIES, simpleVectorDbFactory], env);
   if (str('KM_MEMORY_DB')) memoryDb.type = str('KM_MEMORY_DB')!;
   if (Object.keys(memoryDb).length) out.memoryDb = memoryDb;
 
@@ -452,9 +453,10 @@ function validateMemoryDb(config: ServiceConfig, fail: (message: string) => neve
   config.memoryDb.type = chosen.types.join(',');
   const given = { ...config.memoryDb };
   for (const type of chosen.types) {
-    const factory = memoryDbFactory(type);
+    const factory = type === EMBEDDED_MEMORY_DB ? simpleVectorDbFactory : memoryDbFactory(type);
     if (!factory) continue;
     const checked = readSettings(factory, { env: {}, section: given, sectionName: 'memoryDb' });
+    if (factory === simpleVectorDbFactory) simpleVectorDbOptions(checked); // refuses a bad value by name
     // With several connectors, a default of one (Qdrant's empty prefix) must not become the value of another.
     for (const [key, value] of Object.entries(checked)) {
       if (chosen.types.length === 1 || (given[key] !== undefined && given[key] !== '')) config.memoryDb[key] = value;

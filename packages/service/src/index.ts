@@ -12,6 +12,7 @@ export {
 } from './config.js';
 export { memoryDbFromConfig, memoryDbsFromConfig } from './memory-db-factory.js';
 export { memoryDbTypes } from './memory-db-types.js';
+export { simpleVectorDbFactory, simpleVectorDbOptions, type SimpleVectorDbFactoryContext } from './simple-vector-db-factory.js';
 export { contentStorageFromConfig } from './content-storage-factory.js';
 export { RERANKER_KINDS, type RerankerKind, type SearchConfig } from './search-config.js';
 export { rerankerFromConfig } from './reranker-factory.js';

@@ -1,9 +1,9 @@
-import { join, resolve } from 'node:path';
-import { InvalidInputError, SimpleVectorDb, silentLogger, type IMemoryDb } from '@km/core';
+import { InvalidInputError, silentLogger, type IMemoryDb } from '@km/core';
 import { readSettings, type FactoryContext } from '@km/core/connector';
 import type { ServiceConfig } from './config.js';
 import { memoryDbFactory } from './connectors.js';
 import { EMBEDDED_MEMORY_DB, memoryDbTypes } from './memory-db-types.js';
+import { simpleVectorDbFactory } from './simple-vector-db-factory.js';
 
 /**
  * The shared memory DB the configuration names first, or undefined for the embedded
@@ -21,7 +21,8 @@ export async function memoryDbFromConfig(
 
 /**
  * Every memory DB the configuration names, in order (records are written to all, searches read
- * the first), or an empty list on the defaults (the builder keeps its embedded SimpleVectorDb).
+ * the first), or an empty list on the defaults (the builder keeps its embedded SimpleVectorDb;
+ * with a `simple*` setting such as KM_SIMPLE_VECTOR_DB_QUANTIZATION it is built here).
  * `simple` among several is the SimpleVectorDb of `{dataDirectory}/vectors`, where the
  * embedded default keeps its records. If one connector cannot be built, those already built are
  * closed before the error is thrown.
@@ -31,13 +32,14 @@ export async function memoryDbsFromConfig(
   context: FactoryContext & { dataDirectory?: string } = { logger: silentLogger },
 ): Promise<IMemoryDb[]> {
   const types = typesOf(config);
-  if (types.length === 1 && types[0] === EMBEDDED_MEMORY_DB) return [];
+  const simpleSettings = readSettings(simpleVectorDbFactory, { env: {}, section: config, sectionName: 'memoryDb' });
+  const tuned = Object.values(simpleSettings).some((value) => value !== undefined && value !== '');
+  if (types.length === 1 && types[0] === EMBEDDED_MEMORY_DB && !tuned) return [];
   const built: IMemoryDb[] = [];
   try {
     for (const type of types) {
       if (type === EMBEDDED_MEMORY_DB) {
-        const directory = join(resolve(context.dataDirectory ?? './km-data'), 'vectors');
-        built.push(new SimpleVectorDb({ directory, logger: context.logger }));
+        built.push(await simpleVectorDbFactory.create(simpleSettings, context));
       } else {
         built.push((await buildMemoryDb(type, config, context))!);
       }
