@@ -23,8 +23,7 @@ import { InMemoryQueueBroker } from './queue/in-memory-queue-broker.js';
 import { MemoryService } from './memory-service.js';
 import type { EmbeddingOptions, ExtractionOptions, PartitionOptions, PipelineContext } from './pipeline/pipeline-context.js';
 import type { IPromptProvider, PromptProviderContext } from './search/prompt-provider.js';
-import { SearchClient } from './search/search-client.js';
-import type { SearchClientOptions } from './search/search-options.js';
+import { SearchClient, type SearchClientSettings } from './search/search-client.js';
 import { createConsoleLogger, type Logger } from './util/logger.js';
 import { WebPageFetcher, type IWebPageFetcher } from './web/web-page-fetcher.js';
 
@@ -56,7 +55,7 @@ export class KernelMemoryBuilder {
   private logger: Logger | undefined;
   private partitioning: Partial<PartitionOptions> = {};
   private embedding: Partial<EmbeddingOptions> = {};
-  private searchOptions: Partial<SearchClientOptions> = {};
+  private searchOptions: SearchClientSettings = {};
   private reranker: ITextReranker | undefined;
   private orchestratorOptions: OrchestratorOptions = {};
   private webFetcher: IWebPageFetcher | undefined;
@@ -154,7 +153,11 @@ export class KernelMemoryBuilder {
     return this;
   }
 
-  withSearchOptions(options: Partial<SearchClientOptions>): this {
+  /**
+   * Settings of search and ask (merged with earlier calls), including `queryCache`: sizes of the
+   * query-embedding cache, or `false` to embed every query.
+   */
+  withSearchOptions(options: SearchClientSettings): this {
     this.searchOptions = { ...this.searchOptions, ...options };
     return this;
   }

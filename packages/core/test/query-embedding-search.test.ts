@@ -64,4 +64,22 @@ describe('query embeddings through search', () => {
     await collect(db.getSimilarList('docs', 'moon', { limit: 1 }));
     expect(queryCalls).toEqual([['moon'], ['moon']]);
   });
+
+  it('MemoryServerless search and ask with withSearchOptions({ queryCache: false }) embed every query', async () => {
+    const { generator, queryCalls } = countingHashing();
+    const { memory } = inMemory((b) => b.withEmbeddingGenerator(generator).withSearchOptions({ queryCache: false }));
+    await memory.importText('The Moon is Earth’s only natural satellite.', { documentId: 'moon' });
+    await memory.search('natural satellite', { limit: 1 });
+    await memory.search('natural satellite', { limit: 1 });
+    await memory.ask('natural satellite');
+    expect(queryCalls.filter((texts) => texts.includes('natural satellite'))).toHaveLength(3);
+  });
+
+  it('MemoryServerless search with a sized queryCache keeps at most maxEntries query vectors', async () => {
+    const { generator, queryCalls } = countingHashing();
+    const { memory } = inMemory((b) => b.withEmbeddingGenerator(generator).withSearchOptions({ queryCache: { maxEntries: 1 } }));
+    await memory.importText('The Moon is Earth’s only natural satellite.', { documentId: 'moon' });
+    for (const query of ['moon', 'satellite', 'moon', 'moon']) await memory.search(query, { limit: 1 });
+    expect(queryCalls).toEqual([['moon'], ['satellite'], ['moon']]);
+  });
 });

@@ -1,5 +1,5 @@
 import type { HybridFusion, IMemoryDb, SearchMode, SimilarityOptions } from '../contracts/memory-db.js';
-import { embedQuery } from '../ai/query-embedding-cache.js';
+import { embedQuery, type QueryEmbeddingCacheOptions } from '../ai/query-embedding-cache.js';
 import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
 import type { ITextGenerator, TextGenerationOptions } from '../contracts/text-generator.js';
 import type { ITextReranker } from '../contracts/text-reranker.js';
@@ -24,6 +24,16 @@ import { operationSignal } from '../util/operation-signal.js';
 import { defaultPromptProvider, PromptNames, readPrompt, type IPromptProvider } from './prompt-provider.js';
 import { FACT_TEMPLATE, renderPrompt } from './prompts.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchClientOptions } from './search-options.js';
+
+/** Settings of a {@link SearchClient}: the {@link SearchClientOptions} and its query-embedding cache. */
+export interface SearchClientSettings extends Partial<SearchClientOptions> {
+  /**
+   * Cache of query embeddings: sizes for the embedding generator's shared cache (see
+   * `queryEmbeddingCacheOf`), or `false` to embed every query with one
+   * `generateEmbeddings([query], signal, { purpose: 'query' })` call. @default on, default sizes
+   */
+  queryCache?: QueryEmbeddingCacheOptions | false | undefined;
+}
 
 /** What the search client reads from. */
 export interface SearchClientDependencies {
@@ -83,12 +93,15 @@ interface Retrieved {
  */
 export class SearchClient {
   private readonly options: SearchClientOptions;
+  private readonly queryCache: QueryEmbeddingCacheOptions | false;
 
   constructor(
     private readonly deps: SearchClientDependencies,
-    options: Partial<SearchClientOptions> = {},
+    settings: SearchClientSettings = {},
   ) {
+    const { queryCache, ...options } = settings;
     this.options = { ...DEFAULT_SEARCH_OPTIONS, ...options };
+    this.queryCache = queryCache ?? {};
   }
 
   async search(query: string, request: RetrievalRequest): Promise<SearchResult> {
@@ -392,7 +405,7 @@ export class SearchClient {
     let target: string | Float32Array = query;
     let queryVector: Float32Array | undefined;
     if (mode !== 'lexical' && memoryDb.capabilities?.vectorSearch !== false && embeddingGenerator) {
-      queryVector = await embedQuery(embeddingGenerator, query, request.signal);
+      queryVector = await embedQuery(embeddingGenerator, query, request.signal, this.queryCache);
       target = queryVector;
     }
     const options: SimilarityOptions = {
