@@ -11,7 +11,7 @@ describe('readRecordJson', () => {
     ['d=doc//p=0', {}, { text: 'The Moon, "quoted" \\ and \n lines', n: [1, 2, { a: null }] }],
     ['ünï ✓ 🚀', { user: ['alice', 'bob'], empty: [], none: [null], 'key with spaces': ['null', 'a,b]}'] }, {}],
     ['x', { g: ['1'] }, null],
-    ['x', { constructor: ['c'], toString: ['t'] }, 'a string payload'],
+    ['x', { constructor: ['c'], toString: ['t'] }, { s: '}{"]\\', t: ['{', { u: '\\"}' }], v: '' }],
   ];
   it.each(cases)('reads %j exactly as JSON.parse does, keeping the payload text', (id, tags, payload) => {
     const text = entryText(id, tags, payload);
@@ -29,6 +29,23 @@ describe('readRecordJson', () => {
     expect(readRecordJson('{"id":"a","tags":{"__proto__":["v"]},"payload":{}}')).toBeUndefined();
     expect(readRecordJson('{"tags":{},"id":"a","payload":{}}')).toBeUndefined();
     expect(readRecordJson('{"id":"a","tags":{}}')).toBeUndefined();
+  });
+
+  it('declines an entry whose payload is not exactly null or one object ending at the closing brace', () => {
+    const declined = [
+      '{"id":"a","tags":{},"payload":{"text":"hi"},"extra":{"y":1}}',
+      '{"id":"a","tags":{},"payload":}',
+      '{"id":"a","tags":{"g":["1"]},"payload":{},"tags":{"g":["2"]}}',
+      '{"id":"a","tags":{},"payload":{"a":1}}}',
+      '{"id":"a","tags":{},"payload":{"a":"}"}',
+      '{"id":"a","tags":{},"payload":{"a":"\\"}"}',
+      '{"id":"a","tags":{},"payload":{"a":[1}]}',
+      '{"id":"a","tags":{},"payload":nullx}',
+      '{"id":"a","tags":{},"payload":"a string payload"}',
+      '{"id":"a","tags":{},"payload":[1]}',
+      '{"id":"a","tags":{},"payload":7}',
+    ];
+    for (const text of declined) expect(readRecordJson(text), text).toBeUndefined();
   });
 });
 

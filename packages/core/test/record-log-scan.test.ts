@@ -163,4 +163,26 @@ describe('RecordLog streaming read', () => {
     expect(reader.lastCut).toEqual({ bytes: 5 * 1024 * 1024, recordIds: [] });
     expect((await stat(file)).size).toBe(end);
   });
+
+  it('reads an entry km never writes as JSON.parse does: later keys after the payload', async () => {
+    const dir = await tempDir();
+    const log = new RecordLog(dir, false);
+    // The writer puts payloadJson as is after "payload":, so these texts land in the log verbatim.
+    const odd = (id: string, payloadJson: string): LogEntry => ({ op: 'upsert', record: { id, tags: {}, payloadJson }, vector: undefined });
+    await log.append([odd('a', '{"text":"hi"},"extra":{"y":1}'), odd('b', '{},"tags":{"g":["2"]}')]);
+    await log.close();
+    const read = await new RecordLog(dir, false).load();
+    expect(read.map((e) => (e.op === 'upsert' ? [e.record.id, e.record.tags, e.record.payloadJson] : []))).toEqual([
+      ['a', {}, '{"text":"hi"}'],
+      ['b', { g: ['2'] }, '{}'],
+    ]);
+  });
+
+  it('rejects a load on an intact entry whose JSON does not parse, as before the fast path', async () => {
+    const dir = await tempDir();
+    const log = new RecordLog(dir, false);
+    await log.append([upsert(0, 8), { op: 'upsert', record: { id: 'a', tags: {}, payloadJson: '' }, vector: undefined }]);
+    await log.close();
+    await expect(new RecordLog(dir, false).load()).rejects.toThrow(SyntaxError);
+  });
 });

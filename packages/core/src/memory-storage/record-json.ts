@@ -8,14 +8,19 @@ export interface RecordJson {
 
 const QUOTE = 34;
 const COMMA = 44;
+const OPEN_ARRAY = 91;
+const BACKSLASH = 92;
 const CLOSE_ARRAY = 93;
+const OPEN_OBJECT = 123;
 const CLOSE_OBJECT = 125;
 
 /**
  * Reads the JSON text of a record log entry without `JSON.parse` when it has the exact shape
- * `JSON.stringify` gives it (no whitespace, no escapes in the id or tags): the id and tags are
+ * `JSON.stringify` gives it (no whitespace, no escapes in the id or tags, a payload that is
+ * `null` or one object closed right before the entry's closing brace): the id and tags are
  * sliced out and the payload is kept as text (not parsed, not serialised again). Returns
- * undefined for anything else, which the caller then parses in full: it never guesses.
+ * undefined for anything else, which the caller then parses in full: it never guesses. The
+ * payload object is checked for balanced brackets and strings only, not parsed.
  */
 export function readRecordJson(text: string): RecordJson | undefined {
   if (!text.startsWith('{"id":"')) return undefined;
@@ -55,9 +60,43 @@ export function readRecordJson(text: string): RecordJson | undefined {
       if (next !== COMMA) return undefined;
     }
   }
-  if (!text.startsWith(',"payload":', at) || text.charCodeAt(text.length - 1) !== CLOSE_OBJECT) return undefined;
-  const payloadJson = text.slice(at + 11, -1);
-  return { id, tags, payloadJson: payloadJson === 'null' ? '{}' : payloadJson };
+  const last = text.length - 1;
+  if (!text.startsWith(',"payload":', at) || text.charCodeAt(last) !== CLOSE_OBJECT) return undefined;
+  const start = at + 11;
+  if (last - start === 4 && text.startsWith('null', start)) return { id, tags, payloadJson: '{}' };
+  return isOneObject(text, start, last) ? { id, tags, payloadJson: text.slice(start, last) } : undefined;
+}
+
+/**
+ * Whether `text` from `from` to `to` (exclusive) is one `{…}`: its brackets balance and pair up
+ * outside strings, and the brace that closes the first one is the last character.
+ */
+function isOneObject(text: string, from: number, to: number): boolean {
+  if (text.charCodeAt(from) !== OPEN_OBJECT) return false;
+  const closers: number[] = [];
+  for (let at = from; at < to; at++) {
+    const code = text.charCodeAt(at);
+    if (code === QUOTE) {
+      at = stringEnd(text, at);
+      if (at < 0 || at >= to) return false;
+    } else if (code === OPEN_OBJECT) closers.push(CLOSE_OBJECT);
+    else if (code === OPEN_ARRAY) closers.push(CLOSE_ARRAY);
+    else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
+      if (closers.pop() !== code) return false;
+      if (closers.length === 0) return at === to - 1;
+    }
+  }
+  return false;
+}
+
+/** Where the JSON string opened at `open` is closed (its quote), skipping escaped quotes; -1 if never. */
+function stringEnd(text: string, open: number): number {
+  for (let at = text.indexOf('"', open + 1); at >= 0; at = text.indexOf('"', at + 1)) {
+    let slashes = 0;
+    while (text.charCodeAt(at - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return at;
+  }
+  return -1;
 }
 
 /** The id of a delete entry's JSON text `{"id":"…"}` without escapes; undefined for anything else. */
