@@ -23,7 +23,7 @@ import {
   toLogEntry,
   type LoadedIndex,
 } from './simple-vector-db-index.js';
-import type { IndexEntry, SimpleVectorIndexOptions, VectorIndex, VectorIndexOptions } from './vector-index.js';
+import type { IndexHit, SimpleVectorIndexOptions, VectorIndex, VectorIndexOptions } from './vector-index.js';
 import type { Logger } from '../util/logger.js';
 import { normalizeIndexName } from '../validation/index-name.js';
 
@@ -145,8 +145,8 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
     const loaded = await this.loaded(name);
     this.checkSize(name, loaded.vectors, query.vector!.length);
     const { filters, minRelevance, limit } = query;
-    const results = await loaded.vectors.search(query.vector!, { filters, minRelevance, limit });
-    return results.map(([entry, score]) => [this.toRecord(loaded.vectors, entry, query.withEmbeddings), score]);
+    const results = await loaded.vectors.search(query.vector!, { filters, minRelevance, limit, withVectors: query.withEmbeddings });
+    return results.map(([hit, score]) => [this.toRecord(hit), score]);
   }
 
   /** BM25 over the partition text of the records matching the filters (see `Bm25Index`). */
@@ -155,13 +155,14 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
     const accept = query.filters.length === 0 ? undefined : (id: string) => matchesFilters(vectors.entry(id)!.tags, query.filters);
     return words
       .search(query.text, { limit: query.limit, accept })
-      .map(([id, score]) => [this.toRecord(vectors, vectors.entry(id)!, query.withEmbeddings), score]);
+      .map(([id, score]) => [this.toRecord(vectors.hitOf(vectors.entry(id)!, query.withEmbeddings)), score]);
   }
 
   async *list(name: string, query: DriverList): AsyncIterable<MemoryRecord> {
-    const loaded = await this.loaded(name);
-    for (const entry of loaded.vectors.list(query.filters, query.limit ?? 0))
-      yield this.toRecord(loaded.vectors, entry, query.withEmbeddings);
+    const { vectors } = await this.loaded(name);
+    // Copied before the first yield: writes may run while the caller iterates.
+    const hits = vectors.list(query.filters, query.limit ?? 0).map((entry) => vectors.hitOf(entry, query.withEmbeddings));
+    for (const hit of hits) yield this.toRecord(hit);
   }
 
   async delete(name: string, id: string): Promise<void> {
@@ -253,12 +254,12 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
     }
   }
 
-  private toRecord(vectors: VectorIndex, entry: IndexEntry, withEmbeddings = false): MemoryRecord {
+  private toRecord(hit: IndexHit): MemoryRecord {
     return {
-      id: entry.id,
-      vector: withEmbeddings ? vectors.vectorOf(entry) : new Float32Array(0),
-      tags: cloneTags(entry.tags),
-      payload: JSON.parse(entry.payloadJson) as Record<string, unknown>,
+      id: hit.id,
+      vector: hit.vector ?? new Float32Array(0),
+      tags: cloneTags(hit.tags),
+      payload: JSON.parse(hit.payloadJson) as Record<string, unknown>,
     };
   }
 }

@@ -31,6 +31,20 @@ export interface IndexSearchOptions {
   filters?: readonly MemoryFilter[] | undefined;
   minRelevance: number;
   limit: number;
+  /** Copy each result's vector (as given) into its hit. */
+  withVectors?: boolean | undefined;
+}
+
+/**
+ * One search result, copied when the search ranked it: a write that runs once the search is
+ * over (it moves rows, replaces tags and payloads) cannot change it.
+ */
+export interface IndexHit {
+  id: string;
+  tags: TagCollection;
+  payloadJson: string;
+  /** The vector as given, with `withVectors`. */
+  vector: Float32Array | undefined;
 }
 
 /** Per-index settings of SimpleVectorDb (exported from @km/core). */
@@ -265,7 +279,7 @@ export class VectorIndex {
    * of at least the scan threshold runs on the worker threads (the calling thread stays free);
    * anything smaller runs here, synchronously.
    */
-  async search(query: ArrayLike<number>, options: IndexSearchOptions): Promise<Array<[IndexEntry, number]>> {
+  async search(query: ArrayLike<number>, options: IndexSearchOptions): Promise<Array<[IndexHit, number]>> {
     if (this.size === 0 || options.limit <= 0) return [];
     const norm = l2norm(query);
     const unit = new Float32Array(this.dimensions);
@@ -294,7 +308,7 @@ export class VectorIndex {
     } else {
       for (let s = 0; s < this.segments.length; s++) this.scanSegment(s, matched, min, top);
     }
-    return this.ranked(top);
+    return this.ranked(top, options.withVectors);
   }
 
   /**
@@ -306,7 +320,7 @@ export class VectorIndex {
     unit: Float32Array,
     matched: ReadonlySet<number> | 'all',
     options: IndexSearchOptions,
-  ): Array<[IndexEntry, number]> {
+  ): Array<[IndexHit, number]> {
     for (const segment of this.segments) if (segment.count > 0) segment.setQuery(unit);
     const score = (slot: number): number => {
       const entry = this.entries[slot]!;
@@ -321,15 +335,23 @@ export class VectorIndex {
       const s = score(slot);
       if (s >= min && s > top.threshold) top.push(s, slot);
     }
-    return this.ranked(top);
+    return this.ranked(top, options.withVectors);
   }
 
-  /** The kept records, most relevant first (ties by id). */
-  private ranked(top: TopK): Array<[IndexEntry, number]> {
+  /**
+   * The kept records, most relevant first (ties by id), copied now: the caller reads them after
+   * the search let writes run again (an await later), when rows may have moved.
+   */
+  private ranked(top: TopK, withVectors: boolean | undefined): Array<[IndexHit, number]> {
     return top
       .sorted()
-      .map(([slot, score]): [IndexEntry, number] => [this.entries[slot]!, Math.max(-1, Math.min(1, score))])
+      .map(([slot, score]): [IndexHit, number] => [this.hitOf(this.entries[slot]!, withVectors), Math.max(-1, Math.min(1, score))])
       .sort((a, b) => b[1] - a[1] || (a[0].id < b[0].id ? -1 : a[0].id > b[0].id ? 1 : 0));
+  }
+
+  /** A copy of a record as it is now (see {@link IndexHit}). */
+  hitOf(entry: IndexEntry, withVectors: boolean | undefined): IndexHit {
+    return { id: entry.id, tags: entry.tags, payloadJson: entry.payloadJson, vector: withVectors ? this.vectorOf(entry) : undefined };
   }
 
   /**
@@ -337,7 +359,7 @@ export class VectorIndex {
    * every segment are split across the workers, and each segment's scores are merged here as
    * soon as its parts are done.
    */
-  private async searchOnWorkers(unit: Float32Array, options: IndexSearchOptions): Promise<Array<[IndexEntry, number]>> {
+  private async searchOnWorkers(unit: Float32Array, options: IndexSearchOptions): Promise<Array<[IndexHit, number]>> {
     const lane = await this.lanes!.acquire();
     try {
       this.scanCounts.workers++;
@@ -366,7 +388,7 @@ export class VectorIndex {
           await settled(done); // the lane is reused only once no worker writes into it
         }
       }
-      return this.ranked(top);
+      return this.ranked(top, options.withVectors);
     } finally {
       this.lanes!.release(lane);
     }
