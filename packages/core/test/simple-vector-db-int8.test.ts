@@ -165,7 +165,8 @@ describe('SimpleVectorDb with quantization int8', () => {
 
   it('applies per-index overrides by index name as given', async () => {
     const db = open({ quantization: 'int8', indexes: { 'Plain Docs': { quantization: 'none' } } });
-    const other = open({ indexes: { Quantised: { quantization: 'int8' } } });
+    const other = open({ quantization: 'none', indexes: { Quantised: { quantization: 'int8' } } });
+    const defaults = open({});
     const data = records(10, 41);
     await db.upsertBatch('Plain Docs', data);
     await db.upsertBatch('docs', data);
@@ -175,5 +176,7 @@ describe('SimpleVectorDb with quantization int8', () => {
     expect(db.vectorIndex('docs')!.quantization).toBe('int8');
     expect(other.vectorIndex('Quantised')!.quantization).toBe('int8');
     expect(other.vectorIndex('docs')!.quantization).toBe('none');
+    await defaults.upsertBatch('docs', data);
+    expect(defaults.vectorIndex('docs')!.quantization).toBe('int8');
   });
 });

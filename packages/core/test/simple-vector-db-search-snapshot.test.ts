@@ -32,7 +32,7 @@ describe('SimpleVectorDb search results are copied when ranked', () => {
       const found = collect(db.getSimilarList('docs', target, { limit: 1, minRelevance: 0.5, withEmbeddings: true }));
       await untilWorkersScan(db, before);
       const deleted = db.delete('docs', { id: 'r5' });
-      const [[record, score]] = (await found) as [[{ id: string; vector: Float32Array; tags: unknown }, number]];
+      const [record, score] = (await found)[0]!;
       await deleted;
       expect(record.id).toBe('r5');
       expect(score).toBeCloseTo(1, 5);
@@ -52,7 +52,7 @@ describe('SimpleVectorDb search results are copied when ranked', () => {
       await untilWorkersScan(db, before);
       const moved = new Float32Array(DIMS).fill(1);
       const replaced = db.upsert('docs', { id: 'r5', vector: moved, tags: { changed: ['yes'] }, payload: { n: -1 } });
-      const [[record]] = (await found) as [[{ id: string; vector: Float32Array; tags: unknown; payload: unknown }, number]];
+      const [record] = (await found)[0]!;
       await replaced;
       expect(record.id).toBe('r5');
       expect(Array.from(record.vector)).toEqual(Array.from(target));

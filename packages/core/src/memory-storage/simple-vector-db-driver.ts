@@ -31,7 +31,7 @@ const CONNECTOR = 'simple-vector-db';
 
 /** Options of {@link SimpleVectorDbDriver}. */
 export interface SimpleVectorDbDriverOptions extends LogBackedDriverOptions {
-  /** Default quantisation of every index (see {@link SimpleVectorIndexOptions.quantization}). @default 'none' */
+  /** Default quantisation of every index (see {@link SimpleVectorIndexOptions.quantization}). @default 'int8' */
   quantization?: 'none' | 'int8' | undefined;
   /** Default HNSW settings of every index (see {@link SimpleVectorIndexOptions.hnsw}). @default false */
   hnsw?: SimpleVectorIndexOptions['hnsw'] | undefined;
@@ -76,7 +76,7 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
 
   constructor(options: SimpleVectorDbDriverOptions = {}) {
     super(options);
-    this.defaults = { quantization: options.quantization ?? 'none', hnsw: options.hnsw ?? false };
+    this.defaults = { quantization: options.quantization ?? 'int8', hnsw: options.hnsw ?? false };
     for (const hnsw of [options.hnsw, ...Object.values(options.indexes ?? {}).map((o) => o.hnsw)]) {
       const problem = hnsw ? hnswOptionsProblem(hnsw) : undefined;
       if (problem) throw new KmError('invalid_argument', problem, { connector: CONNECTOR });

@@ -26,7 +26,8 @@ export interface SimpleVectorDbOptions {
   /**
    * Default quantisation of every index. 'int8': scan int8 codes kept beside the float32 vectors,
    * then rescore the candidates exactly (same results and scores, about 2x faster scans, ~26%
-   * more memory); codes are rebuilt on load, the files do not change. @default 'none'
+   * more memory); codes are rebuilt on load, the files do not change. 'none': float32 scan
+   * only. @default 'int8'
    */
   quantization?: 'none' | 'int8';
   /**

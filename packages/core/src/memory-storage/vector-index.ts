@@ -11,6 +11,7 @@ import { ScanGate } from './scan-gate.js';
 import { ScanLanes } from './scan-lanes.js';
 import type { ScanPool } from './scan-pool.js';
 import { TagIndex } from './tag-index.js';
+import { compareRecordIds } from './result-order.js';
 import { TopK } from './top-k.js';
 import { l2norm } from './vector-math.js';
 import { VectorSegment } from './vector-segment.js';
@@ -53,7 +54,7 @@ export interface SimpleVectorIndexOptions {
    * 'int8': also keep an int8 code row (and a scale) beside each float32 row, scan the codes
    * (about a quarter of the bytes), then rescore the best candidates exactly in float32: results
    * and scores stay exact, for about 26% more memory (400 more bytes a record at 384 dimensions).
-   * 'none': float32 scan only. @default 'none'
+   * 'none': float32 scan only. @default 'int8' (in SimpleVectorDb)
    */
   quantization?: 'none' | 'int8';
   /**
@@ -292,7 +293,7 @@ export class VectorIndex {
       return this.gate.read(() => this.searchOnWorkers(unit, options));
     }
     this.scanCounts.callingThread++;
-    const top = new TopK(options.limit);
+    const top = new TopK(options.limit, this.bySlotId);
     const min = options.minRelevance;
     for (const segment of this.segments) if (segment.count > 0) segment.setQuery(unit);
 
@@ -301,7 +302,7 @@ export class VectorIndex {
       for (const slot of matched) {
         const entry = this.entries[slot]!;
         const score = this.segments[entry.segment]!.scoreRow(entry.row);
-        if (score >= min && score > top.threshold) top.push(score, slot);
+        if (score >= min && score >= top.threshold) top.push(score, slot);
       }
     } else if (this.codeSegments) {
       this.searchCodes(unit, matched, min, top);
@@ -328,15 +329,18 @@ export class VectorIndex {
     };
     const accept = matched === 'all' ? undefined : (slot: number) => matched.has(slot);
     const min = options.minRelevance;
-    const top = new TopK(options.limit);
-    for (const [slot, s] of ann.search(score, options.limit, accept)) if (s >= min && s > top.threshold) top.push(s, slot);
+    const top = new TopK(options.limit, this.bySlotId);
+    for (const [slot, s] of ann.search(score, options.limit, accept)) if (s >= min && s >= top.threshold) top.push(s, slot);
     for (const slot of ann.pendingSlots()) {
       if (accept && !accept(slot)) continue;
       const s = score(slot);
-      if (s >= min && s > top.threshold) top.push(s, slot);
+      if (s >= min && s >= top.threshold) top.push(s, slot);
     }
     return this.ranked(top, options.withVectors);
   }
+
+  /** Orders two slots of equal score by their records' ids (the TopK tie-break). */
+  private readonly bySlotId = (a: number, b: number): number => compareRecordIds(this.entries[a]!.id, this.entries[b]!.id);
 
   /**
    * The kept records, most relevant first (ties by id), copied now: the caller reads them after
@@ -364,7 +368,7 @@ export class VectorIndex {
     try {
       this.scanCounts.workers++;
       const matched = this.tagIndex.match(options.filters); // as of now: a write may have run while waiting
-      const top = new TopK(options.limit);
+      const top = new TopK(options.limit, this.bySlotId);
       const live: number[] = [];
       for (let s = 0; s < this.segments.length; s++) if (this.segments[s]!.count > 0) live.push(s);
       for (const s of live) this.segments[s]!.setQuery(unit, lane);
@@ -437,7 +441,7 @@ export class VectorIndex {
     let threshold = top.threshold;
     for (let r = 0; r < scores.length; r++) {
       const score = scores[r]!;
-      if (score < min || score <= threshold) continue;
+      if (score < min || score < threshold) continue;
       const slot = slots[r]!;
       if (matched !== 'all' && !matched.has(slot)) continue;
       top.push(score, slot);
@@ -503,7 +507,7 @@ export class VectorIndex {
   private rescore(slot: number, min: number, top: TopK, lane: number): void {
     const entry = this.entries[slot]!;
     const score = this.segments[entry.segment]!.scoreRow(entry.row, lane);
-    if (score >= min && score > top.threshold) top.push(score, slot);
+    if (score >= min && score >= top.threshold) top.push(score, slot);
   }
 
   /** Sum of all stored floats: one read of every vector, the floor search is measured against. */
