@@ -89,7 +89,7 @@ export type {
   PipelineRequest,
   StepFinishedEvent,
 } from './pipeline/pipeline-orchestrator.js';
-export { NO_MEMORIES_REASON, NOT_FOUND_REASON } from './search/search-client.js';
+export { NO_MEMORIES_REASON, NOT_FOUND_REASON, type SearchClientSettings } from './search/search-client.js';
 export { DEFAULT_SEARCH_OPTIONS, type SearchClientOptions } from './search/search-options.js';
 export { EXTRACTIVE_PREAMBLE } from './search/extractive-answer.js';
 export { defaultPromptProvider, PromptNames, type IPromptProvider } from './search/prompt-provider.js';
