@@ -98,7 +98,14 @@ try {
       // float32 exact first, in the floor's memory with a floor read before each search: its
       // results are the truth the other configurations' recall is measured against.
       progress(`${at}: ${KM_CONFIGS[0].label}`);
-      const exact = await run({ ...base, system: 'km', label: KM_CONFIGS[0].label, options: {}, floor: true, oracleChecks: ORACLE_CHECKS });
+      const exact = await run({
+        ...base,
+        system: 'km',
+        label: KM_CONFIGS[0].label,
+        options: KM_CONFIGS[0].options,
+        floor: true,
+        oracleChecks: ORACLE_CHECKS,
+      });
       if (exact.error) throw new Error(`${at}: float32 exact failed: ${exact.error}`);
       const floorP50 = percentile(exact.floorTimes, 50);
       print(`${at}_floor_kernel`, exact.floorKernel, 'kernel');

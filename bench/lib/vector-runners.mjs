@@ -23,6 +23,8 @@ export function kmRunner(core, label, options = {}, index = 'bench') {
     async build(data, progress) {
       const db = new core.SimpleVectorDb(options);
       await upsertAll(db, index, data, progress);
+      // An HNSW graph is built in the background: the build is done when it is.
+      await db.vectorIndex(index)?.annIdle?.();
       return db;
     },
     prepareQuery: (query) => query,
