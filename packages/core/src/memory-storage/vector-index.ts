@@ -510,13 +510,6 @@ export class VectorIndex {
     if (score >= min && score >= top.threshold) top.push(score, slot);
   }
 
-  /** Sum of all stored floats: one read of every vector, the floor search is measured against. */
-  readAllVectors(): number {
-    let sum = 0;
-    for (const segment of this.segments) sum += segment.sumAll();
-    return sum;
-  }
-
   private segmentWithRoom(): number {
     for (let i = this.segments.length - 1; i >= 0; i--) if (!this.segments[i]!.full) return i;
     const lanes = this.scan ? 1 + WORKER_LANES : 1;

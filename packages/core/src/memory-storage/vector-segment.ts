@@ -151,11 +151,6 @@ export class VectorSegment {
     return this.kernels.dot(lane * this.laneBytes, this.rowsOffset + row * this.stride * 4, this.stride);
   }
 
-  /** Sum of every stored float: reads each vector once (the benchmark's bandwidth floor). */
-  sumAll(): number {
-    return this.kernels.sum(this.rowsOffset, this.count * this.stride - ((this.count * this.stride) % 16));
-  }
-
   private ensureRows(rows: number): void {
     const needed = this.rowsOffset + rows * this.stride * 4;
     const current = this.memory.buffer.byteLength;

@@ -6,7 +6,6 @@ export interface VectorKernels {
   dots(query: number, rows: number, count: number, stride: number, out: number): void;
   /** Approximate scores of int8 code rows against an int16 query (see code-segment.ts). */
   codeDots(query: number, codes: number, count: number, codeStride: number, codeBytes: number, queryScale: number, out: number): void;
-  sum(pointer: number, count: number): number;
 }
 
 /** The part of `WebAssembly.Memory` used here (Node's types do not declare the WebAssembly global). */

@@ -194,20 +194,4 @@
     (i32.add
       (i32.add (i32x4.extract_lane 0 (local.get $v)) (i32x4.extract_lane 1 (local.get $v)))
       (i32.add (i32x4.extract_lane 2 (local.get $v)) (i32x4.extract_lane 3 (local.get $v)))))
-
-  ;; Sum of $n floats starting at $p ($n a multiple of 16): reads memory once, the
-  ;; bandwidth floor the benchmark compares search against.
-  (func (export "sum") (param $p i32) (param $n i32) (result f32)
-    (local $end i32) (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
-    (local.set $end (i32.add (local.get $p) (i32.shl (local.get $n) (i32.const 2))))
-    (block $done
-      (loop $u
-        (br_if $done (i32.gt_u (i32.add (local.get $p) (i32.const 64)) (local.get $end)))
-        (local.set $a0 (f32x4.add (local.get $a0) (v128.load (local.get $p))))
-        (local.set $a1 (f32x4.add (local.get $a1) (v128.load offset=16 (local.get $p))))
-        (local.set $a2 (f32x4.add (local.get $a2) (v128.load offset=32 (local.get $p))))
-        (local.set $a3 (f32x4.add (local.get $a3) (v128.load offset=48 (local.get $p))))
-        (local.set $p (i32.add (local.get $p) (i32.const 64)))
-        (br $u)))
-    (call $hsum (f32x4.add (f32x4.add (local.get $a0) (local.get $a1)) (f32x4.add (local.get $a2) (local.get $a3)))))
 )
