@@ -1,26 +1,20 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryFilters, SimpleVectorDb, type MemoryFilter, type MemoryRecord } from '../src/index.js';
 import { VectorIndex } from '../src/memory-storage/vector-index.js';
+import { useTempDirs } from './helpers.js';
 import { clusteredVectors } from './hnsw-fixtures.js';
 
 const DIMS = 48;
 const N = 3000;
 const QUERIES = 60;
 
-const dirs: string[] = [];
+const tempDir = useTempDirs('km-hnsw-');
 const opened: SimpleVectorDb[] = [];
 afterAll(async () => {
   for (const db of opened) await db.close();
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
-const tempDir = async () => {
-  const d = await mkdtemp(join(tmpdir(), 'km-hnsw-'));
-  dirs.push(d);
-  return d;
-};
 const open = (options: ConstructorParameters<typeof SimpleVectorDb>[0]) => {
   const db = new SimpleVectorDb(options);
   opened.push(db);

@@ -1,30 +1,17 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryFilters, SimpleVectorDb, type MemoryFilter, type MemoryRecord } from '../src/index.js';
 import { VectorIndex } from '../src/memory-storage/vector-index.js';
+import { collect, useTempDirs } from './helpers.js';
 
-const dirs: string[] = [];
+const tempDir = useTempDirs('km-int8-');
 const opened: SimpleVectorDb[] = [];
 afterAll(async () => {
   for (const db of opened) await db.close();
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
-const tempDir = async () => {
-  const d = await mkdtemp(join(tmpdir(), 'km-int8-'));
-  dirs.push(d);
-  return d;
-};
 const open = (options: ConstructorParameters<typeof SimpleVectorDb>[0]) => {
   const db = new SimpleVectorDb(options);
   opened.push(db);
   return db;
-};
-const collect = async <T>(it: AsyncIterable<T>): Promise<T[]> => {
-  const out: T[] = [];
-  for await (const x of it) out.push(x);
-  return out;
 };
 
 /** Seeded uniform numbers in [-0.5, 0.5). */
