@@ -1,4 +1,4 @@
-import type { HnswQuery, HnswSpace } from '../src/memory-storage/hnsw/index.js';
+import { type HnswQuery, type HnswSpace, queryOfScore } from '../src/memory-storage/hnsw/index.js';
 import { seededRandom } from '../src/memory-storage/hnsw/seeded-random.js';
 
 /** Unit vectors stored back to back, with the HNSW space and queries over them. */
@@ -16,8 +16,12 @@ export class FlatVectors implements HnswSpace {
     return dot(this.data, a * this.dims, this.data, b * this.dims, this.dims);
   }
 
+  queryOf(node: number): HnswQuery {
+    return queryOfScore((other) => this.between(node, other));
+  }
+
   query(q: Float32Array): HnswQuery {
-    return (node) => dot(q, 0, this.data, node * this.dims, this.dims);
+    return queryOfScore((node) => dot(q, 0, this.data, node * this.dims, this.dims));
   }
 
   vector(node: number): Float32Array {

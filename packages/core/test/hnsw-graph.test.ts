@@ -47,7 +47,7 @@ describe('HnswGraph search', () => {
     const hits = clusteredGraph.search(clustered.query(query), K);
     expect(hits).toHaveLength(K);
     for (let i = 1; i < hits.length; i++) expect(hits[i - 1]![1]).toBeGreaterThanOrEqual(hits[i]![1]);
-    for (const [node, score] of hits) expect(score).toBeCloseTo(clustered.query(query)(node), 6);
+    for (const [node, score] of hits) expect(score).toBeCloseTo(clustered.query(query).score(node), 6);
   });
 
   it('with a filter accepting ~50% of nodes returns only accepted nodes, recall >= 0.95', () => {

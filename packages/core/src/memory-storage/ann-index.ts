@@ -161,6 +161,11 @@ export class AnnIndex {
     return this.graph.search(query, limit, { ef: Math.max(this.efSearch, limit), ...(keep ? { accept: keep } : {}) });
   }
 
+  /** The space the graph reads vectors through (searches take their queries from it). */
+  get space(): SlotSpace {
+    return this.host.space;
+  }
+
   /** Slots not (or not correctly) in the graph yet. */
   pendingSlots(): Iterable<number> {
     return this.pending;

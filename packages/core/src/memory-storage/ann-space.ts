@@ -1,43 +1,133 @@
-import type { HnswSpace } from './hnsw/index.js';
-import type { VectorSegment } from './vector-segment.js';
+import type { HnswQuery, HnswSpace } from './hnsw/index.js';
+import { GRAPH_BATCH, type VectorSegment } from './vector-segment.js';
 
-/** Where a slot's vector lives. */
-export interface SlotLocation {
-  segment: number;
-  row: number;
+/** Where a slot's vector lives, packed in one int32: `segment << 16 | row` (segments hold at most 65,536 rows). */
+export function placeOf(segment: number, row: number): number {
+  return (segment << 16) | row;
 }
 
+const ROW_MASK = 0xffff;
+
 /**
- * The {@link HnswSpace} of a vector index: similarity of two slots read from their segment rows.
- * Rows of one segment are scored in place; a row of another segment (a separate wasm memory) is
- * first copied into the lane-0 query area of the second one, which remembers the slot it holds
- * (the first argument repeats a lot while one node is linked). Lane 0 is also the calling-thread
- * search's query: call {@link forget} before graph work that follows a search.
+ * The {@link HnswSpace} of a vector index: similarities read from the segment rows through the
+ * segments' graph areas (never a scan's lane). A query's vector is copied into the graph query
+ * of a segment only when a batch scores rows there and the area holds another query: each area
+ * remembers the query it holds by token (a slot, or a negative number per vector query). Call
+ * {@link forget} whenever a write may have changed a slot's vector.
  */
 export class SlotSpace implements HnswSpace {
-  /** Slot whose vector each segment's lane-0 query holds (-1 or missing: none known). */
+  /** Token of the query each segment's graph area holds (missing: none known). */
   private readonly held: number[] = [];
+  private nextVectorToken = -1;
+  // scoreMany scratch: the segment and batch position of each node, and the segments touched
+  private readonly segmentOf = new Int32Array(GRAPH_BATCH);
+  private readonly positionOf = new Int32Array(GRAPH_BATCH);
+  private batchCounts = new Int32Array(0);
+  private readonly touched: number[] = [];
 
   constructor(
     private readonly segments: readonly VectorSegment[],
-    private readonly locate: (slot: number) => SlotLocation,
+    /** The place ({@link placeOf}) of each live slot, indexed by slot (the current array: it may be replaced as it grows). */
+    private readonly places: () => Int32Array,
     private readonly dimensions: number,
   ) {}
 
-  /** Drops what the query areas are known to hold (a search or a write may have changed them). */
+  /** Drops what the graph areas are known to hold (a write may have changed a held slot's vector). */
   forget(): void {
     this.held.length = 0;
   }
 
   between(a: number, b: number): number {
-    const at = this.locate(a);
-    const bt = this.locate(b);
-    const segment = this.segments[bt.segment]!;
-    if (at.segment === bt.segment) return segment.scoreRows(at.row, bt.row);
-    if (this.held[bt.segment] !== a) {
-      segment.setQuery(this.segments[at.segment]!.rowView(at.row, this.dimensions), 0);
-      this.held[bt.segment] = a;
+    const places = this.places();
+    const at = places[a]!;
+    const bt = places[b]!;
+    const s = bt >>> 16;
+    const segment = this.segments[s]!;
+    if (at >>> 16 === s) return segment.scoreRows(at & ROW_MASK, bt & ROW_MASK);
+    if (this.held[s] !== a) this.load(s, a, undefined);
+    return segment.scoreGraphRow(bt & ROW_MASK);
+  }
+
+  queryOf(node: number): HnswQuery {
+    return new SlotQuery(this, node, undefined);
+  }
+
+  /** The query of a normalised vector (`dimensions` floats), valid until that vector changes. */
+  queryOfVector(unit: Float32Array): HnswQuery {
+    return new SlotQuery(this, this.nextVectorToken--, unit);
+  }
+
+  /** @internal Score of one slot against the query `token` (of `vector`, or of that slot). */
+  scoreOne(token: number, vector: Float32Array | undefined, slot: number): number {
+    const at = this.places()[slot]!;
+    const s = at >>> 16;
+    if (this.held[s] !== token) this.load(s, token, vector);
+    return this.segments[s]!.scoreGraphRow(at & ROW_MASK);
+  }
+
+  /** @internal Scores of `nodes[0..n)` against the query `token` into `out`, one kernel call per segment touched. */
+  scoreMany(token: number, vector: Float32Array | undefined, nodes: Int32Array, n: number, out: Float64Array): void {
+    for (let from = 0; from < n; from += GRAPH_BATCH) this.scoreBatch(token, vector, nodes, from, Math.min(n, from + GRAPH_BATCH), out);
+  }
+
+  private scoreBatch(
+    token: number,
+    vector: Float32Array | undefined,
+    nodes: Int32Array,
+    from: number,
+    to: number,
+    out: Float64Array,
+  ): void {
+    const segments = this.segments;
+    if (this.batchCounts.length < segments.length) this.batchCounts = new Int32Array(segments.length * 2);
+    const counts = this.batchCounts;
+    const touched = this.touched;
+    const places = this.places();
+    for (let i = from; i < to; i++) {
+      const at = places[nodes[i]!]!;
+      const s = at >>> 16;
+      const c = counts[s]!;
+      if (c === 0) touched.push(s);
+      segments[s]!.graphRows[c] = at & ROW_MASK;
+      this.segmentOf[i - from] = s;
+      this.positionOf[i - from] = c;
+      counts[s] = c + 1;
     }
-    return segment.scoreRow(bt.row, 0);
+    for (const s of touched) {
+      if (this.held[s] !== token) this.load(s, token, vector);
+      segments[s]!.scoreGraphRows(counts[s]!);
+    }
+    for (let i = from; i < to; i++) out[i] = segments[this.segmentOf[i - from]!]!.graphScores[this.positionOf[i - from]!]!;
+    for (const s of touched) counts[s] = 0;
+    touched.length = 0;
+  }
+
+  /** Puts the query `token` (a vector, or the vector of slot `token`) in a segment's graph area. */
+  private load(segment: number, token: number, vector: Float32Array | undefined): void {
+    const target = this.segments[segment]!;
+    if (vector) target.setGraphQuery(vector);
+    else {
+      const at = this.places()[token]!;
+      if (at >>> 16 === segment) target.setGraphQueryToRow(at & ROW_MASK);
+      else target.setGraphQuery(this.segments[at >>> 16]!.rowView(at & ROW_MASK, this.dimensions));
+    }
+    this.held[segment] = token;
+  }
+}
+
+/** A query of a {@link SlotSpace}: a slot's own vector, or a given one. */
+class SlotQuery implements HnswQuery {
+  constructor(
+    private readonly space: SlotSpace,
+    private readonly token: number,
+    private readonly vector: Float32Array | undefined,
+  ) {}
+
+  score(node: number): number {
+    return this.space.scoreOne(this.token, this.vector, node);
+  }
+
+  scoreMany(nodes: Int32Array, n: number, out: Float64Array): void {
+    this.space.scoreMany(this.token, this.vector, nodes, n, out);
   }
 }

@@ -3,7 +3,7 @@ import type { MemoryFilter } from '../models/memory-filter.js';
 import type { TagCollection } from '../models/tag-collection.js';
 import type { Logger } from '../util/logger.js';
 import { AnnIndex, type AnnStatus, type HnswIndexOptions } from './ann-index.js';
-import { SlotSpace } from './ann-space.js';
+import { placeOf, SlotSpace } from './ann-space.js';
 import { CodeSegment } from './code-segment.js';
 import { approximationBound, quantizeQuery, type QuantizedQuery } from './int8-codes.js';
 import { type ParallelScanOptions, scanOnPool, settled, WORKER_LANES } from './parallel-scan.js';
@@ -92,6 +92,8 @@ export class VectorIndex {
   private readonly codeSegments: CodeSegment[] | undefined;
   private readonly rowSlots: Int32Array[] = [];
   private readonly entries: Array<IndexEntry | undefined> = [];
+  /** Where each slot's row is ({@link placeOf}), for the HNSW space: flat, so the graph does not chase entries. */
+  private slotPlaces = new Int32Array(0);
   private readonly freeSlots: number[] = [];
   private readonly ids = new Map<string, number>();
   private readonly tagIndex = new TagIndex();
@@ -113,7 +115,7 @@ export class VectorIndex {
     this.scan = options.scan;
     this.lanes = options.scan ? new ScanLanes(1, WORKER_LANES) : undefined;
     if (options.hnsw) {
-      const space = new SlotSpace(this.segments, (slot) => this.entries[slot]!, dimensions);
+      const space = new SlotSpace(this.segments, () => this.slotPlaces, dimensions);
       this.ann = new AnnIndex(
         {
           space,
@@ -219,10 +221,20 @@ export class VectorIndex {
     this.codeSegments?.[segmentIndex]!.append(segment.rowView(row, this.dimensions));
     const slot = this.freeSlots.pop() ?? this.entries.length;
     this.entries[slot] = { id, tags, payloadJson, norm, segment: segmentIndex, row };
+    this.setPlace(slot, segmentIndex, row);
     this.rowSlots[segmentIndex]![row] = slot;
     this.ids.set(id, slot);
     this.tagIndex.add(slot, tags);
     this.ann?.upserted(slot);
+  }
+
+  private setPlace(slot: number, segment: number, row: number): void {
+    if (slot >= this.slotPlaces.length) {
+      const grown = new Int32Array(Math.max(1024, slot + 1, this.slotPlaces.length * 2));
+      grown.set(this.slotPlaces);
+      this.slotPlaces = grown;
+    }
+    this.slotPlaces[slot] = placeOf(segment, row);
   }
 
   /** Removes a record; false when it was not there. */
@@ -239,6 +251,7 @@ export class VectorIndex {
       const movedSlot = slots[moved]!;
       slots[entry.row] = movedSlot;
       this.entries[movedSlot]!.row = entry.row;
+      this.setPlace(movedSlot, entry.segment, entry.row);
     }
     this.tagIndex.remove(slot, entry.tags);
     this.entries[slot] = undefined;
@@ -322,18 +335,14 @@ export class VectorIndex {
     matched: ReadonlySet<number> | 'all',
     options: IndexSearchOptions,
   ): Array<[IndexHit, number]> {
-    for (const segment of this.segments) if (segment.count > 0) segment.setQuery(unit);
-    const score = (slot: number): number => {
-      const entry = this.entries[slot]!;
-      return this.segments[entry.segment]!.scoreRow(entry.row);
-    };
+    const query = ann.space.queryOfVector(unit);
     const accept = matched === 'all' ? undefined : (slot: number) => matched.has(slot);
     const min = options.minRelevance;
     const top = new TopK(options.limit, this.bySlotId);
-    for (const [slot, s] of ann.search(score, options.limit, accept)) if (s >= min && s >= top.threshold) top.push(s, slot);
+    for (const [slot, s] of ann.search(query, options.limit, accept)) if (s >= min && s >= top.threshold) top.push(s, slot);
     for (const slot of ann.pendingSlots()) {
       if (accept && !accept(slot)) continue;
-      const s = score(slot);
+      const s = query.score(slot);
       if (s >= min && s >= top.threshold) top.push(s, slot);
     }
     return this.ranked(top, options.withVectors);

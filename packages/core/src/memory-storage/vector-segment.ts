@@ -7,6 +7,8 @@ const PAGE = 65536;
 const MAX_SEGMENT_BYTES = 512 * 1024 * 1024;
 /** Most rows in one segment. */
 const MAX_SEGMENT_ROWS = 65536;
+/** Most rows one graph batch scores ({@link VectorSegment.scoreGraphRows}). */
+export const GRAPH_BATCH = 256;
 
 /** Floats per row: the dimension rounded up to a multiple of 4, so rows stay 16-byte aligned. */
 export function strideOf(dimensions: number): number {
@@ -18,6 +20,9 @@ export function strideOf(dimensions: number): number {
  * the SIMD kernels. Layout: `[query | scores]` once per scan lane, then `[rows...]`; only the
  * rows region grows. Lane 0 serves scans on the calling thread; each in-flight worker scan
  * takes another lane (see `ScanLanes`), so concurrent scans never share a query or scores.
+ * Between the lanes and the rows, the graph area `[query | row list | scores]` serves the HNSW
+ * graph (see `SlotSpace`): its query is scored against listed rows, so graph work never touches
+ * a scan's lane.
  */
 export class VectorSegment {
   readonly stride: number;
@@ -31,7 +36,12 @@ export class VectorSegment {
   private readonly laneBytes: number;
   private readonly scoresOffset: number;
   private readonly rowsOffset: number;
+  private readonly graphOffset: number;
   private floats: Float32Array;
+  /** Row numbers a graph batch scores (a view into the memory, fixed: shared memories never detach). */
+  readonly graphRows: Int32Array;
+  /** Scores of the last graph batch, in the order of {@link graphRows}. */
+  readonly graphScores: Float32Array;
 
   /** `lanes`: scratch lanes (a query and scores each), 1 + the worker scans that may run at once. */
   constructor(dimensions: number, lanes = 1) {
@@ -40,12 +50,16 @@ export class VectorSegment {
     this.capacity = Math.max(1, Math.min(MAX_SEGMENT_ROWS, Math.floor(MAX_SEGMENT_BYTES / rowBytes)));
     this.scoresOffset = align16(rowBytes);
     this.laneBytes = align16(this.scoresOffset + this.capacity * 4);
-    this.rowsOffset = this.laneBytes * lanes;
+    this.graphOffset = this.laneBytes * lanes;
+    this.rowsOffset = this.graphOffset + align16(rowBytes) + GRAPH_BATCH * 8;
     const maximumPages = Math.ceil((this.rowsOffset + this.capacity * rowBytes) / PAGE);
     const initialPages = Math.min(maximumPages, Math.ceil((this.rowsOffset + 64 * rowBytes) / PAGE));
     this.memory = createWasmMemory(initialPages, maximumPages);
     this.kernels = createVectorKernels(this.memory);
     this.floats = new Float32Array(this.memory.buffer);
+    const listOffset = this.graphOffset + align16(rowBytes);
+    this.graphRows = new Int32Array(this.memory.buffer, listOffset, GRAPH_BATCH);
+    this.graphScores = new Float32Array(this.memory.buffer, listOffset + GRAPH_BATCH * 4, GRAPH_BATCH);
   }
 
   /** True when no row can be added. */
@@ -149,6 +163,38 @@ export class VectorSegment {
   /** Score of one row against the lane's query. */
   scoreRow(row: number, lane = 0): number {
     return this.kernels.dot(lane * this.laneBytes, this.rowsOffset + row * this.stride * 4, this.stride);
+  }
+
+  /** Sets the graph query to a vector (`dimensions` floats, normalised). */
+  setGraphQuery(vector: Float32Array): void {
+    const at = this.graphOffset >> 2;
+    this.floats.set(vector, at);
+    this.floats.fill(0, at + vector.length, at + this.stride);
+  }
+
+  /** Sets the graph query to a row of this segment (padding included). */
+  setGraphQueryToRow(row: number): void {
+    const start = (this.rowsOffset >> 2) + row * this.stride;
+    this.floats.copyWithin(this.graphOffset >> 2, start, start + this.stride);
+  }
+
+  /** Score of one row against the graph query. */
+  scoreGraphRow(row: number): number {
+    return this.kernels.dot(this.graphOffset, this.rowsOffset + row * this.stride * 4, this.stride);
+  }
+
+  /**
+   * Scores the first `count` rows of {@link graphRows} (at most {@link GRAPH_BATCH}) against the
+   * graph query into {@link graphScores}, bit for bit as a scan scores them.
+   */
+  scoreGraphRows(count: number): void {
+    // Padded to a multiple of 4 with the last row: the kernel scores four rows at a time, and a
+    // group of four costs about what one row alone does.
+    const rows = this.graphRows;
+    let n = count;
+    if (n > 0) while (n % 4 !== 0) rows[n++] = rows[count - 1]!;
+    const list = this.graphOffset + align16(this.stride * 4);
+    this.kernels.dotsAt(this.graphOffset, this.rowsOffset, list, n, this.stride, list + GRAPH_BATCH * 4);
   }
 
   private ensureRows(rows: number): void {

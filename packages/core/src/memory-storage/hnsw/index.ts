@@ -1,2 +1,2 @@
-export { HnswGraph, type HnswOptions, type HnswQuery, type HnswSearchOptions, type HnswSpace } from './hnsw-graph.js';
+export { HnswGraph, type HnswOptions, type HnswQuery, type HnswSearchOptions, type HnswSpace, queryOfScore } from './hnsw-graph.js';
 export { decodeHnswGraph, encodeHnswGraph, type DecodedHnswGraph, type HnswNodeKey } from './hnsw-file.js';

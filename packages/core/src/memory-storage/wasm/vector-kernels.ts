@@ -4,6 +4,8 @@ import { VECTOR_KERNELS_WASM_BASE64 } from './vector-kernels-binary.js';
 export interface VectorKernels {
   dot(query: number, row: number, stride: number): number;
   dots(query: number, rows: number, count: number, stride: number, out: number): void;
+  /** Scores of the rows named by `count` i32 row numbers at `list` (rows from `rows`) into `out`, as `dots` scores them. */
+  dotsAt(query: number, rows: number, list: number, count: number, stride: number, out: number): void;
   /** Approximate scores of int8 code rows against an int16 query (see code-segment.ts). */
   codeDots(query: number, codes: number, count: number, codeStride: number, codeBytes: number, queryScale: number, out: number): void;
 }
