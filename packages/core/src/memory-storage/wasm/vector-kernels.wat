@@ -91,16 +91,93 @@
         (br $next))))
 
   ;; out[i] = dot(query, row list[i]) for the $n row numbers (i32) at $list, rows starting at $rows:
-  ;; the neighbours of a graph node scored in one call. Four listed rows per step (four memory
-  ;; streams, one query load per four rows), each summed as dot sums it, so the scores are the
-  ;; ones a scan gives those rows, bit for bit; the last $n % 4 rows go through $dot.
+  ;; the neighbours of a graph node scored in one call. Eight listed rows per step (eight memory
+  ;; streams at once, one query load per eight rows), then four, each row summed as dot sums it,
+  ;; so the scores are the ones a scan gives those rows, bit for bit; the last $n % 4 rows go
+  ;; through $dot.
   (func (export "dotsAt") (param $q i32) (param $rows i32) (param $list i32) (param $n i32) (param $stride i32) (param $out i32)
     (local $rowBytes i32) (local $i i32) (local $end i32) (local $x i32)
-    (local $p0 i32) (local $p1 i32) (local $p2 i32) (local $p3 i32) (local $qv v128) (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
+    (local $p0 i32) (local $p1 i32) (local $p2 i32) (local $p3 i32) (local $p4 i32) (local $p5 i32) (local $p6 i32) (local $p7 i32) (local $qv v128)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $a4 v128) (local $a5 v128) (local $a6 v128) (local $a7 v128)
     (local.set $rowBytes (i32.shl (local.get $stride) (i32.const 2)))
-    (block $groups_done
-      (loop $group
-        (br_if $groups_done (i32.gt_u (i32.add (local.get $i) (i32.const 4)) (local.get $n)))
+    (block $eights_done
+      (loop $eights
+        (br_if $eights_done (i32.gt_u (i32.add (local.get $i) (i32.const 8)) (local.get $n)))
+        (local.set $p0 (i32.add (local.get $rows) (i32.mul (i32.load offset=0 (local.get $list)) (local.get $rowBytes))))
+        (local.set $p1 (i32.add (local.get $rows) (i32.mul (i32.load offset=4 (local.get $list)) (local.get $rowBytes))))
+        (local.set $p2 (i32.add (local.get $rows) (i32.mul (i32.load offset=8 (local.get $list)) (local.get $rowBytes))))
+        (local.set $p3 (i32.add (local.get $rows) (i32.mul (i32.load offset=12 (local.get $list)) (local.get $rowBytes))))
+        (local.set $p4 (i32.add (local.get $rows) (i32.mul (i32.load offset=16 (local.get $list)) (local.get $rowBytes))))
+        (local.set $p5 (i32.add (local.get $rows) (i32.mul (i32.load offset=20 (local.get $list)) (local.get $rowBytes))))
+        (local.set $p6 (i32.add (local.get $rows) (i32.mul (i32.load offset=24 (local.get $list)) (local.get $rowBytes))))
+        (local.set $p7 (i32.add (local.get $rows) (i32.mul (i32.load offset=28 (local.get $list)) (local.get $rowBytes))))
+        (local.set $end (i32.add (local.get $p0) (local.get $rowBytes)))
+        (local.set $x (local.get $q))
+        (local.set $a0 (v128.const i32x4 0 0 0 0))
+        (local.set $a1 (v128.const i32x4 0 0 0 0))
+        (local.set $a2 (v128.const i32x4 0 0 0 0))
+        (local.set $a3 (v128.const i32x4 0 0 0 0))
+        (local.set $a4 (v128.const i32x4 0 0 0 0))
+        (local.set $a5 (v128.const i32x4 0 0 0 0))
+        (local.set $a6 (v128.const i32x4 0 0 0 0))
+        (local.set $a7 (v128.const i32x4 0 0 0 0))
+        (block $eights_k_done
+          (loop $eights_k
+            (br_if $eights_k_done (i32.gt_u (i32.add (local.get $p0) (i32.const 32)) (local.get $end)))
+            (local.set $qv (v128.load offset=0 (local.get $x)))
+            (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (v128.load offset=0 (local.get $p0)) (local.get $qv))))
+            (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (v128.load offset=0 (local.get $p1)) (local.get $qv))))
+            (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (v128.load offset=0 (local.get $p2)) (local.get $qv))))
+            (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (v128.load offset=0 (local.get $p3)) (local.get $qv))))
+            (local.set $a4 (f32x4.add (local.get $a4) (f32x4.mul (v128.load offset=0 (local.get $p4)) (local.get $qv))))
+            (local.set $a5 (f32x4.add (local.get $a5) (f32x4.mul (v128.load offset=0 (local.get $p5)) (local.get $qv))))
+            (local.set $a6 (f32x4.add (local.get $a6) (f32x4.mul (v128.load offset=0 (local.get $p6)) (local.get $qv))))
+            (local.set $a7 (f32x4.add (local.get $a7) (f32x4.mul (v128.load offset=0 (local.get $p7)) (local.get $qv))))
+            (local.set $qv (v128.load offset=16 (local.get $x)))
+            (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (v128.load offset=16 (local.get $p0)) (local.get $qv))))
+            (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (v128.load offset=16 (local.get $p1)) (local.get $qv))))
+            (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (v128.load offset=16 (local.get $p2)) (local.get $qv))))
+            (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (v128.load offset=16 (local.get $p3)) (local.get $qv))))
+            (local.set $a4 (f32x4.add (local.get $a4) (f32x4.mul (v128.load offset=16 (local.get $p4)) (local.get $qv))))
+            (local.set $a5 (f32x4.add (local.get $a5) (f32x4.mul (v128.load offset=16 (local.get $p5)) (local.get $qv))))
+            (local.set $a6 (f32x4.add (local.get $a6) (f32x4.mul (v128.load offset=16 (local.get $p6)) (local.get $qv))))
+            (local.set $a7 (f32x4.add (local.get $a7) (f32x4.mul (v128.load offset=16 (local.get $p7)) (local.get $qv))))
+            (local.set $p0 (i32.add (local.get $p0) (i32.const 32)))
+            (local.set $p1 (i32.add (local.get $p1) (i32.const 32)))
+            (local.set $p2 (i32.add (local.get $p2) (i32.const 32)))
+            (local.set $p3 (i32.add (local.get $p3) (i32.const 32)))
+            (local.set $p4 (i32.add (local.get $p4) (i32.const 32)))
+            (local.set $p5 (i32.add (local.get $p5) (i32.const 32)))
+            (local.set $p6 (i32.add (local.get $p6) (i32.const 32)))
+            (local.set $p7 (i32.add (local.get $p7) (i32.const 32)))
+            (local.set $x (i32.add (local.get $x) (i32.const 32)))
+            (br $eights_k)))
+        (if (i32.lt_u (local.get $p0) (local.get $end))
+          (then
+            (local.set $qv (v128.load (local.get $x)))
+            (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (v128.load (local.get $p0)) (local.get $qv))))
+            (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (v128.load (local.get $p1)) (local.get $qv))))
+            (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (v128.load (local.get $p2)) (local.get $qv))))
+            (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (v128.load (local.get $p3)) (local.get $qv))))
+            (local.set $a4 (f32x4.add (local.get $a4) (f32x4.mul (v128.load (local.get $p4)) (local.get $qv))))
+            (local.set $a5 (f32x4.add (local.get $a5) (f32x4.mul (v128.load (local.get $p5)) (local.get $qv))))
+            (local.set $a6 (f32x4.add (local.get $a6) (f32x4.mul (v128.load (local.get $p6)) (local.get $qv))))
+            (local.set $a7 (f32x4.add (local.get $a7) (f32x4.mul (v128.load (local.get $p7)) (local.get $qv))))))
+        (f32.store offset=0 (local.get $out) (call $hsum (local.get $a0)))
+        (f32.store offset=4 (local.get $out) (call $hsum (local.get $a1)))
+        (f32.store offset=8 (local.get $out) (call $hsum (local.get $a2)))
+        (f32.store offset=12 (local.get $out) (call $hsum (local.get $a3)))
+        (f32.store offset=16 (local.get $out) (call $hsum (local.get $a4)))
+        (f32.store offset=20 (local.get $out) (call $hsum (local.get $a5)))
+        (f32.store offset=24 (local.get $out) (call $hsum (local.get $a6)))
+        (f32.store offset=28 (local.get $out) (call $hsum (local.get $a7)))
+        (local.set $list (i32.add (local.get $list) (i32.const 32)))
+        (local.set $out (i32.add (local.get $out) (i32.const 32)))
+        (local.set $i (i32.add (local.get $i) (i32.const 8)))
+        (br $eights)))
+    (block $fours_done
+      (loop $fours
+        (br_if $fours_done (i32.gt_u (i32.add (local.get $i) (i32.const 4)) (local.get $n)))
         (local.set $p0 (i32.add (local.get $rows) (i32.mul (i32.load offset=0 (local.get $list)) (local.get $rowBytes))))
         (local.set $p1 (i32.add (local.get $rows) (i32.mul (i32.load offset=4 (local.get $list)) (local.get $rowBytes))))
         (local.set $p2 (i32.add (local.get $rows) (i32.mul (i32.load offset=8 (local.get $list)) (local.get $rowBytes))))
@@ -111,9 +188,9 @@
         (local.set $a1 (v128.const i32x4 0 0 0 0))
         (local.set $a2 (v128.const i32x4 0 0 0 0))
         (local.set $a3 (v128.const i32x4 0 0 0 0))
-        (block $k_done
-          (loop $k
-            (br_if $k_done (i32.gt_u (i32.add (local.get $p0) (i32.const 32)) (local.get $end)))
+        (block $fours_k_done
+          (loop $fours_k
+            (br_if $fours_k_done (i32.gt_u (i32.add (local.get $p0) (i32.const 32)) (local.get $end)))
             (local.set $qv (v128.load offset=0 (local.get $x)))
             (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (v128.load offset=0 (local.get $p0)) (local.get $qv))))
             (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (v128.load offset=0 (local.get $p1)) (local.get $qv))))
@@ -129,7 +206,7 @@
             (local.set $p2 (i32.add (local.get $p2) (i32.const 32)))
             (local.set $p3 (i32.add (local.get $p3) (i32.const 32)))
             (local.set $x (i32.add (local.get $x) (i32.const 32)))
-            (br $k)))
+            (br $fours_k)))
         (if (i32.lt_u (local.get $p0) (local.get $end))
           (then
             (local.set $qv (v128.load (local.get $x)))
@@ -144,7 +221,7 @@
         (local.set $list (i32.add (local.get $list) (i32.const 16)))
         (local.set $out (i32.add (local.get $out) (i32.const 16)))
         (local.set $i (i32.add (local.get $i) (i32.const 4)))
-        (br $group)))
+        (br $fours)))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
