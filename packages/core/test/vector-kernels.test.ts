@@ -113,3 +113,61 @@ describe('int8 code kernel', () => {
     expect(maxCode * 127 * codeBytesOf(dims)).toBeLessThan(2 ** 31);
   });
 });
+
+describe('row kernels', () => {
+  const memory = createWasmMemory(4, 64);
+  const kernels = createVectorKernels(memory);
+  const floats = new Float32Array(memory.buffer);
+  const bytes = new Int8Array(memory.buffer);
+
+  it('dotsAt scores listed rows in any order, duplicates included, bit for bit as dots scores them', () => {
+    for (const n of [0, 1, 3, 4, 5, 8, 9, 12, 13, 17, 33]) {
+      const { kernels: k, stride, rowsOffset, outOffset, floats: f } = floatFixture(383, 40, n + 1);
+      k.dots(0, rowsOffset, 40, stride, outOffset);
+      const scanned = f.slice(outOffset / 4, outOffset / 4 + 40);
+      const list = Array.from({ length: n }, (_, i) => (i * 17 + 5) % 40);
+      if (n > 2) list[n - 1] = list[0]!;
+      const listOffset = outOffset + 40 * 4;
+      new Int32Array(f.buffer, listOffset, n).set(list);
+      const out = listOffset + n * 4;
+      k.dotsAt(0, rowsOffset, listOffset, n, stride, out);
+      expect(Array.from(f.slice(out / 4, out / 4 + n))).toEqual(list.map((r) => scanned[r]));
+    }
+  });
+
+  it('normalise divides in place exactly as JavaScript stores x / norm in a Float32Array', () => {
+    const random = seeded(7);
+    for (const n of [1, 5, 384]) {
+      const values = Float32Array.from({ length: n }, () => random() * 3);
+      for (const norm of [Math.PI, 1e-30, 7, 0.3]) {
+        floats.set(values, 16);
+        kernels.normalise(64, n, norm);
+        expect(floats.slice(16, 16 + n)).toEqual(Float32Array.from(values, (x) => x / norm));
+      }
+    }
+  });
+
+  it('encodeCodes gives the codes and scale of encodeRow, for zero vectors too', () => {
+    const random = seeded(9);
+    for (const n of [1, 7, 384, 1536]) {
+      for (const kind of ['random', 'zero', 'steps']) {
+        const values = Float32Array.from({ length: n }, (_, i) => (kind === 'zero' ? 0 : kind === 'steps' ? (i % 9) - 4 : random()));
+        const expected = new Int8Array(n);
+        const scale = encodeRow(values, expected, 0);
+        floats.set(values, 0);
+        const dst = n * 4;
+        bytes.fill(99, dst, dst + n);
+        expect(kernels.encodeCodes(0, dst, n)).toBe(scale);
+        expect(bytes.slice(dst, dst + n)).toEqual(expected);
+      }
+    }
+  });
+
+  it('touch leaves every byte as it was', () => {
+    const random = seeded(11);
+    const before = Float32Array.from({ length: 50_000 }, random);
+    floats.set(before, 0);
+    kernels.touch(3, 200_000);
+    expect(floats.slice(0, 50_000)).toEqual(before);
+  });
+});

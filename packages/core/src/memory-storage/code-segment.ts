@@ -1,5 +1,6 @@
-import { codeBytesOf, encodeRow, type QuantizedQuery } from './int8-codes.js';
+import { codeBytesOf, type QuantizedQuery } from './int8-codes.js';
 import type { RowPart } from './parallel-scan.js';
+import { type Prefault, PREFAULT_MIN_BYTES } from './prefault.js';
 import type { ScanKernel } from './scan-pool.js';
 import { createVectorKernels, createWasmMemory, type VectorKernels, type WasmMemory } from './wasm/vector-kernels.js';
 
@@ -8,7 +9,7 @@ const PAGE = 65536;
 /**
  * The int8 codes of a {@link VectorSegment}'s rows, row for row, in their own (shared)
  * WebAssembly memory: `[query int16 | scores]` once per scan lane (as in `VectorSegment`), then
- * `[code rows...]`, each code row being the codes (padded to 16 bytes), then the row's float32
+ * the floats of the row being encoded, then `[code rows...]`, each code row being the codes (padded to 16 bytes), then the row's float32
  * scale, then 12 bytes of padding.
  */
 export class CodeSegment {
@@ -25,18 +26,26 @@ export class CodeSegment {
   private readonly laneBytes: number;
   private readonly scoresOffset: number;
   private readonly codesOffset: number;
+  /** Where a row's floats are copied to be encoded. */
+  private readonly encodeOffset: number;
   private readonly capacity: number;
   private bytes: Int8Array;
   private floats: Float32Array;
 
-  /** `lanes`: scratch lanes (a query and scores each), as many as the vector segment's. */
-  constructor(dimensions: number, capacity: number, lanes = 1) {
+  /** `lanes`: scratch lanes (a query and scores each), as many as the vector segment's; `prefault` as in `VectorSegment`. */
+  constructor(
+    dimensions: number,
+    capacity: number,
+    lanes = 1,
+    private readonly prefault?: Prefault,
+  ) {
     this.capacity = capacity;
     this.codeBytes = codeBytesOf(dimensions);
     this.codeStride = this.codeBytes + 16;
     this.scoresOffset = this.codeBytes * 2;
     this.laneBytes = align16(this.scoresOffset + capacity * 4);
-    this.codesOffset = this.laneBytes * lanes;
+    this.encodeOffset = this.laneBytes * lanes;
+    this.codesOffset = this.encodeOffset + this.codeBytes * 4;
     const maximumPages = Math.ceil((this.codesOffset + capacity * this.codeStride) / PAGE);
     const initialPages = Math.min(maximumPages, Math.ceil((this.codesOffset + 64 * this.codeStride) / PAGE));
     this.memory = createWasmMemory(initialPages, maximumPages);
@@ -57,10 +66,17 @@ export class CodeSegment {
   /** Overwrites a row's codes and scale. */
   write(row: number, vector: Float32Array): void {
     const start = this.codesOffset + row * this.codeStride;
-    const scale = encodeRow(vector, this.bytes, start);
+    this.floats.set(vector, this.encodeOffset >> 2);
+    const scale = this.kernels.encodeCodes(this.encodeOffset, start, vector.length);
     this.bytes.fill(0, start + vector.length, start + this.codeBytes);
     this.floats[(start + this.codeBytes) >> 2] = scale;
     if (scale > this.maxScale) this.maxScale = scale;
+  }
+
+  /** @internal A copy of a row's codes (`dimensions` of them), for tests. */
+  rowCodes(row: number, dimensions = this.codeBytes): Int8Array {
+    const start = this.codesOffset + row * this.codeStride;
+    return this.bytes.slice(start, start + dimensions);
   }
 
   /** Copies the last row into `row` and drops the last row (swap-remove), as the vector segment does. */
@@ -102,12 +118,14 @@ export class CodeSegment {
   private ensureRows(rows: number): void {
     const needed = this.codesOffset + rows * this.codeStride;
     const current = this.memory.buffer.byteLength;
-    if (needed <= current) return;
     const maximum = this.codesOffset + this.capacity * this.codeStride;
+    if (needed <= current && (!this.prefault || needed * 2 <= current || current >= maximum)) return;
     const target = Math.min(Math.max(needed, current * 2), maximum);
     this.memory.grow(Math.ceil((target - current) / PAGE));
     this.bytes = new Int8Array(this.memory.buffer);
     this.floats = new Float32Array(this.memory.buffer);
+    const grown = this.memory.buffer.byteLength;
+    if (this.prefault && grown - current >= PREFAULT_MIN_BYTES) this.prefault(this.memory, current, grown);
   }
 }
 

@@ -4,6 +4,7 @@ import type { TagCollection } from '../models/tag-collection.js';
 import type { Logger } from '../util/logger.js';
 import { AnnIndex, type AnnStatus, type HnswIndexOptions } from './ann-index.js';
 import { placeOf, SlotSpace } from './ann-space.js';
+import { prefaultOn } from './prefault.js';
 import { CodeSegment } from './code-segment.js';
 import { approximationBound, quantizeQuery, type QuantizedQuery } from './int8-codes.js';
 import { type ParallelScanOptions, scanOnPool, settled, WORKER_LANES } from './parallel-scan.js';
@@ -522,9 +523,10 @@ export class VectorIndex {
   private segmentWithRoom(): number {
     for (let i = this.segments.length - 1; i >= 0; i--) if (!this.segments[i]!.full) return i;
     const lanes = this.scan ? 1 + WORKER_LANES : 1;
-    const segment = new VectorSegment(this.dimensions, lanes);
+    const prefault = this.scan ? prefaultOn(this.scan.pool) : undefined;
+    const segment = new VectorSegment(this.dimensions, lanes, prefault);
     this.segments.push(segment);
-    this.codeSegments?.push(new CodeSegment(this.dimensions, segment.capacity, lanes));
+    this.codeSegments?.push(new CodeSegment(this.dimensions, segment.capacity, lanes, prefault));
     this.rowSlots.push(new Int32Array(segment.capacity));
     return this.segments.length - 1;
   }

@@ -1,4 +1,5 @@
 import type { RowPart } from './parallel-scan.js';
+import { type Prefault, PREFAULT_MIN_BYTES } from './prefault.js';
 import type { ScanKernel } from './scan-pool.js';
 import { createVectorKernels, createWasmMemory, type VectorKernels, type WasmMemory } from './wasm/vector-kernels.js';
 
@@ -43,8 +44,16 @@ export class VectorSegment {
   /** Scores of the last graph batch, in the order of {@link graphRows}. */
   readonly graphScores: Float32Array;
 
-  /** `lanes`: scratch lanes (a query and scores each), 1 + the worker scans that may run at once. */
-  constructor(dimensions: number, lanes = 1) {
+  /**
+   * `lanes`: scratch lanes (a query and scores each), 1 + the worker scans that may run at once.
+   * `prefault`: with it, the rows region grows once it is half full and large growths are
+   * faulted in by it ahead of the writes.
+   */
+  constructor(
+    dimensions: number,
+    lanes = 1,
+    private readonly prefault?: Prefault,
+  ) {
     this.stride = strideOf(dimensions);
     const rowBytes = this.stride * 4;
     this.capacity = Math.max(1, Math.min(MAX_SEGMENT_ROWS, Math.floor(MAX_SEGMENT_BYTES / rowBytes)));
@@ -100,8 +109,11 @@ export class VectorSegment {
     const start = (this.rowsOffset >> 2) + row * this.stride;
     const floats = this.floats;
     const n = vector.length;
-    if (norm > 0) for (let i = 0; i < n; i++) floats[start + i] = vector[i]! / norm;
-    else floats.fill(0, start, start + n);
+    if (norm > 0) {
+      // Copied as float32, then divided in place by the kernel (f32(f64(x) / norm), as JavaScript does).
+      floats.set(vector, start);
+      this.kernels.normalise(start * 4, n, norm);
+    } else floats.fill(0, start, start + n);
     floats.fill(0, start + n, start + this.stride);
   }
 
@@ -200,11 +212,13 @@ export class VectorSegment {
   private ensureRows(rows: number): void {
     const needed = this.rowsOffset + rows * this.stride * 4;
     const current = this.memory.buffer.byteLength;
-    if (needed <= current) return;
     const maximum = this.rowsOffset + this.capacity * this.stride * 4;
+    if (needed <= current && (!this.prefault || needed * 2 <= current || current >= maximum)) return;
     const target = Math.min(Math.max(needed, current * 2), maximum);
     this.memory.grow(Math.ceil((target - current) / PAGE));
     this.floats = new Float32Array(this.memory.buffer);
+    const grown = this.memory.buffer.byteLength;
+    if (this.prefault && grown - current >= PREFAULT_MIN_BYTES) this.prefault(this.memory, current, grown);
   }
 }
 

@@ -6,6 +6,12 @@ export interface VectorKernels {
   dots(query: number, rows: number, count: number, stride: number, out: number): void;
   /** Scores of the rows named by `count` i32 row numbers at `list` (rows from `rows`) into `out`, as `dots` scores them. */
   dotsAt(query: number, rows: number, list: number, count: number, stride: number, out: number): void;
+  /** Divides `count` floats at `row` by `norm` in place, as JavaScript's `x / norm` stored as float32 would. */
+  normalise(row: number, count: number, norm: number): void;
+  /** Writes the int8 codes of `count` floats at `src` to `dst`; returns the scale (see int8-codes.ts). */
+  encodeCodes(src: number, dst: number, count: number): number;
+  /** Faults in the pages of `[start, end)` without changing any byte (run by a worker ahead of the writes). */
+  touch(start: number, end: number): void;
   /** Approximate scores of int8 code rows against an int16 query (see code-segment.ts). */
   codeDots(query: number, codes: number, count: number, codeStride: number, codeBytes: number, queryScale: number, out: number): void;
 }

@@ -325,6 +325,55 @@
         (local.set $part (i32.add (local.get $part) (i32.const 1)))
         (br $next))))
 
+  ;; Divides the $n floats at $p by $norm in place, each as f32(f64(x) / norm): what JavaScript
+  ;; stores for `x / norm` in a Float32Array, bit for bit.
+  (func (export "normalise") (param $p i32) (param $n i32) (param $norm f64)
+    (local $end i32)
+    (local.set $end (i32.add (local.get $p) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+        (f32.store (local.get $p) (f32.demote_f64 (f64.div (f64.promote_f32 (f32.load (local.get $p))) (local.get $norm))))
+        (local.set $p (i32.add (local.get $p) (i32.const 4)))
+        (br $next))))
+
+  ;; The int8 codes of the $n floats at $src (see int8-codes.ts): writes round(x / scale) clamped
+  ;; to [-127, 127] at $dst, with scale = f32(max|x| / 127), and returns the scale (0, and zero
+  ;; codes, for a zero vector). Rounds as Math.round does (half up).
+  (func (export "encodeCodes") (param $src i32) (param $dst i32) (param $n i32) (result f32)
+    (local $i i32) (local $max f32) (local $scale f64) (local $c f64)
+    (block $max_done
+      (loop $max_next
+        (br_if $max_done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $max (f32.max (local.get $max) (f32.abs (f32.load (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 2)))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $max_next)))
+    (local.set $scale (f64.promote_f32 (f32.demote_f64 (f64.div (f64.promote_f32 (local.get $max)) (f64.const 127)))))
+    (local.set $i (i32.const 0))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $c (f64.const 0))
+        (if (f64.gt (local.get $scale) (f64.const 0))
+          (then
+            (local.set $c (f64.floor (f64.add (f64.div (f64.promote_f32 (f32.load (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 2))))) (local.get $scale)) (f64.const 0.5))))
+            (local.set $c (f64.min (f64.const 127) (f64.max (f64.const -127) (local.get $c))))))
+        (i32.store8 (i32.add (local.get $dst) (local.get $i)) (i32.trunc_f64_s (local.get $c)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (f32.demote_f64 (local.get $scale)))
+
+  ;; Faults in the pages of [$start, $end) ahead of the thread that will write them: an atomic
+  ;; add of 0 to one word per 4 KiB page, which leaves any value written meanwhile as it is.
+  (func (export "touch") (param $start i32) (param $end i32)
+    (local.set $start (i32.and (local.get $start) (i32.const -4)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $start) (local.get $end)))
+        (drop (i32.atomic.rmw.add (local.get $start) (i32.const 0)))
+        (local.set $start (i32.add (local.get $start) (i32.const 4096)))
+        (br $next))))
+
   ;; Sum of the four lanes of a vector.
   (func $hsum (param $v v128) (result f32)
     (f32.add
