@@ -41,8 +41,8 @@ function twin(records: number, dims: number, extra: VectorIndexOptions, threshol
 const ids = (results: Array<[{ id: string }, number]>) => results.map(([e, s]) => [e.id, s]);
 
 describe('VectorIndex with a scan pool', () => {
-  // 70,000 rows: two segments, so parts of several segments are merged.
-  const { pool, plain, pooled } = twin(70_000, 8, {});
+  // 70,000 rows in segments of 30,000: three segments, so parts of several segments are merged.
+  const { pool, plain, pooled } = twin(70_000, 8, { segmentRows: 30_000 });
 
   it('scans on the workers above the threshold, with exactly the results of the calling thread', async () => {
     const next = random(5);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryFilters, SimpleVectorDb, type MemoryRecord } from '../src/index.js';
+import { VectorIndex } from '../src/memory-storage/vector-index.js';
 
 const dirs: string[] = [];
 const opened: SimpleVectorDb[] = [];
@@ -101,21 +102,20 @@ describe('SimpleVectorDb persistence', () => {
   });
 
   it('search spans several segments and stays exact after deletes (swap-remove)', async () => {
-    const db = new SimpleVectorDb();
-    const n = 70_000; // more than one 65,536-row segment
-    const batch: MemoryRecord[] = [];
+    // segments of 20,000 rows: 70,000 records fill four (the default segment holds up to 2^20 rows)
+    const index = new VectorIndex(4, { segmentRows: 20_000 });
+    const n = 70_000;
     for (let i = 0; i < n; i++) {
       const angle = (i / n) * Math.PI;
-      batch.push({ id: `r${i}`, vector: [Math.cos(angle), Math.sin(angle), 0, 0], tags: { g: [String(i % 10)] }, payload: {} });
+      index.upsert(`r${i}`, [Math.cos(angle), Math.sin(angle), 0, 0], { g: [String(i % 10)] }, '{}');
     }
-    await db.upsertBatch('big', batch);
-    for (let i = 0; i < 1000; i++) await db.delete('big', { id: `r${i}` });
-    const [[best, score]] = (await collect(db.getSimilarList('big', [1, 0, 0, 0], { limit: 1 }))) as [[MemoryRecord, number]];
+    for (let i = 0; i < 1000; i++) index.delete(`r${i}`);
+    const [best, score] = (await index.search([1, 0, 0, 0], { limit: 1, minRelevance: -1 }))[0]!;
     expect(best.id).toBe('r1000');
     expect(score).toBeCloseTo(Math.cos((1000 / n) * Math.PI), 4);
-    const filtered = await collect(db.getSimilarList('big', [0, 1, 0, 0], { limit: 3, filters: [MemoryFilters.byTag('g', '7')] }));
+    const filtered = await index.search([0, 1, 0, 0], { limit: 3, minRelevance: -1, filters: [MemoryFilters.byTag('g', '7')] });
     expect(filtered.map(([r]) => r.id)).toEqual(['r34997', 'r35007', 'r34987']);
-    expect(await db.count('big')).toBe(n - 1000);
+    expect(index.size).toBe(n - 1000);
   });
 });
 

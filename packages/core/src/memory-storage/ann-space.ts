@@ -1,12 +1,16 @@
 import type { HnswQuery, HnswSpace } from './hnsw/index.js';
 import { GRAPH_BATCH, type VectorSegment } from './vector-segment.js';
 
-/** Where a slot's vector lives, packed in one int32: `segment << 16 | row` (segments hold at most 65,536 rows). */
-export function placeOf(segment: number, row: number): number {
-  return (segment << 16) | row;
-}
+/** Bits of a place that hold the row (segments hold at most 2^20 rows). */
+const ROW_BITS = 20;
+const ROW_MASK = (1 << ROW_BITS) - 1;
+/** Most segments an index with HNSW can have (places are int32). */
+export const MAX_PLACED_SEGMENTS = 1 << (31 - ROW_BITS);
 
-const ROW_MASK = 0xffff;
+/** Where a slot's vector lives, packed in one int32: `segment << 20 | row`. */
+export function placeOf(segment: number, row: number): number {
+  return (segment << ROW_BITS) | row;
+}
 
 /**
  * The {@link HnswSpace} of a vector index: similarities read from the segment rows through the
@@ -41,9 +45,9 @@ export class SlotSpace implements HnswSpace {
     const places = this.places();
     const at = places[a]!;
     const bt = places[b]!;
-    const s = bt >>> 16;
+    const s = bt >>> ROW_BITS;
     const segment = this.segments[s]!;
-    if (at >>> 16 === s) return segment.scoreRows(at & ROW_MASK, bt & ROW_MASK);
+    if (at >>> ROW_BITS === s) return segment.scoreRows(at & ROW_MASK, bt & ROW_MASK);
     if (this.held[s] !== a) this.load(s, a, undefined);
     return segment.scoreGraphRow(bt & ROW_MASK);
   }
@@ -60,7 +64,7 @@ export class SlotSpace implements HnswSpace {
   /** @internal Score of one slot against the query `token` (of `vector`, or of that slot). */
   scoreOne(token: number, vector: Float32Array | undefined, slot: number): number {
     const at = this.places()[slot]!;
-    const s = at >>> 16;
+    const s = at >>> ROW_BITS;
     if (this.held[s] !== token) this.load(s, token, vector);
     return this.segments[s]!.scoreGraphRow(at & ROW_MASK);
   }
@@ -85,7 +89,7 @@ export class SlotSpace implements HnswSpace {
     const places = this.places();
     for (let i = from; i < to; i++) {
       const at = places[nodes[i]!]!;
-      const s = at >>> 16;
+      const s = at >>> ROW_BITS;
       const c = counts[s]!;
       if (c === 0) touched.push(s);
       segments[s]!.graphRows[c] = at & ROW_MASK;
@@ -108,8 +112,8 @@ export class SlotSpace implements HnswSpace {
     if (vector) target.setGraphQuery(vector);
     else {
       const at = this.places()[token]!;
-      if (at >>> 16 === segment) target.setGraphQueryToRow(at & ROW_MASK);
-      else target.setGraphQuery(this.segments[at >>> 16]!.rowView(at & ROW_MASK, this.dimensions));
+      if (at >>> ROW_BITS === segment) target.setGraphQueryToRow(at & ROW_MASK);
+      else target.setGraphQuery(this.segments[at >>> ROW_BITS]!.rowView(at & ROW_MASK, this.dimensions));
     }
     this.held[segment] = token;
   }

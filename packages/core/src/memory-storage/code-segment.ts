@@ -5,6 +5,8 @@ import type { ScanKernel } from './scan-pool.js';
 import { createVectorKernels, createWasmMemory, type VectorKernels, type WasmMemory } from './wasm/vector-kernels.js';
 
 const PAGE = 65536;
+/** Most bytes the codes grow by at once (they double up to this step). */
+const MAX_GROWTH_BYTES = 64 * 1024 * 1024;
 
 /**
  * The int8 codes of a {@link VectorSegment}'s rows, row for row, in their own (shared)
@@ -119,8 +121,10 @@ export class CodeSegment {
     const needed = this.codesOffset + rows * this.codeStride;
     const current = this.memory.buffer.byteLength;
     const maximum = this.codesOffset + this.capacity * this.codeStride;
-    if (needed <= current && (!this.prefault || needed * 2 <= current || current >= maximum)) return;
-    const target = Math.min(Math.max(needed, current * 2), maximum);
+    // The codes region doubles, by at most MAX_GROWTH_BYTES at once.
+    const step = Math.min(Math.max(current - this.codesOffset, PAGE), MAX_GROWTH_BYTES);
+    if (needed <= current && (!this.prefault || needed + step / 2 <= current || current >= maximum)) return;
+    const target = Math.min(Math.max(needed, current + step), maximum);
     this.memory.grow(Math.ceil((target - current) / PAGE));
     this.bytes = new Int8Array(this.memory.buffer);
     this.floats = new Float32Array(this.memory.buffer);

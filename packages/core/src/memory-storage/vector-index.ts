@@ -3,7 +3,8 @@ import type { MemoryFilter } from '../models/memory-filter.js';
 import type { TagCollection } from '../models/tag-collection.js';
 import type { Logger } from '../util/logger.js';
 import { AnnIndex, type AnnStatus, type HnswIndexOptions } from './ann-index.js';
-import { placeOf, SlotSpace } from './ann-space.js';
+import { KmError } from '../errors/km-error.js';
+import { MAX_PLACED_SEGMENTS, placeOf, SlotSpace } from './ann-space.js';
 import { prefaultOn } from './prefault.js';
 import { CodeSegment } from './code-segment.js';
 import { approximationBound, quantizeQuery, type QuantizedQuery } from './int8-codes.js';
@@ -77,6 +78,8 @@ export interface VectorIndexOptions extends SimpleVectorIndexOptions {
   annFile?: string | undefined;
   /** Where HNSW file problems are reported. @default a process warning */
   logger?: Logger | undefined;
+  /** @internal Fewer rows per segment than the default (tests span several segments with few records). */
+  segmentRows?: number | undefined;
 }
 
 /** `records matching the filters * FEW_MATCHES < size`: score only the matching rows. */
@@ -99,6 +102,7 @@ export class VectorIndex {
   private readonly ids = new Map<string, number>();
   private readonly tagIndex = new TagIndex();
   private readonly scan: ParallelScanOptions | undefined;
+  private readonly segmentRows: number | undefined;
   /** Worker scans see rows that do not move: mutations wait for them (see {@link exclusive}). */
   private readonly gate = new ScanGate();
   /** Segment lanes of worker scans (lane 0 is the calling thread's). */
@@ -114,6 +118,7 @@ export class VectorIndex {
   ) {
     this.codeSegments = options.quantization === 'int8' ? [] : undefined;
     this.scan = options.scan;
+    this.segmentRows = options.segmentRows;
     this.lanes = options.scan ? new ScanLanes(1, WORKER_LANES) : undefined;
     if (options.hnsw) {
       const space = new SlotSpace(this.segments, () => this.slotPlaces, dimensions);
@@ -523,8 +528,11 @@ export class VectorIndex {
   private segmentWithRoom(): number {
     for (let i = this.segments.length - 1; i >= 0; i--) if (!this.segments[i]!.full) return i;
     const lanes = this.scan ? 1 + WORKER_LANES : 1;
+    if (this.segments.length >= MAX_PLACED_SEGMENTS) {
+      throw new KmError('content_too_large', `a SimpleVectorDb index holds at most ${MAX_PLACED_SEGMENTS} segments of vectors`);
+    }
     const prefault = this.scan ? prefaultOn(this.scan.pool) : undefined;
-    const segment = new VectorSegment(this.dimensions, lanes, prefault);
+    const segment = new VectorSegment(this.dimensions, lanes, prefault, this.segmentRows);
     this.segments.push(segment);
     this.codeSegments?.push(new CodeSegment(this.dimensions, segment.capacity, lanes, prefault));
     this.rowSlots.push(new Int32Array(segment.capacity));

@@ -6,8 +6,10 @@ import { createVectorKernels, createWasmMemory, type VectorKernels, type WasmMem
 const PAGE = 65536;
 /** Upper bound of one segment's vector bytes; larger collections use more segments. */
 const MAX_SEGMENT_BYTES = 512 * 1024 * 1024;
-/** Most rows in one segment. */
-const MAX_SEGMENT_ROWS = 65536;
+/** Most rows in one segment (its place fits 20 bits: see `placeOf`). */
+export const MAX_SEGMENT_ROWS = 1 << 20;
+/** Most bytes a segment grows by at once (it doubles up to this step). */
+const MAX_GROWTH_BYTES = 64 * 1024 * 1024;
 /** Most rows one graph batch scores ({@link VectorSegment.scoreGraphRows}). */
 export const GRAPH_BATCH = 256;
 
@@ -46,17 +48,19 @@ export class VectorSegment {
 
   /**
    * `lanes`: scratch lanes (a query and scores each), 1 + the worker scans that may run at once.
-   * `prefault`: with it, the rows region grows once it is half full and large growths are
-   * faulted in by it ahead of the writes.
+   * `prefault`: with it, the rows region grows half a growth step before it is full and large
+   * growths are faulted in by it ahead of the writes. `maxRows`: fewer rows than the default
+   * limit (tests use it to span several segments with few records).
    */
   constructor(
     dimensions: number,
     lanes = 1,
     private readonly prefault?: Prefault,
+    maxRows = MAX_SEGMENT_ROWS,
   ) {
     this.stride = strideOf(dimensions);
     const rowBytes = this.stride * 4;
-    this.capacity = Math.max(1, Math.min(MAX_SEGMENT_ROWS, Math.floor(MAX_SEGMENT_BYTES / rowBytes)));
+    this.capacity = Math.max(1, Math.min(maxRows, MAX_SEGMENT_ROWS, Math.floor(MAX_SEGMENT_BYTES / rowBytes)));
     this.scoresOffset = align16(rowBytes);
     this.laneBytes = align16(this.scoresOffset + this.capacity * 4);
     this.graphOffset = this.laneBytes * lanes;
@@ -213,8 +217,10 @@ export class VectorSegment {
     const needed = this.rowsOffset + rows * this.stride * 4;
     const current = this.memory.buffer.byteLength;
     const maximum = this.rowsOffset + this.capacity * this.stride * 4;
-    if (needed <= current && (!this.prefault || needed * 2 <= current || current >= maximum)) return;
-    const target = Math.min(Math.max(needed, current * 2), maximum);
+    // The rows region doubles, by at most MAX_GROWTH_BYTES at once.
+    const step = Math.min(Math.max(current - this.rowsOffset, PAGE), MAX_GROWTH_BYTES);
+    if (needed <= current && (!this.prefault || needed + step / 2 <= current || current >= maximum)) return;
+    const target = Math.min(Math.max(needed, current + step), maximum);
     this.memory.grow(Math.ceil((target - current) / PAGE));
     this.floats = new Float32Array(this.memory.buffer);
     const grown = this.memory.buffer.byteLength;
