@@ -121,10 +121,12 @@ export class CodeSegment {
     const needed = this.codesOffset + rows * this.codeStride;
     const current = this.memory.buffer.byteLength;
     const maximum = this.codesOffset + this.capacity * this.codeStride;
+    // With prefaulting, the memory stays ahead of the codes as VectorSegment's does of its rows.
+    const lead = this.prefault ? Math.min(needed - this.codesOffset, MAX_GROWTH_BYTES) : 0;
+    if (needed + lead <= current || (needed <= current && current >= maximum)) return;
     // The codes region doubles, by at most MAX_GROWTH_BYTES at once.
     const step = Math.min(Math.max(current - this.codesOffset, PAGE), MAX_GROWTH_BYTES);
-    if (needed <= current && (!this.prefault || needed + step / 2 <= current || current >= maximum)) return;
-    const target = Math.min(Math.max(needed, current + step), maximum);
+    const target = Math.min(Math.max(needed + lead, current + step), maximum);
     this.memory.grow(Math.ceil((target - current) / PAGE));
     this.bytes = new Int8Array(this.memory.buffer);
     this.floats = new Float32Array(this.memory.buffer);

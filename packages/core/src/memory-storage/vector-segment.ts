@@ -48,8 +48,8 @@ export class VectorSegment {
 
   /**
    * `lanes`: scratch lanes (a query and scores each), 1 + the worker scans that may run at once.
-   * `prefault`: with it, the rows region grows half a growth step before it is full and large
-   * growths are faulted in by it ahead of the writes. `maxRows`: fewer rows than the default
+   * `prefault`: with it, the memory grows ahead of the rows (by as much as they use, up to 64 MB)
+   * and large growths are faulted in by it before the writes reach them. `maxRows`: fewer rows than the default
    * limit (tests use it to span several segments with few records).
    */
   constructor(
@@ -217,10 +217,13 @@ export class VectorSegment {
     const needed = this.rowsOffset + rows * this.stride * 4;
     const current = this.memory.buffer.byteLength;
     const maximum = this.rowsOffset + this.capacity * this.stride * 4;
+    // With prefaulting, the memory stays ahead of the rows by as many bytes as they use (at most
+    // MAX_GROWTH_BYTES), so the workers fault pages in before the writer reaches them.
+    const lead = this.prefault ? Math.min(needed - this.rowsOffset, MAX_GROWTH_BYTES) : 0;
+    if (needed + lead <= current || (needed <= current && current >= maximum)) return;
     // The rows region doubles, by at most MAX_GROWTH_BYTES at once.
     const step = Math.min(Math.max(current - this.rowsOffset, PAGE), MAX_GROWTH_BYTES);
-    if (needed <= current && (!this.prefault || needed + step / 2 <= current || current >= maximum)) return;
-    const target = Math.min(Math.max(needed, current + step), maximum);
+    const target = Math.min(Math.max(needed + lead, current + step), maximum);
     this.memory.grow(Math.ceil((target - current) / PAGE));
     this.floats = new Float32Array(this.memory.buffer);
     const grown = this.memory.buffer.byteLength;
