@@ -114,3 +114,16 @@ export { HttpTextReranker, type HttpTextRerankerOptions, type RerankProvider } f
 export { MmrReranker, type MmrRerankerOptions } from './rerank/mmr-reranker.js';
 export { ANSWER_FLOORS, defaultAnswerFloor } from './search/answer-floor.js';
 export { splitSentences } from './search/sentence-splitter.js';
+
+// Tracing (OpenTelemetry, through @opentelemetry/api only)
+export { KM_CORE_VERSION, KM_TRACER_NAME, tracer } from './tracing/tracer.js';
+export { GenAiAttributes, KmAttributes, MessagingAttributes } from './tracing/span-attributes.js';
+export { type KmSpanOptions, recordSpanError, type TracedIterableOptions, traceIterable, withSpan } from './tracing/with-span.js';
+export {
+  extractTraceContext,
+  formatTraceparent,
+  injectTraceContext,
+  parseTraceparent,
+  type TraceCarrier,
+} from './tracing/trace-context.js';
+export { traceContextOfMessage, withTraceContext } from './tracing/message-trace-context.js';

@@ -8,6 +8,8 @@ import { batches, mapWithConcurrency } from '../util/concurrency.js';
 import { embeddingFileName, parseEmbeddingFile, type EmbeddingFile } from './embedding-file.js';
 import { readIngestionArgs } from '../models/request-args.js';
 import { markProcessed, pendingFiles } from './handler-utils.js';
+import { embeddingAttributes, tokenAttributes } from '../tracing/model-spans.js';
+import { withSpan } from '../tracing/with-span.js';
 
 interface PendingPartition {
   file: UploadedFileDetails;
@@ -69,11 +71,11 @@ export class GenerateEmbeddingsHandler implements IPipelineStepHandler {
     const size = Math.max(1, Math.min(requested ?? generator.maxBatchSize ?? 1, generator.maxBatchSize ?? Infinity));
     await mapWithConcurrency(batches(pending, size), embedding.concurrency, async (batch) => {
       signal?.throwIfAborted();
-      const vectors = await generator.generateEmbeddings(
-        batch.map((p) => p.text),
-        signal,
-        { purpose: 'document' },
-      );
+      const texts = batch.map((p) => p.text);
+      const vectors = await withSpan('km.embeddings', embeddingAttributes(model, 'document', texts.length), (span) => {
+        if (span.isRecording()) span.setAttributes(tokenAttributes(texts.reduce((sum, t) => sum + generator.tokenizer.countTokens(t), 0)));
+        return generator.generateEmbeddings(texts, signal, { purpose: 'document' });
+      });
       if (vectors.length !== batch.length) {
         throw new KmError('invalid_argument', `${model} returned ${vectors.length} embeddings for ${batch.length} texts`);
       }

@@ -1,9 +1,13 @@
+import { type Attributes, SpanKind } from '@opentelemetry/api';
 import type { IMemoryDb, ListOptions, MemoryDbCapabilities, SimilarityOptions } from '../contracts/memory-db.js';
 import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
 import { IndexNotFoundError, InvalidInputError, KmError, isKmError } from '../errors/km-error.js';
 import { toMemoryFilters, type MemoryFilter } from '../models/memory-filter.js';
 import type { MemoryRecord } from '../models/memory-record.js';
 import { batches } from '../util/concurrency.js';
+import { memoryDbAttributes } from '../tracing/memory-db-spans.js';
+import { KmAttributes } from '../tracing/span-attributes.js';
+import { traceIterable, withSpan } from '../tracing/with-span.js';
 import { normalizeIndexName } from '../validation/index-name.js';
 import { checkFusion } from './hybrid-fusion.js';
 import { driverCapabilities, type DriverSearch, type MemoryDbDriver } from './memory-db-driver.js';
@@ -68,7 +72,11 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
     this.queryCache = options.queryCache ?? {};
   }
 
-  async createIndex(index: string, vectorSize: number): Promise<void> {
+  createIndex(index: string, vectorSize: number): Promise<void> {
+    return this.traced('create_index', index, () => this.createIndexOnce(index, vectorSize));
+  }
+
+  private async createIndexOnce(index: string, vectorSize: number): Promise<void> {
     const name = this.checkIndexName(index);
     const size = this.capabilities.vectorSearch ? this.checkIndexVectorSize(vectorSize) : 0;
     const known = await this.vectorSizeOf(name);
@@ -85,25 +93,31 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
     this.sizes.set(name, size);
   }
 
-  async getIndexes(): Promise<string[]> {
-    return [...new Set(await this.driver.listIndexes())].sort();
+  getIndexes(): Promise<string[]> {
+    return this.traced('get_indexes', undefined, async () => [...new Set(await this.driver.listIndexes())].sort());
   }
 
-  async deleteIndex(index: string): Promise<void> {
-    const name = this.checkIndexName(index);
-    this.sizes.delete(name);
-    await this.driver.deleteIndex(name).catch((error: unknown) => {
-      if (!(error instanceof IndexNotFoundError)) throw error;
+  deleteIndex(index: string): Promise<void> {
+    return this.traced('delete_index', index, async () => {
+      const name = this.checkIndexName(index);
+      this.sizes.delete(name);
+      await this.driver.deleteIndex(name).catch((error: unknown) => {
+        if (!(error instanceof IndexNotFoundError)) throw error;
+      });
     });
   }
 
-  async upsert(index: string, record: MemoryRecord): Promise<string> {
-    const [id] = await this.upsertBatch(index, [record]);
-    return id!;
+  upsert(index: string, record: MemoryRecord): Promise<string> {
+    return this.traced('upsert', index, async () => (await this.upsertRecords(index, [record]))[0]!, { [KmAttributes.records]: 1 });
   }
 
   /** Writes records in one driver call where it has one (split at its `maxBatchSize`), else one by one; nothing is written when a record is invalid. */
-  async upsertBatch(index: string, records: MemoryRecord[]): Promise<string[]> {
+  upsertBatch(index: string, records: MemoryRecord[]): Promise<string[]> {
+    const count = Array.isArray(records) ? records.length : 0;
+    return this.traced('upsert_batch', index, () => this.upsertRecords(index, records), { [KmAttributes.records]: count });
+  }
+
+  private async upsertRecords(index: string, records: MemoryRecord[]): Promise<string[]> {
     const name = this.checkIndexName(index);
     if (!Array.isArray(records)) throw new InvalidInputError('invalid_argument', 'records must be a list', { connector: this.name });
     const checked = records.map((r) => this.checkRecord(r));
@@ -132,10 +146,22 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
    * (cosine), `lexical` (the driver's full-text score) or `hybrid` (both sides fetch
    * `max(limit, 50)` candidates, fused by `options.fusion`; relevance stays the cosine).
    */
-  async *getSimilarList(
+  getSimilarList(
     index: string,
     query: string | Float32Array | number[],
     options: SimilarityOptions = {},
+  ): AsyncIterable<[MemoryRecord, number]> {
+    const attributes = memoryDbAttributes(this.name, index, {
+      [KmAttributes.searchMode]: options.mode ?? 'vector',
+      [KmAttributes.limit]: options.limit ?? 0,
+    });
+    return traceIterable('km.memory_db.search', attributes, () => this.similarList(index, query, options), { kind: SpanKind.CLIENT });
+  }
+
+  private async *similarList(
+    index: string,
+    query: string | Float32Array | number[],
+    options: SimilarityOptions,
   ): AsyncIterable<[MemoryRecord, number]> {
     const mode = checkSearchMode(options.mode, this.name);
     const name = this.checkIndexName(index);
@@ -151,7 +177,12 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
     for (const [record, relevance] of ranked) yield [withVectorIf(record, withEmbeddings), relevance];
   }
 
-  async *getList(index: string, options: ListOptions = {}): AsyncIterable<MemoryRecord> {
+  getList(index: string, options: ListOptions = {}): AsyncIterable<MemoryRecord> {
+    const attributes = memoryDbAttributes(this.name, index, { [KmAttributes.limit]: options.limit ?? 0 });
+    return traceIterable('km.memory_db.list', attributes, () => this.listRecords(index, options), { kind: SpanKind.CLIENT });
+  }
+
+  private async *listRecords(index: string, options: ListOptions): AsyncIterable<MemoryRecord> {
     const name = this.checkIndexName(index);
     const filters = this.checkFilters(options.filters);
     const limit = options.limit !== undefined && options.limit > 0 ? Math.floor(options.limit) : undefined;
@@ -171,19 +202,26 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
     }
   }
 
-  async delete(index: string, record: { id: string }): Promise<void> {
-    const name = this.checkIndexName(index);
-    const id = record?.id;
-    if (typeof id !== 'string' || id.length === 0) {
-      throw new InvalidInputError('invalid_argument', 'record id must be a non-empty string', { connector: this.name });
-    }
-    if ((await this.vectorSizeOf(name)) === undefined) return;
-    await this.read(name, () => this.driver.delete(name, id));
+  delete(index: string, record: { id: string }): Promise<void> {
+    return this.traced('delete', index, async () => {
+      const name = this.checkIndexName(index);
+      const id = record?.id;
+      if (typeof id !== 'string' || id.length === 0) {
+        throw new InvalidInputError('invalid_argument', 'record id must be a non-empty string', { connector: this.name });
+      }
+      if ((await this.vectorSizeOf(name)) === undefined) return;
+      await this.read(name, () => this.driver.delete(name, id));
+    });
   }
 
   /** Releases the driver's connections or files. */
   async close(): Promise<void> {
     await this.driver.close?.();
+  }
+
+  /** Runs a public operation in a `km.memory_db.<operation>` span. */
+  private traced<T>(operation: string, index: string | undefined, fn: () => Promise<T>, extra?: Attributes): Promise<T> {
+    return withSpan(`km.memory_db.${operation}`, memoryDbAttributes(this.name, index, extra), fn, { kind: SpanKind.CLIENT });
   }
 
   /** The driver's cosine search; undefined when the index is missing. */

@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import type { IMemoryDb } from '../contracts/memory-db.js';
 import type { IQueue, QueueHandlerResult } from '../contracts/queue.js';
 import { InvalidInputError, KmError } from '../errors/km-error.js';
@@ -5,6 +6,8 @@ import { Steps } from '../models/constants.js';
 import type { DataPipeline } from '../models/data-pipeline.js';
 import type { Document } from '../models/document.js';
 import { deleteIndexEverywhere } from '../handlers/delete-index-handler.js';
+import { importAttributes } from '../tracing/pipeline-spans.js';
+import { withSpan } from '../tracing/with-span.js';
 import { DELETION_STEPS } from './in-process-orchestrator.js';
 import type { PipelineContext } from './pipeline-context.js';
 import {
@@ -159,11 +162,17 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
     const steps = this.checkSteps(request.steps);
     this.checkFiles(document);
     await this.ensureStarted();
-    return this.mutex.run(`${index}/${document.id}`, async () => {
-      const pipeline = await this.prepare(index, document, steps, request.args ?? {}, request.sourceUrl);
-      await this.enqueue(steps[0]!, pipeline);
-      return document.id;
-    });
+    return withSpan(
+      'km.pipeline.import',
+      importAttributes(index, document.id, steps),
+      () =>
+        this.mutex.run(`${index}/${document.id}`, async () => {
+          const pipeline = await this.prepare(index, document, steps, request.args ?? {}, request.sourceUrl);
+          await this.enqueue(steps[0]!, pipeline);
+          return document.id;
+        }),
+      { kind: SpanKind.PRODUCER },
+    );
   }
 
   /** Restores records lost to a torn log tail (see the base class); queues what must run. */
@@ -333,7 +342,7 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
     pipeline.step_attempts = { step, count: attempt, ...(previous?.last_error ? { last_error: previous.last_error } : {}) };
     await this.statusStore.write(pipeline);
 
-    const outcome = await this.invoke(handler, pipeline);
+    const outcome = await this.invoke(handler, pipeline, undefined, attempt);
     this.statusStore.carry(pipeline, outcome.pipeline);
     pipeline = outcome.pipeline;
     if (DELETION_STEPS.has(step)) this.statusStore.forget(pipeline);

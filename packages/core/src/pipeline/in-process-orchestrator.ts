@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { StepOutcome } from '../contracts/pipeline-step-handler.js';
 import { KmError } from '../errors/km-error.js';
 import { BackoffPolicy } from '../retry/backoff-policy.js';
+import { importAttributes } from '../tracing/pipeline-spans.js';
+import { withSpan } from '../tracing/with-span.js';
 import { Steps } from '../models/constants.js';
 import type { DataPipeline } from '../models/data-pipeline.js';
 import type { Document } from '../models/document.js';
@@ -37,11 +39,13 @@ export class InProcessPipelineOrchestrator extends BasePipelineOrchestrator impl
   async importDocument(index: string, document: Document, request: PipelineRequest = {}): Promise<string> {
     const steps = this.checkSteps(request.steps);
     this.checkFiles(document);
-    return this.mutex.run(`${index}/${document.id}`, async () => {
-      const pipeline = await this.prepare(index, document, steps, request.args ?? {}, request.sourceUrl);
-      await this.run(pipeline, request.signal);
-      return document.id;
-    });
+    return withSpan('km.pipeline.import', importAttributes(index, document.id, steps), () =>
+      this.mutex.run(`${index}/${document.id}`, async () => {
+        const pipeline = await this.prepare(index, document, steps, request.args ?? {}, request.sourceUrl);
+        await this.run(pipeline, request.signal);
+        return document.id;
+      }),
+    );
   }
 
   async resume(index: string, documentId: string, signal?: AbortSignal): Promise<DataPipeline> {
@@ -76,7 +80,7 @@ export class InProcessPipelineOrchestrator extends BasePipelineOrchestrator impl
       if (!handler) return this.fail(pipeline, `no handler for step "${step}"`);
       let outcome: StepOutcome | undefined;
       for (let attempt = 1; ; attempt++) {
-        outcome = await this.invoke(handler, pipeline, signal);
+        outcome = await this.invoke(handler, pipeline, signal, attempt);
         this.statusStore.carry(pipeline, outcome.pipeline);
         pipeline = outcome.pipeline;
         if (outcome.result !== 'transient' || attempt >= this.maxAttempts) break;

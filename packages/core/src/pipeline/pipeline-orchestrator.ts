@@ -12,6 +12,8 @@ import type { Document, DocumentFileSource } from '../models/document.js';
 import { MemoryFilters } from '../models/memory-filter.js';
 import { cloneTags } from '../models/tag-collection.js';
 import { listRecordIds } from '../memory-storage/memory-db-operations.js';
+import { recordStepOutcome, stepAttributes } from '../tracing/pipeline-spans.js';
+import { withSpan } from '../tracing/with-span.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import type { PipelineContext } from './pipeline-context.js';
 import { checkIndexNameFits } from './check-index-name-fits.js';
@@ -270,8 +272,20 @@ export abstract class BasePipelineOrchestrator {
     }
   }
 
-  /** Runs one step; a throwing handler becomes a transient or fatal outcome. */
-  protected async invoke(handler: IPipelineStepHandler, pipeline: DataPipeline, signal?: AbortSignal): Promise<StepOutcome> {
+  /**
+   * Runs one step (`attempt`, from 1) in a `km.pipeline.step <step>` span; a throwing handler
+   * becomes a transient or fatal outcome.
+   */
+  protected invoke(handler: IPipelineStepHandler, pipeline: DataPipeline, signal?: AbortSignal, attempt = 1): Promise<StepOutcome> {
+    const step = handler.stepName;
+    return withSpan(`km.pipeline.step ${step}`, stepAttributes(step, pipeline, attempt), async (span) => {
+      const outcome = await this.invokeHandler(handler, pipeline, signal);
+      recordStepOutcome(span, outcome);
+      return outcome;
+    });
+  }
+
+  private async invokeHandler(handler: IPipelineStepHandler, pipeline: DataPipeline, signal?: AbortSignal): Promise<StepOutcome> {
     const started = performance.now();
     let outcome: StepOutcome;
     try {

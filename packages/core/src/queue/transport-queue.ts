@@ -1,7 +1,11 @@
+import { type Attributes, context, ROOT_CONTEXT, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { IQueue, QueueConnectOptions, QueueHandlerResult } from '../contracts/queue.js';
 import { InvalidInputError, KmError } from '../errors/km-error.js';
 import { BackoffPolicy } from '../retry/backoff-policy.js';
 import { isTransient } from '../retry/with-retries.js';
+import { traceContextOfMessage, withTraceContext } from '../tracing/message-trace-context.js';
+import { KmAttributes, MessagingAttributes } from '../tracing/span-attributes.js';
+import { withSpan } from '../tracing/with-span.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { checkQueueConnect } from './connect-checks.js';
 import { LeaseRenewal } from './lease-renewal.js';
@@ -107,7 +111,11 @@ export class TransportQueue<M extends TransportMessage = TransportMessage> imple
       throw error;
     }
     if (this.closed) throw new KmError('invalid_argument', `this ${className} was closed while connecting`, { connector });
-    if (options.dequeue) this.consuming = this.consume().catch((error: unknown) => this.log('error', 'consumer stopped', error));
+    // The loop runs outside the caller's trace: each message continues its producer's (see `handle`).
+    if (options.dequeue)
+      this.consuming = context
+        .with(ROOT_CONTEXT, () => this.consume())
+        .catch((error: unknown) => this.log('error', 'consumer stopped', error));
   }
 
   async enqueue(message: string): Promise<void> {
@@ -115,7 +123,9 @@ export class TransportQueue<M extends TransportMessage = TransportMessage> imple
     if (typeof message !== 'string') throw new InvalidInputError('invalid_argument', 'a queue message must be a string', { connector });
     if (this.closed) throw new KmError('invalid_argument', `this ${className} is closed`, { connector });
     if (this.name === undefined) throw new KmError('invalid_argument', 'call connect() before using the queue', { connector });
-    await this.transport.publish(message);
+    await withSpan(`km.queue.publish ${this.name}`, this.spanAttributes('send'), () => this.transport.publish(withTraceContext(message)), {
+      kind: SpanKind.PRODUCER,
+    });
   }
 
   /**
@@ -200,13 +210,38 @@ export class TransportQueue<M extends TransportMessage = TransportMessage> imple
           )
         : undefined;
     this.held.set(message, lease);
-    const result = await this.run(message.body);
+    const result = await this.traced(message);
     await lease?.stop();
     if (!this.held.delete(message)) return; // handed back by close(): this result comes too late
     if (result === 'ok') return this.settle(message, 'ack');
     if (result === 'fatal' || attempt >= this.maxAttempts)
       return this.settle(message, 'poison', result === 'fatal' ? 'fatal' : `failed ${attempt} times`);
     return this.settle(message, 'retry');
+  }
+
+  /** {@link run} in a `km.queue.process <queue>` span that continues the trace the message carries. */
+  private traced(message: M): Promise<QueueHandlerResult> {
+    const attributes = { ...this.spanAttributes('process'), [KmAttributes.queueAttempt]: message.attempt };
+    const parent = traceContextOfMessage(message.body);
+    return withSpan(
+      `km.queue.process ${this.name}`,
+      attributes,
+      async (span) => {
+        const result = await this.run(message.body);
+        span.setAttribute(KmAttributes.queueResult, result);
+        if (result !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: result });
+        return result;
+      },
+      { kind: SpanKind.CONSUMER, parent },
+    );
+  }
+
+  private spanAttributes(operation: 'send' | 'process'): Attributes {
+    return {
+      [MessagingAttributes.system]: this.transport.names.connector,
+      [MessagingAttributes.destination]: this.queueName ?? '',
+      [MessagingAttributes.operationType]: operation,
+    };
   }
 
   /** The handler's answer; a throw, a rejection or an unknown answer is `transient`. */

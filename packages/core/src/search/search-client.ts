@@ -24,6 +24,9 @@ import { operationSignal } from '../util/operation-signal.js';
 import { defaultPromptProvider, PromptNames, readPrompt, type IPromptProvider } from './prompt-provider.js';
 import { FACT_TEMPLATE, renderPrompt } from './prompts.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchClientOptions } from './search-options.js';
+import { embeddingAttributes, generationAttributes, tokenAttributes, usageTokenAttributes } from '../tracing/model-spans.js';
+import { KmAttributes } from '../tracing/span-attributes.js';
+import { traceIterable, withSpan } from '../tracing/with-span.js';
 
 /** Settings of a {@link SearchClient}: the {@link SearchClientOptions} and its query-embedding cache. */
 export interface SearchClientSettings extends Partial<SearchClientOptions> {
@@ -104,7 +107,16 @@ export class SearchClient {
     this.queryCache = queryCache ?? {};
   }
 
-  async search(query: string, request: RetrievalRequest): Promise<SearchResult> {
+  /** Search in a `km.search` span. */
+  search(query: string, request: RetrievalRequest): Promise<SearchResult> {
+    return withSpan('km.search', { [KmAttributes.index]: request.index }, async (span) => {
+      const result = await this.searchOnce(query, request);
+      span.setAttribute(KmAttributes.results, result.results.length);
+      return result;
+    });
+  }
+
+  private async searchOnce(query: string, request: RetrievalRequest): Promise<SearchResult> {
     const args = checkRetrievalArgs(request.args);
     await checkEmbeddingModelName(args.embeddingModelName, this.deps.embeddingGenerator);
     const plan = this.plan(request);
@@ -152,9 +164,13 @@ export class SearchClient {
    * The answer in chunks: `reset` (question and sources, the only chunk that lists them),
    * `append` (text), `last` (outcome and token usage). Concatenating the `text` of every
    * chunk gives the whole answer; KM's clients, which merge the sources of every chunk, see
-   * each source once.
+   * each source once. The whole answer runs in a `km.ask` span.
    */
-  async *askStreaming(question: string, request: RetrievalRequest): AsyncIterable<MemoryAnswer> {
+  askStreaming(question: string, request: RetrievalRequest): AsyncIterable<MemoryAnswer> {
+    return traceIterable('km.ask', { [KmAttributes.index]: request.index }, () => this.answerStream(question, request));
+  }
+
+  private async *answerStream(question: string, request: RetrievalRequest): AsyncIterable<MemoryAnswer> {
     const args = checkRetrievalArgs(request.args);
     if (typeof question !== 'string' || question.trim() === '') {
       throw new InvalidInputError('invalid_argument', 'the question is empty');
@@ -274,6 +290,18 @@ export class SearchClient {
     yield this.answer(question, 'reset', { relevantSources: collector.citations });
     let text = '';
     let serviceUsage: TokenUsage | undefined;
+    const modelName = args.textGenerationModelName ?? generator.modelName;
+    let usage: TokenUsage | undefined;
+    const usageOf = (): TokenUsage =>
+      (usage ??= {
+        timestamp: new Date().toISOString(),
+        serviceType: 'text-generation',
+        modelType: 'TextGeneration',
+        ...(modelName ? { modelName } : {}),
+        tokenizerTokensIn: tokenizer.countTokens(prompt),
+        tokenizerTokensOut: tokenizer.countTokens(text),
+        ...(serviceUsage ?? {}),
+      });
     const options: TextGenerationOptions = {
       maxTokens: answerTokens,
       temperature: args.temperature ?? this.options.temperature,
@@ -282,25 +310,21 @@ export class SearchClient {
       onUsage: (u) => (serviceUsage = u),
       ...sig(request),
     };
-    for await (const piece of generator.generate(prompt, options)) {
+    const pieces = traceIterable(
+      'km.text_generation',
+      generationAttributes(modelName, options.maxTokens, options.temperature),
+      () => generator.generate(prompt, options),
+      { onDone: (span) => span.setAttributes(usageTokenAttributes(usageOf())) },
+    );
+    for await (const piece of pieces) {
       text += piece;
       if (piece) yield this.answer(question, 'append', { text: piece });
     }
     const notFound = text.trim() === '' || sameAnswer(text, emptyAnswer);
-    const modelName = args.textGenerationModelName ?? generator.modelName;
-    const usage: TokenUsage = {
-      timestamp: new Date().toISOString(),
-      serviceType: 'text-generation',
-      modelType: 'TextGeneration',
-      ...(modelName ? { modelName } : {}),
-      tokenizerTokensIn: tokenizer.countTokens(prompt),
-      tokenizerTokensOut: tokenizer.countTokens(text),
-      ...(serviceUsage ?? {}),
-    };
     yield this.answer(question, 'last', {
       noResult: notFound,
       ...(notFound ? { noResultReason: NOT_FOUND_REASON } : {}),
-      tokenUsage: [usage],
+      tokenUsage: [usageOf()],
     });
   }
 
@@ -405,7 +429,11 @@ export class SearchClient {
     let target: string | Float32Array = query;
     let queryVector: Float32Array | undefined;
     if (mode !== 'lexical' && memoryDb.capabilities?.vectorSearch !== false && embeddingGenerator) {
-      queryVector = await embedQuery(embeddingGenerator, query, request.signal, this.queryCache);
+      const generator = embeddingGenerator;
+      queryVector = await withSpan('km.embeddings', embeddingAttributes(generator.modelName, 'query', 1), (span) => {
+        if (span.isRecording()) span.setAttributes(tokenAttributes(generator.tokenizer.countTokens(query)));
+        return embedQuery(generator, query, request.signal, this.queryCache);
+      });
       target = queryVector;
     }
     const options: SimilarityOptions = {
