@@ -1,0 +1,72 @@
+import { createRequire } from 'node:module';
+import { normalizeIndexName, type IKernelMemory } from '@km/core';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ToolContext } from './tool-context.js';
+import type { ToolErrorLogger } from './tool-errors.js';
+import { registerAskTool } from './tools/ask-tool.js';
+import { registerDeleteDocumentTool, registerDocumentStatusTool } from './tools/document-tools.js';
+import { registerImportTextTool, registerImportUrlTool } from './tools/import-tools.js';
+import { registerListIndexesTool } from './tools/list-indexes-tool.js';
+import { registerSearchTool } from './tools/search-tool.js';
+
+/** Options of {@link createMemoryMcpServer}. */
+export interface MemoryMcpServerOptions {
+  /** Offer only the tools that read: search, ask, list_indexes, get_document_status. @default false */
+  readOnly?: boolean;
+  /** Index used when a call names none. @default the memory's default index ("default") */
+  defaultIndex?: string;
+  /** Server name announced to clients. @default 'km' */
+  name?: string;
+  /** Receives unexpected (non-km) errors of tool calls, whose details stay out of the results. @default none */
+  log?: ToolErrorLogger;
+}
+
+/** Tools that only read. */
+export const READ_TOOLS = ['search', 'ask', 'list_indexes', 'get_document_status'] as const;
+/** Tools that change memory (absent in read-only mode). */
+export const WRITE_TOOLS = ['import_text', 'import_url', 'delete_document'] as const;
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+/**
+ * An MCP server whose tools are a km memory: `search`, `ask`, `list_indexes`,
+ * `get_document_status`, and unless `readOnly`, `import_text`, `import_url`, `delete_document`.
+ * Every tool has a JSON schema with described arguments and returns text plus structured
+ * content; a bad argument or a km error is a tool error (`isError: true`), never a crash.
+ * Connect it to any transport of the SDK (see `runStdioServer`, `handleStreamableHttp`).
+ *
+ * ```ts
+ * const memory = new KernelMemoryBuilder().withDataDirectory('./km-data').build();
+ * const server = createMemoryMcpServer(memory, { readOnly: true });
+ * await server.connect(new StdioServerTransport());
+ * ```
+ */
+export function createMemoryMcpServer(memory: IKernelMemory, options: MemoryMcpServerOptions = {}): McpServer {
+  const defaultIndex = options.defaultIndex === undefined ? undefined : normalizeIndexName(options.defaultIndex);
+  const server = new McpServer(
+    { name: options.name ?? 'km', version },
+    {
+      instructions:
+        'Long-term memory of documents. search finds passages with citations; ask answers from them with sources' +
+        (options.readOnly
+          ? '. This server is read-only.'
+          : '; import_text and import_url add documents (poll get_document_status until completed); delete_document removes one.') +
+        ' Filter by tags with the filters argument.',
+    },
+  );
+  const context: ToolContext = {
+    memory,
+    indexOf: (index) => (index === undefined || index.trim() === '' ? defaultIndex : index),
+    log: options.log,
+  };
+  registerSearchTool(server, context);
+  registerAskTool(server, context);
+  registerListIndexesTool(server, context);
+  registerDocumentStatusTool(server, context);
+  if (!options.readOnly) {
+    registerImportTextTool(server, context);
+    registerImportUrlTool(server, context);
+    registerDeleteDocumentTool(server, context);
+  }
+  return server;
+}
