@@ -12,6 +12,7 @@ import type { ServiceMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerIndexRoutes } from './routes/indexes.js';
+import { registerMcpRoutes } from './routes/mcp.js';
 import { registerRetrievalRoutes } from './routes/retrieval.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { registerUploadRoute } from './routes/upload.js';
@@ -129,5 +130,6 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
   registerDocumentRoutes(app, memory);
   registerIndexRoutes(app, memory);
   registerRetrievalRoutes(app, memory);
+  registerMcpRoutes(app, memory, config, metrics);
   return app;
 }

@@ -133,6 +133,13 @@ export interface ServiceConfig {
   search: SearchConfig;
   /** Serve `/docs` (Swagger UI) and `/openapi.json`. @default true */
   docs: boolean;
+  /** The MCP endpoint (`POST /mcp`, Streamable HTTP), behind the access keys like every route. */
+  mcp: {
+    /** Serve `/mcp`. @default true (env KM_MCP) */
+    enabled: boolean;
+    /** Offer only the tools that read (search, ask, list_indexes, get_document_status). @default false (env KM_MCP_READ_ONLY) */
+    readOnly: boolean;
+  };
   /** Limits that keep idle or slow clients from holding every connection (and file descriptor). */
   http: {
     /**
@@ -199,6 +206,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   azureOpenai: { auth: 'key', apiVersion: '2024-10-21' },
   search: { reranker: 'none' },
   docs: true,
+  mcp: { enabled: true, readOnly: false },
   http: {
     connectionTimeoutMs: 120_000,
     keepAliveTimeoutMs: 72_000,
@@ -295,6 +303,10 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   set('shutdownTimeoutMs', num('KM_SHUTDOWN_TIMEOUT_MS'));
   set('logLevel', str('KM_LOG_LEVEL') as ServiceConfig['logLevel'] | undefined);
   set('docs', bool('KM_DOCS'));
+  const mcp: Partial<ServiceConfig['mcp']> = {};
+  if (bool('KM_MCP') !== undefined) mcp.enabled = bool('KM_MCP')!;
+  if (bool('KM_MCP_READ_ONLY') !== undefined) mcp.readOnly = bool('KM_MCP_READ_ONLY')!;
+  if (Object.keys(mcp).length) out.mcp = mcp;
 
   const keys = [str('KM_ACCESS_KEY1'), str('KM_ACCESS_KEY2')].filter((k): k is string => k !== undefined);
   const auth: Partial<ServiceConfig['auth']> = {};
@@ -420,6 +432,9 @@ function validate(config: ServiceConfig): ServiceConfig {
   if (config.http.minUploadRateGraceMs < 1) fail('http.minUploadRateGraceMs (KM_HTTP_MIN_UPLOAD_RATE_GRACE_MS) must be positive');
   if (config.http.requestTimeoutMs > 0 && config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
     fail('http.headersTimeoutMs (KM_HTTP_HEADERS_TIMEOUT_MS) must not exceed http.requestTimeoutMs (KM_HTTP_REQUEST_TIMEOUT_MS)');
+  }
+  for (const key of ['enabled', 'readOnly'] as const) {
+    if (typeof config.mcp[key] !== 'boolean') fail(`mcp.${key} must be true or false, got ${JSON.stringify(config.mcp[key])}`);
   }
   if (!/^[A-Za-z0-9-]+$/.test(config.auth.header)) fail(`auth.header ${JSON.stringify(config.auth.header)} is not a valid header name`);
   if (!Array.isArray(config.auth.keys) || config.auth.keys.length > 2) fail('auth.keys holds at most two keys');

@@ -1,0 +1,35 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { MemoryService } from '@km/core';
+import { handleStreamableHttp, METHOD_NOT_ALLOWED_BODY } from '@km/mcp';
+import type { ServiceConfig } from '../config.js';
+import type { ServiceMetrics } from '../metrics.js';
+
+const ROUTE = '/mcp';
+
+/**
+ * The MCP endpoint: Streamable HTTP in stateless mode at `POST /mcp` (a new MCP server and
+ * transport per request), behind the access keys like every non-public route; `GET` and
+ * `DELETE` answer 405 (no server-initiated stream, no session). Off with `KM_MCP=false`;
+ * `KM_MCP_READ_ONLY=true` offers only the tools that read.
+ */
+export function registerMcpRoutes(app: FastifyInstance, memory: MemoryService, config: ServiceConfig, metrics: ServiceMetrics): void {
+  if (!config.mcp.enabled) return;
+  // A text to import may be as large as an upload.
+  app.post(ROUTE, { bodyLimit: config.maxUploadBytes }, async (request, reply) => {
+    reply.hijack();
+    reply.raw.setHeader('x-request-id', request.id);
+    await handleStreamableHttp(memory, request.raw, reply.raw, request.body, {
+      readOnly: config.mcp.readOnly,
+      log: (message, fields) => request.log.error(fields, message),
+    });
+    // A hijacked reply skips the onResponse hook: observe and log the request here.
+    const status = reply.raw.statusCode;
+    metrics.observeRequest(request.method, ROUTE, status, reply.elapsedTime / 1000);
+    request.log.info({ method: request.method, url: request.url, status, ms: Math.round(reply.elapsedTime) }, 'request');
+    return reply;
+  });
+  const notAllowed = async (_request: unknown, reply: FastifyReply) =>
+    reply.code(405).header('allow', 'POST').send(METHOD_NOT_ALLOWED_BODY);
+  app.get(ROUTE, notAllowed);
+  app.delete(ROUTE, notAllowed);
+}

@@ -1,0 +1,196 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it, vi } from 'vitest';
+import { DEFAULT_CONFIG, loadConfig } from '../src/index.js';
+import { useTestService } from './helpers.js';
+
+const KEY = 'mcp-test-access-key-'.padEnd(40, 'k');
+
+async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'km-service-mcp-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } }));
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
+
+function structuredOf<T = Record<string, unknown>>(result: CallToolResult): T {
+  if (result.isError) throw new Error(`tool error: ${textOf(result)}`);
+  return result.structuredContent as T;
+}
+
+/** Waits until the document's status, asked through MCP, says completed. */
+async function waitUntilReady(client: Client, documentId: string, index: string): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const status = structuredOf<{ state: string }>(await call(client, 'get_document_status', { documentId, index }));
+      expect(status.state).toBe('completed');
+    },
+    { timeout: 15_000, interval: 50 },
+  );
+}
+
+describe('the MCP endpoint of the service', () => {
+  const service = useTestService();
+
+  it('lists the tools and runs each over Streamable HTTP', async () => {
+    const client = await connect(service().url);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'ask',
+        'delete_document',
+        'get_document_status',
+        'import_text',
+        'import_url',
+        'list_indexes',
+        'search',
+      ]);
+
+      const imported = structuredOf<{ documentId: string; state: string }>(
+        await call(client, 'import_text', {
+          text: 'The Rosetta probe landed Philae on comet 67P in November 2014.',
+          documentId: 'rosetta',
+          index: 'missions',
+          tags: { agency: 'esa' },
+        }),
+      );
+      expect(imported.documentId).toBe('rosetta');
+      expect(['in_progress', 'completed']).toContain(imported.state);
+      await waitUntilReady(client, 'rosetta', 'missions');
+
+      const found = structuredOf<{ results: Array<{ documentId: string; partitions: Array<{ text: string }> }> }>(
+        await call(client, 'search', { query: 'Which comet did Philae land on?', index: 'missions', filters: [{ agency: 'esa' }] }),
+      );
+      expect(found.results[0]?.documentId).toBe('rosetta');
+      expect(found.results[0]?.partitions[0]?.text).toContain('comet 67P');
+      const filteredOut = structuredOf<{ results: unknown[] }>(
+        await call(client, 'search', { query: 'comet', index: 'missions', filters: [{ '!agency': 'esa' }] }),
+      );
+      expect(filteredOut.results).toEqual([]);
+
+      const answer = structuredOf<{ answer: string; sources: Array<{ documentId: string }> }>(
+        await call(client, 'ask', { question: 'Rosetta landed Philae on which comet?', index: 'missions' }),
+      );
+      expect(answer.answer).toContain('67P');
+      expect(answer.sources.map((s) => s.documentId)).toEqual(['rosetta']);
+
+      expect(structuredOf<{ indexes: string[] }>(await call(client, 'list_indexes')).indexes).toContain('missions');
+
+      const blocked = await call(client, 'import_url', { url: 'http://127.0.0.1:1/page.html', index: 'missions' });
+      expect(blocked.isError).toBe(true); // the service does not fetch private addresses
+      expect(textOf(blocked)).toMatch(/^Invalid argument: /);
+
+      expect(structuredOf(await call(client, 'delete_document', { documentId: 'rosetta', index: 'missions' }))).toMatchObject({
+        deleted: true,
+      });
+      await vi.waitFor(
+        async () => expect((await call(client, 'get_document_status', { documentId: 'rosetta', index: 'missions' })).isError).toBe(true),
+        { timeout: 15_000, interval: 50 },
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers bad arguments with tool errors', async () => {
+    const client = await connect(service().url);
+    try {
+      const noQuery = await call(client, 'search', {});
+      expect(noQuery.isError).toBe(true);
+      expect(textOf(noQuery)).toMatch(/Invalid arguments for tool search/);
+      const badIndex = await call(client, 'ask', { question: 'anything?', index: '**' });
+      expect(textOf(badIndex)).toMatch(/^Invalid index name: /);
+      const unknown = await call(client, 'get_document_status', { documentId: 'nobody', index: 'missions' });
+      expect(unknown.isError).toBe(true);
+      expect(textOf(unknown)).toMatch(/^Document not found: /);
+      expect((await client.listTools()).tools.length).toBe(7);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers GET and DELETE with 405 in stateless mode', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${service().url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+    }
+  });
+});
+
+describe('the MCP endpoint with access keys', () => {
+  const service = useTestService({ overrides: { auth: { enabled: true, keys: [KEY] } } });
+
+  it('refuses a client without the key (401) or with a wrong one (403)', async () => {
+    await expect(connect(service().url)).rejects.toMatchObject({ code: 401 });
+    await expect(connect(service().url, { Authorization: 'x'.repeat(40) })).rejects.toMatchObject({ code: 403 });
+    const raw = await fetch(`${service().url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(raw.status).toBe(401);
+  });
+
+  it('serves a client that sends the key', async () => {
+    const client = await connect(service().url, { Authorization: KEY });
+    try {
+      expect((await client.listTools()).tools.length).toBe(7);
+      expect(structuredOf<{ indexes: string[] }>(await call(client, 'list_indexes')).indexes).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('the MCP endpoint in read-only mode', () => {
+  const service = useTestService({ overrides: { mcp: { readOnly: true } } });
+
+  it('lists only the tools that read', async () => {
+    const client = await connect(service().url);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['ask', 'get_document_status', 'list_indexes', 'search']);
+      expect((await call(client, 'delete_document', { documentId: 'x' })).isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('the MCP endpoint turned off', () => {
+  const service = useTestService({ overrides: { mcp: { enabled: false } } });
+
+  it('is not served', async () => {
+    const res = await fetch(`${service().url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(404);
+  });
+});
+
+describe('MCP settings', () => {
+  it('are on and read-write by default, and read KM_MCP and KM_MCP_READ_ONLY', () => {
+    expect(DEFAULT_CONFIG.mcp).toEqual({ enabled: true, readOnly: false });
+    expect(loadConfig({ env: {} }).mcp).toEqual({ enabled: true, readOnly: false });
+    expect(loadConfig({ env: { KM_MCP: 'false', KM_MCP_READ_ONLY: 'true' } }).mcp).toEqual({ enabled: false, readOnly: true });
+    expect(loadConfig({ env: { KM_MCP_READ_ONLY: 'yes' } }).mcp).toEqual({ enabled: true, readOnly: true });
+  });
+
+  it('refuse a value that is not a boolean', () => {
+    expect(() => loadConfig({ env: { KM_MCP_READ_ONLY: 'maybe' } })).toThrow(/KM_MCP_READ_ONLY must be true or false/);
+    expect(() => loadConfig({ env: {}, overrides: { mcp: { readOnly: 'yes' as unknown as boolean } } })).toThrow(
+      /mcp\.readOnly must be true or false/,
+    );
+  });
+});
