@@ -22,6 +22,7 @@ import {
   type RerankerKind,
   type ServiceConfigInput,
 } from '@km/service';
+import { runStdioServer } from '@km/mcp';
 import { formatSearch, formatSources } from './format.js';
 import { expandInputs } from './inputs.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
@@ -204,6 +205,36 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
         }
         const indexes = await target.memory.listIndexes();
         print(opts.json ? `${JSON.stringify(indexes)}\n` : indexes.map((i) => `${i.name}\n`).join('') || '(no index)\n');
+      });
+    });
+
+  program
+    .command('mcp')
+    .description(
+      'serve the memory to MCP clients (Claude Desktop, IDEs, agents) over stdio: tools search, ask, import_text, import_url, list_indexes, get_document_status, delete_document',
+    )
+    .option('--url <url>', 'km or Kernel Memory service URL (default: work on the data folder in this process)', process.env.KM_URL)
+    .option('--key <key>', 'access key of the service (default: $KM_API_KEY)')
+    .option('--data-dir <dir>', 'data folder in local mode (default: $KM_DATA_DIR or ./km-data)')
+    .option('--config <file>', 'JSON configuration file in local mode (default: $KM_CONFIG)')
+    .option('-i, --index <name>', 'index used when a tool call names none (default: "default")')
+    .option('--read-only', 'offer only search, ask, list_indexes and get_document_status')
+    .action(async (opts: TargetOptions & { index?: string; readOnly?: boolean }) => {
+      // stdout carries the protocol only: everything else, logs included, goes to stderr.
+      await withTarget(opts, async (target) => {
+        const server = await runStdioServer(target.memory, {
+          readOnly: opts.readOnly === true,
+          ...(opts.index ? { defaultIndex: opts.index } : {}),
+        });
+        const stop = () => void server.close();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        try {
+          await server.closed;
+        } finally {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+        }
       });
     });
 
