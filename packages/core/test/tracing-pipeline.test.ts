@@ -1,5 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
-import { DEFAULT_STEPS, InMemoryQueue, InMemoryQueueBroker, type MemoryService } from '../src/index.js';
+import { SpanStatusCode } from '@opentelemetry/api';
+import {
+  type DataPipeline,
+  DEFAULT_STEPS,
+  InMemoryQueue,
+  InMemoryQueueBroker,
+  type IPipelineStepHandler,
+  type MemoryService,
+  type StepOutcome,
+} from '../src/index.js';
 import { cleanupAfterTests, inMemoryBuilder, waitUntilCompleted } from './helpers.js';
 import { isDescendant, onlySpan, parentOf, spansNamed, useTracing } from './tracing-helpers.js';
 
@@ -96,5 +105,24 @@ describe('tracing an import across the queues', () => {
     const steps = spansNamed(spans, 'km.pipeline.step ');
     expect(steps.map((s) => s.attributes['km.step'])).toEqual([...DEFAULT_STEPS]);
     for (const step of steps) expect(parentOf(spans, step)).toBe(imported);
+  });
+
+  it('gives each attempt of a retried step its own span, the failed one with an error status', async () => {
+    let calls = 0;
+    const flaky: IPipelineStepHandler = {
+      stepName: 'flaky',
+      async invoke(pipeline: DataPipeline): Promise<StepOutcome> {
+        calls++;
+        return calls === 1 ? { result: 'transient', pipeline, error: 'not yet' } : { result: 'success', pipeline };
+      },
+    };
+    const memory = inMemoryBuilder().withHandler(flaky).withOrchestratorOptions({ retryDelayMs: 1 }).build();
+    await memory.importText('Makemake has no known rings.', { documentId: 'makemake', steps: ['extract', 'flaky'] });
+    const attempts = spansNamed(exporter.getFinishedSpans(), 'km.pipeline.step flaky');
+    expect(attempts.map((s) => s.attributes['km.attempt'])).toEqual([1, 2]);
+    expect(attempts[0]!.attributes['km.step.result']).toBe('transient');
+    expect(attempts[0]!.status).toMatchObject({ code: SpanStatusCode.ERROR, message: 'not yet' });
+    expect(attempts[1]!.attributes['km.step.result']).toBe('success');
+    expect(attempts[1]!.status.code).not.toBe(SpanStatusCode.ERROR);
   });
 });
