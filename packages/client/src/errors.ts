@@ -32,6 +32,7 @@ const KNOWN_CODES = new Set<string>([
   'unsupported_content',
   'storage_corrupt',
   'not_configured',
+  'unsupported_operation',
   'pipeline_failed',
   'handler_not_found',
   'aborted',

@@ -4,7 +4,7 @@ import { KmError } from '@km/core';
  * Thrown by the members of LangChain's VectorStore contract that a km memory cannot honour:
  * writing caller-made vectors or documents through the store, deleting through it, and
  * anything that needs the store's own embeddings (km embeds queries inside the memory).
- * `operation` names the member. Its `code` is `not_configured`.
+ * `operation` names the member. Its `code` is `unsupported_operation`.
  *
  * ```ts
  * try { await store.addDocuments(docs); }
@@ -16,7 +16,7 @@ export class UnsupportedOperationError extends KmError {
   readonly operation: string;
 
   constructor(operation: string, hint: string) {
-    super('not_configured', `${operation} is not supported: ${hint}`, { connector: 'langchain' });
+    super('unsupported_operation', `${operation} is not supported: ${hint}`, { connector: 'langchain' });
     this.name = 'UnsupportedOperationError';
     this.operation = operation;
   }

@@ -65,7 +65,7 @@ describe('KernelMemoryVectorStoreReader write members', () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(UnsupportedOperationError);
-    expect(isKmError(error) && error.code).toBe('not_configured');
+    expect(isKmError(error) && error.code).toBe('unsupported_operation');
     expect((error as UnsupportedOperationError).operation).toBe(name.replace('asRetriever().', ''));
     expect((error as Error).message).toMatch(/^\[km\] \[langchain\] \w+ is not supported: /);
   });

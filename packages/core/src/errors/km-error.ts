@@ -19,6 +19,7 @@ export type KmErrorCode =
   | 'storage_corrupt'
   | 'write_conflict'
   | 'not_configured'
+  | 'unsupported_operation'
   | 'pipeline_failed'
   | 'handler_not_found'
   | 'aborted'

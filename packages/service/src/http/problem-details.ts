@@ -59,6 +59,7 @@ const STATUS_OF: Partial<Record<KmErrorCode, number>> = {
   content_too_large: 413,
   input_too_long: 400,
   not_configured: 503,
+  unsupported_operation: 501,
   transient: 503,
   rate_limited: 503,
   upstream_error: 503,
