@@ -1,0 +1,163 @@
+import { accessKey } from './access-key.js';
+import type { DocumentStatus, MemoryAnswer, SearchResult, UploadAccepted } from './api-types.js';
+import type { WireFilter } from './filters.js';
+import { readServerSentEvents } from './server-sent-events.js';
+
+/** An error answer of the service (a ProblemDetails body), or a network failure (status 0). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Asks the person for an access key; resolves undefined when they cancel. */
+export type KeyPrompt = (reason: string) => Promise<string | undefined>;
+
+/** Options of {@link ApiClient}. */
+export interface ApiClientOptions {
+  /** The service's root, e.g. `/` or `/prefix/`. */
+  baseUrl: string;
+  /** The header the service reads the access key from. @default 'Authorization' */
+  authHeader?: string;
+  /** Called on a 401 or 403: the request is sent again with the key given. */
+  askForKey: KeyPrompt;
+}
+
+/** The km service's HTTP API as the console uses it, with the access key of the tab. */
+export class ApiClient {
+  private readonly baseUrl: string;
+  authHeader: string;
+  private readonly askForKey: KeyPrompt;
+  /** One prompt at a time: requests that fail together wait for the same key. */
+  private pendingKey: Promise<string | undefined> | undefined;
+
+  constructor(options: ApiClientOptions) {
+    this.baseUrl = options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`;
+    this.authHeader = options.authHeader ?? 'Authorization';
+    this.askForKey = options.askForKey;
+  }
+
+  /** The URL of a route of the service, e.g. `url('download', { index })`. */
+  url(path: string, query: Record<string, string> = {}): string {
+    const search = new URLSearchParams(query).toString();
+    return `${this.baseUrl}${path}${search ? `?${search}` : ''}`;
+  }
+
+  async listIndexes(): Promise<string[]> {
+    const body = (await (await this.request('indexes')).json()) as { results: Array<{ name: string }> };
+    return body.results.map((r) => r.name);
+  }
+
+  async deleteIndex(index: string): Promise<void> {
+    await this.request(this.path('indexes', { index }), { method: 'DELETE' });
+  }
+
+  /** Uploads files (or a URL, as KM's `content.url` file) as one document. */
+  async upload(input: { index: string; tags: string[]; files: File[]; url?: string; documentId?: string }): Promise<UploadAccepted> {
+    const form = new FormData();
+    form.append('index', input.index);
+    if (input.documentId) form.append('documentId', input.documentId);
+    for (const tag of input.tags) form.append('tags', tag);
+    if (input.url) form.append('file1', new Blob([input.url], { type: 'text/plain' }), 'content.url');
+    input.files.forEach((file, i) => form.append(`file${i + 1}`, file, file.name));
+    return (await (await this.request('upload', { method: 'POST', body: form })).json()) as UploadAccepted;
+  }
+
+  /** The pipeline status of a document, or undefined once it is not found (deleted, or never uploaded). */
+  async documentStatus(index: string, documentId: string): Promise<DocumentStatus | undefined> {
+    try {
+      return (await (await this.request(this.path('upload-status', { index, documentId }))).json()) as DocumentStatus;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  async deleteDocument(index: string, documentId: string): Promise<void> {
+    await this.request(this.path('documents', { index, documentId }), { method: 'DELETE' });
+  }
+
+  async search(body: {
+    index: string;
+    query: string;
+    filters: WireFilter[];
+    minRelevance?: number;
+    limit?: number;
+  }): Promise<SearchResult> {
+    return (await (await this.request('search', json(body))).json()) as SearchResult;
+  }
+
+  /** Asks with `stream: true`, yielding the service's answer chunks as they arrive. */
+  async *askStreaming(body: {
+    index: string;
+    question: string;
+    filters: WireFilter[];
+    minRelevance?: number;
+  }): AsyncIterable<MemoryAnswer> {
+    const res = await this.request('ask', json({ ...body, stream: true }));
+    if (!res.body) throw new ApiError(0, 'the answer stream has no body');
+    let done = false;
+    // Read to the end of the body (the service closes it right after [DONE]) rather than cancel it.
+    for await (const data of readServerSentEvents(res.body)) {
+      if (data === '[DONE]') done = true;
+      else if (!done) yield JSON.parse(data) as MemoryAnswer;
+    }
+  }
+
+  /** A file of a document (`GET /download`), as a Blob. */
+  async download(index: string, documentId: string, filename: string): Promise<Blob> {
+    return (await this.request(this.path('download', { index, documentId, filename }))).blob();
+  }
+
+  private path(route: string, query: Record<string, string>): string {
+    return `${route}?${new URLSearchParams(query).toString()}`;
+  }
+
+  /** Sends a request with the tab's key; on 401/403 asks for a key and sends it again. */
+  private async request(path: string, init: RequestInit = {}): Promise<Response> {
+    for (;;) {
+      const key = accessKey.get();
+      const headers = new Headers(init.headers);
+      if (key) headers.set(this.authHeader, key);
+      let res: Response;
+      try {
+        res = await fetch(`${this.baseUrl}${path}`, { ...init, headers });
+      } catch (error) {
+        throw new ApiError(0, `the service could not be reached (${(error as Error).message})`);
+      }
+      if (res.ok) return res;
+      const problem = await readProblem(res);
+      if (res.status !== 401 && res.status !== 403) throw new ApiError(res.status, problem.detail, problem.code);
+      // Another request may have been given a new key meanwhile: try that one first.
+      if (accessKey.get() !== key) continue;
+      accessKey.clear();
+      const reason = res.status === 401 ? 'This service needs an access key.' : 'The access key was not accepted: enter a valid one.';
+      this.pendingKey ??= this.askForKey(reason).finally(() => {
+        this.pendingKey = undefined;
+      });
+      const given = await this.pendingKey;
+      if (!given) throw new ApiError(res.status, problem.detail, problem.code);
+      accessKey.set(given);
+    }
+  }
+}
+
+function json(body: unknown): RequestInit {
+  return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+async function readProblem(res: Response): Promise<{ detail: string; code?: string }> {
+  const text = await res.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as { detail?: unknown; title?: unknown; code?: unknown };
+    const detail = typeof body.detail === 'string' ? body.detail : typeof body.title === 'string' ? body.title : text;
+    return { detail: detail || `HTTP ${res.status}`, ...(typeof body.code === 'string' ? { code: body.code } : {}) };
+  } catch {
+    return { detail: text || `HTTP ${res.status}` };
+  }
+}

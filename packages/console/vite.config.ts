@@ -1,0 +1,16 @@
+import { defineConfig } from 'vite';
+
+// The page lives in app/ and is built to dist/ui/ with relative asset paths, so it works
+// wherever the service mounts it (`/ui/`, or behind a path prefix). No CDN, no web fonts.
+export default defineConfig({
+  root: 'app',
+  base: './',
+  build: {
+    outDir: '../dist/ui',
+    emptyOutDir: true,
+    target: 'es2022',
+    // Everything is a file of its own (the page's Content-Security-Policy allows only 'self').
+    assetsInlineLimit: 0,
+    reportCompressedSize: false,
+  },
+});
