@@ -10,6 +10,12 @@ export interface StreamableHttpOptions extends MemoryMcpServerOptions {
    * every client of the SDK reads either). @default true
    */
   jsonResponse?: boolean;
+  /**
+   * Origins a browser may call from (`Origin` header, e.g. `https://app.example.com`), or `'*'`.
+   * Requests without an `Origin` (every non-browser client) are always served. Against DNS
+   * rebinding, as the MCP specification asks. @default loopback origins only (localhost, 127.0.0.1, [::1])
+   */
+  allowedOrigins?: readonly string[];
 }
 
 /**
@@ -33,7 +39,12 @@ export async function handleStreamableHttp(
   body: unknown,
   options: StreamableHttpOptions = {},
 ): Promise<void> {
-  const { jsonResponse = true, ...serverOptions } = options;
+  const { jsonResponse = true, allowedOrigins, ...serverOptions } = options;
+  const origin = req.headers.origin;
+  if (origin !== undefined && !originAllowed(origin, allowedOrigins)) {
+    writeJsonRpcError(res, 403, -32000, `requests from origin ${origin} are not allowed`);
+    return;
+  }
   const server = createMemoryMcpServer(memory, serverOptions);
   const transport = new StreamableHTTPServerTransport({ enableJsonResponse: jsonResponse });
   res.on('close', () => {
@@ -65,4 +76,16 @@ export const METHOD_NOT_ALLOWED_BODY = { jsonrpc: '2.0', error: { code: -32000, 
 function writeJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** True when a browser request from `origin` may be served. */
+function originAllowed(origin: string, allowed: readonly string[] | undefined): boolean {
+  if (allowed) return allowed.includes('*') || allowed.includes(origin);
+  try {
+    return LOOPBACK_HOSTS.has(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
 }

@@ -117,6 +117,26 @@ describe('the MCP endpoint of the service', () => {
     }
   });
 
+  it('serves browsers only from loopback origins (DNS rebinding)', async () => {
+    const post = (origin: string) =>
+      fetch(`${service().url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'browser', version: '1' } },
+        }),
+      });
+    const refused = await post('http://attacker.example:9001');
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringContaining('attacker.example') } });
+    const local = await post('http://localhost:5173');
+    expect(local.status).toBe(200);
+    expect(await local.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'km' } } });
+  });
+
   it('answers GET and DELETE with 405 in stateless mode', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(`${service().url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
