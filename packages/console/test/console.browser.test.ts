@@ -76,6 +76,16 @@ describe.skipIf(!HAS_CHROMIUM)('web console in headless Chromium', () => {
           expect(await text(moonCard.locator('.state'))).toMatch(/^Completed: (\d+) of \1 steps done\.$/);
           expect(await moonCard.locator('.steps li.remaining').count()).toBe(0);
           expect(await moonCard.locator('.steps li.done').count()).toBeGreaterThan(0);
+          // A file no decoder reads: the pipeline fails, naming the file and the reason.
+          await page.getByLabel('Tags').fill('');
+          await page
+            .locator('input[name="files"]')
+            .setInputFiles({ name: 'blob.dat', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 1, 2, 0, 3]) });
+          await page.getByRole('button', { name: 'Upload', exact: true }).click();
+          const blobCard = page.locator('.document', { hasText: 'blob.dat' });
+          await until(() => blobCard.getAttribute('data-state')).toBe('failed');
+          expect(await text(blobCard.locator('.state'))).toMatch(/^Failed after \d+ of \d+ steps\.$/);
+          expect(await text(blobCard.locator('.failures'))).toMatch(/blob\.dat: .*no decoder/);
           await shoot(page, keys, 'documents', '#documents');
 
           // Search with a tag filter: only the food document answers, with its relevance.
