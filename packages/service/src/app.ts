@@ -7,6 +7,7 @@ import type { ServiceConfig } from './config.js';
 import { AccessKeys } from './http/access-keys.js';
 import { applyConnectionLimits, serverTimeouts, suspendIdleTimeout } from './http/connection-limits.js';
 import { problem, toProblem } from './http/problem-details.js';
+import { registerTracing } from './http/tracing.js';
 import { uploadSpoolDirectory } from './http/upload-spool.js';
 import type { ServiceMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
@@ -53,6 +54,8 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
     return503OnClosing: true,
     ...serverTimeouts(config.http),
   });
+  // First among the hooks: requests refused by the access-key check get a span too.
+  registerTracing(app);
   const connections = applyConnectionLimits(app.server, config.http);
   // Kept-alive connections would otherwise hold the shutdown for up to keepAliveTimeoutMs.
   app.addHook('preClose', async () => connections.closeIdle());

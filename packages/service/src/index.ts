@@ -1,5 +1,6 @@
 export { startService, startWorker, type RunningService, type RunningWorker, type StartOptions } from './server.js';
 export { createApp, type AppOptions } from './app.js';
+export { registerTracing } from './http/tracing.js';
 export {
   loadConfig,
   DEFAULT_CONFIG,

@@ -18,7 +18,6 @@ import {
 } from '@km/core';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { registerTracing } from '../src/http/tracing.js';
 import { createServiceLogger } from '../src/logging.js';
 import { ServiceMetrics } from '../src/metrics.js';
 import { uploadForm, waitForCompletion } from './helpers.js';
@@ -48,8 +47,8 @@ beforeAll(async () => {
   await memory.start();
   const config = loadConfig({ env: {}, overrides: { dataDirectory, port: 0 } });
   const logger = createServiceLogger('error', new Writable({ write: (_chunk, _encoding, done) => done() }));
+  // createApp registers the tracing hooks itself
   app = await createApp({ memory, config, logger, metrics: new ServiceMetrics({ processMetrics: false }) });
-  registerTracing(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
