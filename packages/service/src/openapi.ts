@@ -168,6 +168,21 @@ export function openApiDocument(options: { version: string; authHeader: string |
           },
         },
       },
+      '/mcp': {
+        post: {
+          summary:
+            'Model Context Protocol endpoint (Streamable HTTP, stateless): JSON-RPC requests for the tools search, ask, import_text, import_url, list_indexes, delete_document and get_document_status (only the read tools with `KM_MCP_READ_ONLY=true`; absent with `KM_MCP=false`). Use an MCP client, not plain calls.',
+          operationId: 'ModelContextProtocol',
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 message.' } } },
+          },
+          responses: {
+            200: { description: 'A JSON-RPC response.', content: { 'application/json': { schema: { type: 'object' } } } },
+            ...errors(400, 401, 403),
+          },
+        },
+      },
       '/search': {
         post: {
           summary: 'Search the memories; results are grouped by source file. An empty query lists by filters.',

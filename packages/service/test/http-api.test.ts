@@ -145,7 +145,7 @@ describe('HTTP API end to end (real server, file queue)', () => {
     const { url } = service();
     const openapi = (await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
     expect(openapi.openapi).toMatch(/^3\./);
-    for (const path of ['/', '/health', '/upload', '/upload-status', '/ask', '/search', '/indexes', '/documents', '/download']) {
+    for (const path of ['/', '/health', '/upload', '/upload-status', '/ask', '/search', '/indexes', '/documents', '/download', '/mcp']) {
       expect(openapi.paths).toHaveProperty([path]);
     }
     const docs = await fetch(`${url}/docs`);
