@@ -11,6 +11,7 @@ import { registerTracing } from './http/tracing.js';
 import { uploadSpoolDirectory } from './http/upload-spool.js';
 import type { ServiceMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
+import { registerConsoleRoutes } from './routes/console.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerIndexRoutes } from './routes/indexes.js';
 import { registerMcpRoutes } from './routes/mcp.js';
@@ -133,6 +134,7 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
   registerDocumentRoutes(app, memory);
   registerIndexRoutes(app, memory);
   registerRetrievalRoutes(app, memory);
+  registerConsoleRoutes(app, { authHeader: config.auth.header });
   registerMcpRoutes(app, memory, config, metrics);
   return app;
 }

@@ -1,6 +1,7 @@
 export { startService, startWorker, type RunningService, type RunningWorker, type StartOptions } from './server.js';
 export { createApp, type AppOptions } from './app.js';
 export { registerTracing } from './http/tracing.js';
+export { registerConsoleRoutes, type ConsoleRouteOptions } from './routes/console.js';
 export {
   loadConfig,
   DEFAULT_CONFIG,

@@ -148,6 +148,10 @@ describe('HTTP API end to end (real server, file queue)', () => {
     for (const path of ['/', '/health', '/upload', '/upload-status', '/ask', '/search', '/indexes', '/documents', '/download', '/mcp']) {
       expect(openapi.paths).toHaveProperty([path]);
     }
+    // the web console (@km/console) is served at /ui
+    const ui = await fetch(`${url}/ui/`);
+    expect(ui.status).toBe(200);
+    expect(ui.headers.get('content-type')).toMatch(/text\/html/);
     const docs = await fetch(`${url}/docs`);
     expect(docs.headers.get('content-type')).toMatch(/text\/html/);
     expect(await docs.text()).toContain('/openapi.json');
