@@ -17,11 +17,17 @@ await memory.importText('Sourdough bread rises with wild yeast and lactic acid b
 
 // 1. The tools, called the way the AI SDK calls them.
 const tools = memoryTools(memory, { readOnly: true, limit: 3 });
-const found = await tools.searchMemory.execute({ query: 'the average distance from Earth to the Moon' }, { toolCallId: 'demo', messages: [], context: {} });
+const found = await tools.searchMemory.execute(
+  { query: 'the average distance from Earth to the Moon' },
+  { toolCallId: 'demo', messages: [], context: {} },
+);
 console.log('searchMemory:');
 for (const r of found.results) console.log(`  ${r.relevance.toFixed(3)}  ${r.documentId}/${r.fileName}  ${r.text}`);
 
-const answer = await tools.askMemory.execute({ question: 'What does sourdough bread rise with?' }, { toolCallId: 'demo', messages: [], context: {} });
+const answer = await tools.askMemory.execute(
+  { question: 'What does sourdough bread rise with?' },
+  { toolCallId: 'demo', messages: [], context: {} },
+);
 console.log(`askMemory: ${answer.answer}`);
 console.log(`  cited: ${answer.citations.map((c) => c.documentId).join(', ')}`);
 
