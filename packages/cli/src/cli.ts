@@ -28,6 +28,7 @@ import { expandInputs } from './inputs.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
 import { ImportProgress } from './progress.js';
 import { addRetrievalOptions, collect, retrievalOf, type RetrievalCliOptions } from './retrieval-options.js';
+import { CLI_VERSION } from './version.js';
 
 interface CommonOptions extends TargetOptions {
   index?: string;
@@ -49,6 +50,7 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
   const print = (text: string) => out.write(text);
   const program = new Command('km')
     .description('km: a memory service for AI applications (Kernel Memory compatible)')
+    .version(CLI_VERSION, '-v, --version', 'print the km version')
     .showHelpAfterError()
     .configureOutput({ writeOut: print, writeErr: (t) => process.stderr.write(t) });
 
