@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { reportError, runCli } from './cli.js';
+import { runCli } from './cli.js';
+import { reportError } from './errors.js';
 
 runCli(process.argv).catch((error: unknown) => {
   process.exitCode = reportError(error);

@@ -1,14 +1,5 @@
-import { Command, Option } from 'commander';
-import {
-  KmError,
-  SEARCH_MODES,
-  isKmError,
-  isStatusReady,
-  statusFailure,
-  type DataPipelineStatus,
-  type MemoryAnswer,
-  type SearchMode,
-} from '@km/core';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { KmError, SEARCH_MODES, isStatusReady, statusFailure, type DataPipelineStatus, type MemoryAnswer, type SearchMode } from '@km/core';
 import type { ConnectorFactory } from '@km/core/connector';
 import {
   CONTENT_STORAGE_FACTORIES,
@@ -23,6 +14,7 @@ import {
   type ServiceConfigInput,
 } from '@km/service';
 import { runStdioServer } from '@km/mcp';
+import { CliError, EXIT_CODES, listenError } from './errors.js';
 import { formatSearch, formatSources } from './format.js';
 import { expandInputs } from './inputs.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
@@ -51,13 +43,13 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
   const program = new Command('km')
     .description('km: a memory service for AI applications (Kernel Memory compatible)')
     .version(CLI_VERSION, '-v, --version', 'print the km version')
-    .showHelpAfterError()
-    .configureOutput({ writeOut: print, writeErr: (t) => process.stderr.write(t) });
+    // Usage errors are thrown (see `throwUsageErrors`) and printed on one line by `reportError`.
+    .configureOutput({ writeOut: print, writeErr: (t) => process.stderr.write(t), outputError: () => undefined });
 
   addPipelineOptions(program.command('serve'))
     .description('run the HTTP service (defaults: 127.0.0.1:9001, ./km-data, local embeddings, no key)')
     .option('--host <host>', 'interface to listen on')
-    .option('-p, --port <port>', 'TCP port', (v) => Number(v))
+    .option('-p, --port <port>', 'TCP port (default: $KM_PORT, else 9001)', parsePort)
     .option('--data-dir <dir>', 'data folder')
     .option('--config <file>', 'JSON configuration file')
     .option('--no-handlers', 'only queue work: run the pipeline in `km worker` processes')
@@ -80,6 +72,8 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
         overrides: serveOverrides(opts),
         ...(opts.config ? { configFile: opts.config } : {}),
         handleSignals: true,
+      }).catch((error: unknown) => {
+        throw listenError(error, opts.port, opts.host);
       });
       print(`km service listening on ${service.url} (data: ${service.config.dataDirectory}; API docs: ${service.url}/docs)\n`);
     });
@@ -131,7 +125,7 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
             if (failure !== undefined) print(`${ids[i]}: failed: ${failure}\n`);
           }
         }
-        if (results?.some((r) => statusFailure(r) !== undefined)) process.exitCode = 2;
+        if (results?.some((r) => statusFailure(r) !== undefined)) process.exitCode = EXIT_CODES.usage;
       });
     });
 
@@ -240,7 +234,38 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       });
     });
 
-  await program.parseAsync([...argv]);
+  throwUsageErrors(program);
+  try {
+    await program.parseAsync([...argv]);
+  } catch (error) {
+    // Help and version were printed: nothing went wrong.
+    if (error instanceof CommanderError && error.exitCode === 0) return;
+    throw error;
+  }
+}
+
+/**
+ * Makes commander throw instead of exiting: a usage error becomes a CliError naming the
+ * command's help; help shown because no command was given exits with the usage code, silently.
+ */
+function throwUsageErrors(command: Command): void {
+  command.exitOverride((error) => {
+    if (error.exitCode === 0) throw error;
+    if (error.code === 'commander.help') throw new CliError('', EXIT_CODES.usage, { cause: error });
+    const message = error.message.replace(/^error: /, '').replace(/\.$/, '');
+    throw new CliError(`${message} (see ${commandPath(command)} --help)`, EXIT_CODES.usage, { cause: error });
+  });
+  for (const sub of command.commands) throwUsageErrors(sub);
+}
+
+function commandPath(command: Command): string {
+  return command.parent ? `${commandPath(command.parent)} ${command.name()}` : command.name();
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('it must be a whole number from 0 to 65535');
+  return port;
 }
 
 /** Where the pipeline's queues and records live, shared by `serve` and `worker`. */
@@ -374,14 +399,4 @@ function stateOf(status: DataPipelineStatus): string {
   return failedFiles.length > 0
     ? `in progress, failed files: ${failedFiles.map((f) => `${f.name} (${f.error})`).join(', ')}`
     : 'in progress';
-}
-
-/** Prints an error the way a user can act on, and returns the exit code. */
-export function reportError(error: unknown): number {
-  if (isKmError(error)) {
-    process.stderr.write(`km: ${error.message.replace(/^\[km\]\s*/, '')}\n`);
-    return error.code.startsWith('invalid_') ? 2 : 1;
-  }
-  process.stderr.write(`km: ${(error as Error)?.stack ?? String(error)}\n`);
-  return 1;
 }

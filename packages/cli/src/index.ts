@@ -1,4 +1,5 @@
-export { runCli, reportError } from './cli.js';
+export { runCli } from './cli.js';
+export { CliError, EXIT_CODES, exitCodeOf, reportError, type ExitCode } from './errors.js';
 export { expandInputs, toDocumentId, type ImportItem } from './inputs.js';
 export { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
 export { CLI_VERSION } from './version.js';

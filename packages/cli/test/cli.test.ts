@@ -70,13 +70,13 @@ describe('km against a service URL', () => {
     expect((await km(['indexes', ...remote()])).stdout).toBe('notes\n');
     expect((await km(['delete', 'tea.txt', '--index', 'notes', ...remote()])).stdout).toBe('deletion of tea.txt requested\n');
     const missing = await km(['status', 'nobody', '--index', 'notes', ...remote()]);
-    expect(missing.code).not.toBe(0);
+    expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(/not found/);
   });
 
   it('reports a wrong key as an error, without a stack trace', async () => {
     const { code, stderr } = await km(['indexes', '--url', service.url, '--key', 'wrong']);
-    expect(code).toBe(1);
+    expect(code).toBe(4);
     expect(stderr).toMatch(/^km: .*403/);
     expect(stderr).not.toMatch(/at .*\.js/);
   });
