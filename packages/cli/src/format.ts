@@ -1,4 +1,4 @@
-import type { Citation, MemoryAnswer, SearchResult } from '@km/core';
+import { type Citation, EXTRACTIVE_PREAMBLE, type MemoryAnswer, type SearchResult } from '@km/core';
 
 /** Search results as text: one block per source with its best partitions. */
 export function formatSearch(result: SearchResult): string {
@@ -21,6 +21,9 @@ export function formatSearch(result: SearchResult): string {
  * not (the name and document id say more).
  */
 export function formatSources(answer: MemoryAnswer): string {
+  // An extractive answer (no language model) numbers its sources in its own text, with the page
+  // of each quote: listing them again would show every source twice.
+  if (answer.text.startsWith(EXTRACTIVE_PREAMBLE)) return '';
   const sources = uniqueSources(answer.relevantSources);
   if (sources.length === 0) return '';
   const url = (u: string | undefined) => (u && /^https?:\/\//i.test(u) ? `, ${u}` : '');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Citation, CitationPartition, MemoryAnswer } from '@km/core';
+import { type Citation, type CitationPartition, EXTRACTIVE_PREAMBLE, type MemoryAnswer } from '@km/core';
 import { formatSearch, formatSources } from '../src/format.js';
 
 const partition = (sectionNumber: number, partitionNumber = 0): CitationPartition => ({
@@ -29,6 +29,15 @@ const answer = (relevantSources: Citation[]): MemoryAnswer => ({
 });
 
 describe('formatSources', () => {
+  it('adds nothing to an extractive answer, whose text already numbers its sources with pages', () => {
+    const pdf = citation({ documentId: 'report', sourceName: 'report.pdf', sourceContentType: 'application/pdf' }, [3]);
+    const extractive = {
+      ...answer([pdf]),
+      text: `${EXTRACTIVE_PREAMBLE}\n\n> "x" [1, page 3]\n\nSources: [1] report.pdf (document report)`,
+    };
+    expect(formatSources(extractive)).toBe('');
+  });
+
   it('shows the pages of a PDF citation, sorted, each once', () => {
     const pdf = citation({ documentId: 'report', sourceName: 'report.pdf', sourceContentType: 'application/pdf' }, [5, 3, 5]);
     expect(formatSources(answer([pdf]))).toBe('\nSources:\n  [1] report.pdf: p. 3, 5 (document report)\n');
