@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(skip !== undefined)(`km serve with KM_MEMORY_DB=redis on a Redis without the query engine (${url})`, () => {
-  it('exits with status 1 and one line naming what the connector needs', { timeout: 60_000 }, async () => {
+  it('exits with status 2 (a configuration km cannot use) and one line naming what the connector needs', { timeout: 60_000 }, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'km-plain-redis-'));
     dirs.push(dataDir);
     const env = kmEnv({ KM_EMBEDDINGS: 'hashing', KM_MEMORY_DB: 'redis', KM_REDIS_URL: url });
@@ -31,7 +31,7 @@ describe.skipIf(skip !== undefined)(`km serve with KM_MEMORY_DB=redis on a Redis
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    expect(await exited(child)).toBe(1);
+    expect(await exited(child)).toBe(2);
     expect(stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^km: \[redis\] km needs Redis 8, or Redis Stack \/ RediSearch 2\.4\+/),
     ]);
