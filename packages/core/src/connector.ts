@@ -126,10 +126,12 @@ export type {
   ConnectorSetting,
   ConnectorSettings,
   ContentStorageFactory,
+  EmbeddingGeneratorFactory,
   FactoryContext,
   MemoryDbFactory,
   QueueFactory,
   QueueFactoryContext,
+  TextGeneratorFactory,
 } from './factories/connector-factory.js';
 export { queueConsumerOptions, settingsAsOptions } from './factories/connector-factory.js';
 export { readSettings, settingsFromEnv, type SettingsSource } from './factories/read-settings.js';

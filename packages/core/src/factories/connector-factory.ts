@@ -1,6 +1,8 @@
 import type { IContentStorage } from '../contracts/content-storage.js';
 import type { IMemoryDb } from '../contracts/memory-db.js';
 import type { IQueue } from '../contracts/queue.js';
+import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
+import type { ITextGenerator } from '../contracts/text-generator.js';
 import type { Logger } from '../util/logger.js';
 
 /** One setting of a connector, read from the environment or from a configuration file's section. */
@@ -65,6 +67,12 @@ export type MemoryDbFactory = ConnectorFactory<IMemoryDb, FactoryContext>;
 
 /** Builds the content storage (uploaded files, generated files, pipeline state) from configuration. */
 export type ContentStorageFactory = ConnectorFactory<IContentStorage, FactoryContext>;
+
+/** Builds a text generator (answers, summaries) from configuration, e.g. `KM_TEXT_GENERATOR=anthropic`. */
+export type TextGeneratorFactory = ConnectorFactory<ITextGenerator, FactoryContext>;
+
+/** Builds an embedding generator from configuration, e.g. `KM_EMBEDDING_GENERATOR=ollama`. */
+export type EmbeddingGeneratorFactory = ConnectorFactory<ITextEmbeddingGenerator, FactoryContext>;
 
 /** What queue factories get besides the logger: the settings every queue shares. */
 export interface QueueFactoryContext extends FactoryContext {
