@@ -30,6 +30,12 @@ export interface AnthropicTextGeneratorOptions {
   maxTokenTotal?: number;
   /** A system prompt sent with each request (the Messages API's `system`). */
   system?: string;
+  /**
+   * Send `temperature` and `top_p` when a call sets them. Anthropic deprecated both for models
+   * released after Claude Opus 4.6 (they answer 400), and SDK 1.x no longer types them.
+   * @default true for Claude 3 to 4.6, false for later and unknown models
+   */
+  sampling?: boolean;
   /** km's retries before the first token (the SDK's own are off). @default { maxRetries: 5, initialDelayMs: 500, maxDelayMs: 60000 } */
   retry?: RetryOptions;
   /** Longest wait, in ms, for the response headers of one attempt. @default the SDK's, 600000 */
@@ -43,6 +49,9 @@ export interface AnthropicTextGeneratorOptions {
 }
 
 const WHAT = 'messages stream';
+
+/** The request km sends: SDK 1.x no longer types the sampling parameters older models take. */
+type StreamRequest = MessageCreateParamsStreaming & { temperature?: number; top_p?: number };
 
 /**
  * Claude models through Anthropic's Messages API, streamed token by token. Retries (429, 529
@@ -65,6 +74,7 @@ export class AnthropicTextGenerator implements ITextGenerator {
   readonly model: string;
   private readonly client: Anthropic;
   private readonly retry: Required<RetryOptions>;
+  private readonly sampling: boolean | undefined;
 
   constructor(private readonly options: AnthropicTextGeneratorOptions = {}) {
     this.model = stripPrefix(options.model ?? DEFAULT_MODEL);
@@ -73,7 +83,7 @@ export class AnthropicTextGenerator implements ITextGenerator {
     if (options.maxTokenTotal !== undefined && !(Number.isInteger(options.maxTokenTotal) && options.maxTokenTotal > 0)) {
       throw invalid(`maxTokenTotal must be a positive integer, got ${String(options.maxTokenTotal)}`);
     }
-    if (options.maxTokenTotal === undefined && !known) {
+    if (options.maxTokenTotal === undefined && known?.contextWindow === undefined) {
       options.logger?.warn(
         `anthropic: unknown model "${this.model}", assuming a ${UNKNOWN_MODEL_CONTEXT_WINDOW}-token context window (set maxTokenTotal)`,
       );
@@ -81,6 +91,7 @@ export class AnthropicTextGenerator implements ITextGenerator {
     this.maxTokenTotal = options.maxTokenTotal ?? known?.contextWindow ?? UNKNOWN_MODEL_CONTEXT_WINDOW;
     this.modelName = `${CONNECTOR}/${this.model}`;
     this.tokenizer = options.tokenizer ?? new ClaudeTokenEstimator();
+    this.sampling = options.sampling;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.client =
       options.client ??
@@ -145,16 +156,25 @@ export class AnthropicTextGenerator implements ITextGenerator {
     options.onUsage?.(this.usage(params.model, prompt, answer, message));
   }
 
-  private request(prompt: string, options: TextGenerationOptions): MessageCreateParamsStreaming {
+  private request(prompt: string, options: TextGenerationOptions): StreamRequest {
     if (typeof prompt !== 'string' || prompt.trim() === '') throw invalid('the prompt must be a non-empty string');
     const maxTokens = options.maxTokens ?? 300;
     if (!Number.isInteger(maxTokens) || maxTokens < 1) throw invalid(`maxTokens must be a positive integer, got ${String(maxTokens)}`);
     const model = options.modelName !== undefined ? stripPrefix(options.modelName) : this.model;
     if (!model) throw invalid('modelName must be a non-empty Claude model id');
-    // Anthropic advises setting temperature or top_p, not both, and recent models reject both.
+    // Anthropic advises setting temperature or top_p, not both, and recent models refuse both.
     // km always passes a temperature (0 by default) and top_p only when asked: top_p then wins.
+    // Models released after Opus 4.6 refuse either, so they get neither.
+    const sampling = this.sampling ?? claudeModelInfo(model)?.sampling ?? false;
     const topP = options.nucleusSampling ? checkUnit('nucleusSampling', options.nucleusSampling) : undefined;
-    const temperature = topP === undefined && options.temperature !== undefined ? checkUnit('temperature', options.temperature) : undefined;
+    const temperature = options.temperature !== undefined ? checkUnit('temperature', options.temperature) : undefined;
+    const sent: Pick<StreamRequest, 'temperature' | 'top_p'> = !sampling
+      ? {}
+      : topP !== undefined
+        ? { top_p: topP }
+        : temperature !== undefined
+          ? { temperature }
+          : {};
     const stops = options.stopSequences?.filter((s) => s !== '') ?? [];
     return {
       model,
@@ -162,8 +182,7 @@ export class AnthropicTextGenerator implements ITextGenerator {
       messages: [{ role: 'user', content: prompt }],
       stream: true,
       ...(this.options.system ? { system: this.options.system } : {}),
-      ...(temperature !== undefined ? { temperature } : {}),
-      ...(topP !== undefined ? { top_p: topP } : {}),
+      ...sent,
       ...(stops.length ? { stop_sequences: stops } : {}),
     };
   }

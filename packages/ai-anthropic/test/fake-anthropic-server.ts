@@ -30,7 +30,9 @@ export type ScriptedFailure =
   /** An HTTP error with Anthropic's error body `{ type: 'error', error: { type, message } }`. */
   | { status: number; type?: string; message?: string; headers?: Record<string, string> }
   /** A stream (HTTP 200) that sends `errorEventAfter` text deltas, then an `event: error`. */
-  | { errorEventAfter: number; type: string; message?: string };
+  | { errorEventAfter: number; type: string; message?: string }
+  /** A stream (HTTP 200) whose connection drops after `dropAfter` text deltas. */
+  | { dropAfter: number };
 
 /** Error types of Anthropic's API by HTTP status (docs: "Errors"). */
 const ERROR_TYPES: Record<number, string> = {
@@ -62,7 +64,9 @@ export class FakeAnthropicServer {
   /** Failures answered, in order, before normal responses resume. */
   readonly failures: ScriptedFailure[] = [];
   /** Models it serves; any other gets a 404 `not_found_error`. */
-  readonly models = new Set(['claude-sonnet-4-6', 'claude-haiku-4-5', 'claude-opus-4-5']);
+  readonly models = new Set(['claude-sonnet-4-6', 'claude-haiku-4-5', 'claude-opus-4-5', 'claude-opus-4-8']);
+  /** Models released after Opus 4.6, which refuse `temperature` and `top_p` (Anthropic's parameter deprecations). */
+  readonly modelsWithoutSampling = new Set(['claude-opus-4-8']);
   /** The answer, streamed in pieces of `chunkSize` characters (a "token" each, for usage). */
   answer = 'hello from the fake model';
   chunkSize = 5;
@@ -124,6 +128,11 @@ export class FakeAnthropicServer {
     const invalid = checkBody(body);
     if (invalid) return error(res, 400, 'invalid_request_error', invalid);
     if (!this.models.has(body.model as string)) return error(res, 404, 'not_found_error', `model: ${String(body.model)}`);
+    for (const name of ['temperature', 'top_p'] as const) {
+      if (body[name] !== undefined && this.modelsWithoutSampling.has(body.model as string)) {
+        return error(res, 400, 'invalid_request_error', `\`${name}\` is deprecated for this model.`);
+      }
+    }
 
     const { pieces, stopReason, stopSequence } = this.reply(body);
     const inputTokens = JSON.stringify([body.system ?? '', body.messages]).split(/\s+/).length;
@@ -196,7 +205,8 @@ export class FakeAnthropicServer {
         res.end();
         return;
       }
-      if (this.breakStreamAfter !== undefined && i >= this.breakStreamAfter) {
+      const dropAfter = failure && 'dropAfter' in failure ? failure.dropAfter : this.breakStreamAfter;
+      if (dropAfter !== undefined && i >= dropAfter) {
         res.socket?.destroy();
         return;
       }
