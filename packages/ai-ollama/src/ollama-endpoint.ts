@@ -126,7 +126,7 @@ export class OllamaEndpoint {
       // The client's own signal (a stream's abort()) ends the attempt too.
       init?.signal?.addEventListener('abort', () => controller.abort(init.signal?.reason), { once: true });
       last = await baseFetch(input, { ...init, signal: controller.signal });
-      return last;
+      return asJsonError(last);
     };
     const client = new Ollama({ host: this.host, fetch: boundFetch, ...(this.options.headers ? { headers: this.options.headers } : {}) });
     return {
@@ -138,4 +138,21 @@ export class OllamaEndpoint {
       },
     };
   }
+}
+
+/**
+ * An error answer that is not JSON (a proxy's HTML page, a plain `404 page not found`) as
+ * Ollama's `{"error": "..."}`: the client then reads it without printing to stdout, which it
+ * does for other bodies.
+ */
+async function asJsonError(response: Response): Promise<Response> {
+  if (response.ok || response.headers.get('content-type')?.includes('application/json')) return response;
+  const text = (await response.text().catch(() => '')).trim().slice(0, 500);
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json');
+  return new Response(JSON.stringify({ error: text || `${response.status} ${response.statusText}`.trim() }), {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
 }

@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { OllamaEmbeddingGenerator, type OllamaEmbeddingGeneratorOptions } from '../src/index.js';
 import { closedPortUrl, useFakeOllamaServer } from './fake-ollama-server.js';
 
@@ -128,10 +128,17 @@ describe('OllamaEmbeddingGenerator', () => {
     });
   });
 
-  it('a host that is not Ollama gets a 404 that says so', async () => {
-    const error = await failure(generator({ host: `${url()}/not-ollama` }).generateEmbeddings(['alpha']));
-    expect(error).toMatchObject({ code: 'not_configured', status: 404 });
-    expect(error.message).toContain('an Ollama server?');
+  it('a host that is not Ollama gets a 404 that says so, and nothing is printed', async () => {
+    const log = vi.spyOn(console, 'log');
+    try {
+      const error = await failure(generator({ host: `${url()}/not-ollama` }).generateEmbeddings(['alpha']));
+      expect(error).toMatchObject({ code: 'not_configured', status: 404 });
+      expect(error.message).toContain('404 page not found');
+      expect(error.message).toContain('an Ollama server?');
+      expect(log).not.toHaveBeenCalled();
+    } finally {
+      log.mockRestore();
+    }
   });
 
   it('retries a 503 then succeeds', async () => {
