@@ -18,9 +18,9 @@ import { DEFAULT_RETRY, withAnthropicRetries, type RetryOptions } from './retry.
 /** Options of {@link AnthropicTextGenerator}. */
 export interface AnthropicTextGeneratorOptions {
   /** API key. @default the SDK's: `ANTHROPIC_API_KEY` */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** @default `https://api.anthropic.com` (or `ANTHROPIC_BASE_URL`) */
-  baseURL?: string;
+  baseURL?: string | undefined;
   /** Claude model id, e.g. `claude-sonnet-4-6`, `claude-haiku-4-5`. @default 'claude-sonnet-4-6' */
   model?: string;
   /**
