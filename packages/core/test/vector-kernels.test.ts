@@ -137,28 +137,34 @@ describe('row kernels', () => {
 
   it('normalise divides in place exactly as JavaScript stores x / norm in a Float32Array', () => {
     const random = seeded(7);
-    for (const n of [1, 5, 384]) {
-      const values = Float32Array.from({ length: n }, () => random() * 3);
+    for (const n of [1, 3, 4, 5, 8, 11, 384]) {
+      const values = Float32Array.from({ length: n }, () => (random() - 0.4) * 3);
       for (const norm of [Math.PI, 1e-30, 7, 0.3]) {
         floats.set(values, 16);
+        floats[16 + n] = 42;
         kernels.normalise(64, n, norm);
         expect(floats.slice(16, 16 + n)).toEqual(Float32Array.from(values, (x) => x / norm));
+        expect(floats[16 + n]).toBe(42);
       }
     }
   });
 
   it('encodeCodes gives the codes and scale of encodeRow, for zero vectors too', () => {
     const random = seeded(9);
-    for (const n of [1, 7, 384, 1536]) {
-      for (const kind of ['random', 'zero', 'steps']) {
-        const values = Float32Array.from({ length: n }, (_, i) => (kind === 'zero' ? 0 : kind === 'steps' ? (i % 9) - 4 : random()));
+    for (const n of [1, 3, 4, 7, 15, 16, 17, 33, 383, 384, 1536]) {
+      for (const kind of ['random', 'zero', 'steps', 'halves']) {
+        // 'halves': values at exactly half a step (x / scale = k + 0.5), where rounding could go either way.
+        const values = Float32Array.from({ length: n }, (_, i) =>
+          kind === 'zero' ? 0 : kind === 'steps' ? (i % 9) - 4 : kind === 'halves' ? (i === 0 ? 127 : ((i % 21) - 10) + 0.5) : random() - 0.5,
+        );
         const expected = new Int8Array(n);
         const scale = encodeRow(values, expected, 0);
         floats.set(values, 0);
         const dst = n * 4;
-        bytes.fill(99, dst, dst + n);
+        bytes.fill(99, dst, dst + n + 16);
         expect(kernels.encodeCodes(0, dst, n)).toBe(scale);
         expect(bytes.slice(dst, dst + n)).toEqual(expected);
+        expect(bytes.slice(dst + n, dst + n + 16)).toEqual(new Int8Array(16).fill(99));
       }
     }
   });

@@ -326,10 +326,26 @@
         (br $next))))
 
   ;; Divides the $n floats at $p by $norm in place, each as f32(f64(x) / norm): what JavaScript
-  ;; stores for `x / norm` in a Float32Array, bit for bit.
+  ;; stores for `x / norm` in a Float32Array, bit for bit. Four floats per step (two f64x2
+  ;; divisions, each lane the same IEEE division as the scalar one), then the rest one by one.
   (func (export "normalise") (param $p i32) (param $n i32) (param $norm f64)
-    (local $end i32)
+    (local $end i32) (local $end4 i32) (local $d v128) (local $v v128)
     (local.set $end (i32.add (local.get $p) (i32.shl (local.get $n) (i32.const 2))))
+    (local.set $end4 (i32.add (local.get $p) (i32.shl (i32.and (local.get $n) (i32.const -4)) (i32.const 2))))
+    (local.set $d (f64x2.splat (local.get $norm)))
+    (block $simd_done
+      (loop $simd
+        (br_if $simd_done (i32.ge_u (local.get $p) (local.get $end4)))
+        (local.set $v (v128.load (local.get $p)))
+        (v128.store (local.get $p)
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+            (f32x4.demote_f64x2_zero (f64x2.div (f64x2.promote_low_f32x4 (local.get $v)) (local.get $d)))
+            (f32x4.demote_f64x2_zero
+              (f64x2.div
+                (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v)))
+                (local.get $d)))))
+        (local.set $p (i32.add (local.get $p) (i32.const 16)))
+        (br $simd)))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
@@ -339,9 +355,21 @@
 
   ;; The int8 codes of the $n floats at $src (see int8-codes.ts): writes round(x / scale) clamped
   ;; to [-127, 127] at $dst, with scale = f32(max|x| / 127), and returns the scale (0, and zero
-  ;; codes, for a zero vector). Rounds as Math.round does (half up).
+  ;; codes, for a zero vector). Rounds as Math.round does (half up). SIMD over 4 floats (the
+  ;; maximum) and 16 codes (each lane the scalar f64 arithmetic), then the rest one by one.
   (func (export "encodeCodes") (param $src i32) (param $dst i32) (param $n i32) (result f32)
-    (local $i i32) (local $max f32) (local $scale f64) (local $c f64)
+    (local $i i32) (local $max f32) (local $scale f64) (local $c f64) (local $m v128) (local $s v128) (local $at i32)
+    (local $v v128) (local $w0 v128) (local $w1 v128) (local $w2 v128) (local $w3 v128) (local $lo v128) (local $hi v128) (local $half v128)
+    (block $max4_done
+      (loop $max4_next
+        (br_if $max4_done (i32.gt_u (i32.add (local.get $i) (i32.const 4)) (local.get $n)))
+        (local.set $m (f32x4.max (local.get $m) (f32x4.abs (v128.load (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 2)))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 4)))
+        (br $max4_next)))
+    (local.set $max
+      (f32.max
+        (f32.max (f32x4.extract_lane 0 (local.get $m)) (f32x4.extract_lane 1 (local.get $m)))
+        (f32.max (f32x4.extract_lane 2 (local.get $m)) (f32x4.extract_lane 3 (local.get $m)))))
     (block $max_done
       (loop $max_next
         (br_if $max_done (i32.ge_u (local.get $i) (local.get $n)))
@@ -350,6 +378,38 @@
         (br $max_next)))
     (local.set $scale (f64.promote_f32 (f32.demote_f64 (f64.div (f64.promote_f32 (local.get $max)) (f64.const 127)))))
     (local.set $i (i32.const 0))
+    (if (f64.gt (local.get $scale) (f64.const 0))
+      (then
+        (local.set $s (f64x2.splat (local.get $scale)))
+        (local.set $lo (f64x2.splat (f64.const -127)))
+        (local.set $hi (f64x2.splat (f64.const 127)))
+        (local.set $half (f64x2.splat (f64.const 0.5)))
+        (block $codes16_done
+          (loop $codes16_next
+            (br_if $codes16_done (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $n)))
+            (local.set $at (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 2))))
+            (local.set $v (v128.load (local.get $at)))
+            (local.set $w0 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (local.get $v)) (local.get $s)) (local.get $half))))))
+              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))) (local.get $s)) (local.get $half))))))))
+            (local.set $v (v128.load offset=16 (local.get $at)))
+            (local.set $w1 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (local.get $v)) (local.get $s)) (local.get $half))))))
+              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))) (local.get $s)) (local.get $half))))))))
+            (local.set $v (v128.load offset=32 (local.get $at)))
+            (local.set $w2 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (local.get $v)) (local.get $s)) (local.get $half))))))
+              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))) (local.get $s)) (local.get $half))))))))
+            (local.set $v (v128.load offset=48 (local.get $at)))
+            (local.set $w3 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (local.get $v)) (local.get $s)) (local.get $half))))))
+              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))) (local.get $s)) (local.get $half))))))))
+            (v128.store (i32.add (local.get $dst) (local.get $i))
+              (i8x16.narrow_i16x8_s
+                (i16x8.narrow_i32x4_s (local.get $w0) (local.get $w1))
+                (i16x8.narrow_i32x4_s (local.get $w2) (local.get $w3))))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br $codes16_next)))))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
