@@ -155,7 +155,7 @@ describe('row kernels', () => {
       for (const kind of ['random', 'zero', 'steps', 'halves']) {
         // 'halves': values at exactly half a step (x / scale = k + 0.5), where rounding could go either way.
         const values = Float32Array.from({ length: n }, (_, i) =>
-          kind === 'zero' ? 0 : kind === 'steps' ? (i % 9) - 4 : kind === 'halves' ? (i === 0 ? 127 : ((i % 21) - 10) + 0.5) : random() - 0.5,
+          kind === 'zero' ? 0 : kind === 'steps' ? (i % 9) - 4 : kind === 'halves' ? (i === 0 ? 127 : (i % 21) - 10 + 0.5) : random() - 0.5,
         );
         const expected = new Int8Array(n);
         const scale = encodeRow(values, expected, 0);
