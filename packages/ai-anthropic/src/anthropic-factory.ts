@@ -10,21 +10,21 @@ export const anthropicTextGeneratorFactory: TextGeneratorFactory = {
   description: "Anthropic's Claude models, Messages API (@anthropic-ai/sdk)",
   settings: [
     {
-      key: 'apiKey',
+      key: 'anthropicApiKey',
       env: ['KM_ANTHROPIC_API_KEY', 'ANTHROPIC_API_KEY'],
       required: true,
       description: 'Anthropic API key',
     },
     {
-      key: 'model',
+      key: 'anthropicModel',
       env: ['KM_ANTHROPIC_MODEL'],
       flag: '--anthropic-model',
       default: DEFAULT_MODEL,
       description: `Claude model id, e.g. claude-haiku-4-5 (default ${DEFAULT_MODEL})`,
     },
-    { key: 'baseUrl', env: ['KM_ANTHROPIC_BASE_URL'], type: 'url', description: 'API base URL (default https://api.anthropic.com)' },
+    { key: 'anthropicBaseUrl', env: ['KM_ANTHROPIC_BASE_URL'], type: 'url', description: 'API base URL (default https://api.anthropic.com)' },
     {
-      key: 'maxTokenTotal',
+      key: 'anthropicMaxTokenTotal',
       env: ['KM_ANTHROPIC_MAX_TOKEN_TOTAL'],
       type: 'number',
       min: 1,
@@ -34,10 +34,10 @@ export const anthropicTextGeneratorFactory: TextGeneratorFactory = {
   async create(settings, context) {
     const { AnthropicTextGenerator } = await import('./anthropic-text-generator.js');
     return new AnthropicTextGenerator({
-      apiKey: String(settings.apiKey),
-      model: String(settings.model ?? DEFAULT_MODEL),
-      ...(settings.baseUrl !== undefined ? { baseURL: String(settings.baseUrl) } : {}),
-      ...(typeof settings.maxTokenTotal === 'number' ? { maxTokenTotal: settings.maxTokenTotal } : {}),
+      apiKey: String(settings.anthropicApiKey),
+      model: String(settings.anthropicModel ?? DEFAULT_MODEL),
+      ...(settings.anthropicBaseUrl !== undefined ? { baseURL: String(settings.anthropicBaseUrl) } : {}),
+      ...(typeof settings.anthropicMaxTokenTotal === 'number' ? { maxTokenTotal: settings.anthropicMaxTokenTotal } : {}),
       logger: context.logger,
     });
   },

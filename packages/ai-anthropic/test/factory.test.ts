@@ -25,18 +25,18 @@ describe('anthropicTextGeneratorFactory', () => {
       error = e;
     }
     expect(error).toMatchObject({ code: 'invalid_argument' });
-    expect(String((error as Error).message)).toMatch(/anthropic.*apiKey.*KM_ANTHROPIC_API_KEY or ANTHROPIC_API_KEY.*not set/);
+    expect(String((error as Error).message)).toMatch(/anthropic.*anthropicApiKey.*KM_ANTHROPIC_API_KEY or ANTHROPIC_API_KEY.*not set/);
   });
 
   it('reads the key from either variable, the model with its default, and checks the base URL and context window', () => {
-    expect(settings({ ANTHROPIC_API_KEY: 'a' })).toEqual({ apiKey: 'a', model: 'claude-sonnet-4-6' });
+    expect(settings({ ANTHROPIC_API_KEY: 'a' })).toEqual({ anthropicApiKey: 'a', anthropicModel: 'claude-sonnet-4-6' });
     expect(settings({ KM_ANTHROPIC_API_KEY: 'km', ANTHROPIC_API_KEY: 'a', KM_ANTHROPIC_MODEL: 'claude-haiku-4-5' })).toMatchObject({
-      apiKey: 'km',
-      model: 'claude-haiku-4-5',
+      anthropicApiKey: 'km',
+      anthropicModel: 'claude-haiku-4-5',
     });
-    expect(() => settings({ ANTHROPIC_API_KEY: 'a', KM_ANTHROPIC_BASE_URL: 'not a url' })).toThrow(/baseUrl.*KM_ANTHROPIC_BASE_URL/);
-    expect(() => settings({ ANTHROPIC_API_KEY: 'a', KM_ANTHROPIC_MAX_TOKEN_TOTAL: 'lots' })).toThrow(/maxTokenTotal.*integer/);
-    expect(factory.settings.find((s) => s.key === 'model')?.flag).toBe('--anthropic-model');
+    expect(() => settings({ ANTHROPIC_API_KEY: 'a', KM_ANTHROPIC_BASE_URL: 'not a url' })).toThrow(/anthropicBaseUrl.*KM_ANTHROPIC_BASE_URL/);
+    expect(() => settings({ ANTHROPIC_API_KEY: 'a', KM_ANTHROPIC_MAX_TOKEN_TOTAL: 'lots' })).toThrow(/anthropicMaxTokenTotal.*integer/);
+    expect(factory.settings.find((s) => s.key === 'anthropicModel')?.flag).toBe('--anthropic-model');
   });
 
   it('creates a generator that talks to the configured endpoint', async () => {
