@@ -3,9 +3,11 @@ import { KmError, SEARCH_MODES, isStatusReady, statusFailure, type DataPipelineS
 import type { ConnectorFactory } from '@km/core/connector';
 import {
   CONTENT_STORAGE_FACTORIES,
+  EMBEDDING_GENERATOR_FACTORIES,
   MEMORY_DB_FACTORIES,
   QUEUE_FACTORIES,
   RERANKER_KINDS,
+  TEXT_GENERATOR_FACTORIES,
   parseTags,
   simpleVectorDbFactory,
   startService,
@@ -277,28 +279,51 @@ interface PipelineOptions {
   [flag: string]: unknown;
 }
 
-/** The connector settings that have a command-line flag, from every factory the service knows, with their options. */
-const connectorFlags = () =>
-  (
-    [
-      ['queue', '--queue', QUEUE_FACTORIES],
-      ['memoryDb', '--memory-db', [simpleVectorDbFactory, ...MEMORY_DB_FACTORIES]],
-      ['contentStorage', '--content-storage', CONTENT_STORAGE_FACTORIES],
-    ] as const
-  ).flatMap(([section, chooser, factories]) =>
-    factories.flatMap((factory: ConnectorFactory<unknown, never>) =>
-      factory.settings
-        .filter((setting) => setting.flag)
-        .map((setting) => ({
-          section,
-          setting,
+type FlagSection = 'queue' | 'memoryDb' | 'contentStorage' | 'textGenerator' | 'embeddings';
+
+/**
+ * The connector settings that have a command-line flag, from every factory the service knows,
+ * with their options. A flag two factories share (Ollama's `--ollama-url`, for answers and for
+ * embeddings) is one option that sets both sections.
+ */
+const connectorFlags = () => {
+  const flags: Array<{ sections: Array<{ section: FlagSection; key: string }>; users: string[]; option: Option }> = [];
+  const byFlag = new Map<string, (typeof flags)[number]>();
+  const groups = [
+    ['queue', '--queue', QUEUE_FACTORIES],
+    ['memoryDb', '--memory-db', [simpleVectorDbFactory, ...MEMORY_DB_FACTORIES]],
+    ['contentStorage', '--content-storage', CONTENT_STORAGE_FACTORIES],
+    ['textGenerator', '--text-generator', TEXT_GENERATOR_FACTORIES],
+    ['embeddings', '--embedding-generator', EMBEDDING_GENERATOR_FACTORIES],
+  ] as const;
+  for (const [section, chooser, factories] of groups) {
+    for (const factory of factories as readonly ConnectorFactory<unknown, never>[]) {
+      for (const setting of factory.settings) {
+        if (!setting.flag) continue;
+        const known = byFlag.get(setting.flag);
+        if (known) {
+          if (!known.sections.some((s) => s.section === section && s.key === setting.key)) {
+            known.sections.push({ section, key: setting.key });
+            known.users.push(`${chooser} ${factory.type}`);
+            known.option.description = `${setting.description}, for ${known.users.join(' and ')} (default: $${setting.env[0]})`;
+          }
+          continue;
+        }
+        const flag = {
+          sections: [{ section, key: setting.key }],
+          users: [`${chooser} ${factory.type}`],
           option: new Option(
             `${setting.flag} <value>`,
             `${setting.description}, for ${chooser} ${factory.type} (default: $${setting.env[0]})`,
           ),
-        })),
-    ),
-  );
+        };
+        byFlag.set(setting.flag, flag);
+        flags.push(flag);
+      }
+    }
+  }
+  return flags;
+};
 
 function addPipelineOptions(command: Command): Command {
   const [defaultQueue, ...otherQueues] = QUEUE_FACTORIES.map((f) => f.type);
@@ -311,20 +336,31 @@ function addPipelineOptions(command: Command): Command {
     .option(
       '--content-storage <type>',
       `files and pipeline state: disk (default, the data folder), or ${CONTENT_STORAGE_FACTORIES.map((f) => f.type).join(', ')} (shared by every machine)`,
+    )
+    .option(
+      '--text-generator <type>',
+      `answers: openai, azure-openai, ${TEXT_GENERATOR_FACTORIES.map((f) => f.type).join(', ')} or none (default: $KM_TEXT_GENERATOR, else OpenAI or Azure OpenAI when configured, else extractive answers)`,
+    )
+    .option(
+      '--embedding-generator <type>',
+      `embeddings: local (default), hashing, openai, azure-openai or ${EMBEDDING_GENERATOR_FACTORIES.map((f) => f.type).join(', ')} (default: $KM_EMBEDDING_GENERATOR)`,
     );
   for (const { option } of connectorFlags()) command.addOption(option);
   return command;
 }
 
 function pipelineOverrides(opts: PipelineOptions): ServiceConfigInput {
-  const sections: Record<'queue' | 'memoryDb' | 'contentStorage', Record<string, string>> = {
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const sections: Record<FlagSection, Record<string, string>> = {
     queue: opts.queue ? { type: opts.queue } : {},
     memoryDb: opts.memoryDb ? { type: opts.memoryDb } : {},
     contentStorage: opts.contentStorage ? { type: opts.contentStorage } : {},
+    textGenerator: text(opts.textGenerator) ? { type: text(opts.textGenerator)! } : {},
+    embeddings: text(opts.embeddingGenerator) ? { provider: text(opts.embeddingGenerator)! } : {},
   };
-  for (const { section, setting, option } of connectorFlags()) {
-    const value = opts[option.attributeName()];
-    if (typeof value === 'string' && value !== '') sections[section][setting.key] = value;
+  for (const { sections: targets, option } of connectorFlags()) {
+    const value = text(opts[option.attributeName()]);
+    if (value !== undefined) for (const { section, key } of targets) sections[section][key] = value;
   }
   return Object.fromEntries(Object.entries(sections).filter(([, section]) => Object.keys(section).length > 0)) as ServiceConfigInput;
 }

@@ -4,11 +4,15 @@ import { readSettings, settingsFromEnv } from '@km/core/connector';
 import {
   CONTENT_STORAGE_FACTORIES,
   DISK_CONTENT_STORAGE,
+  EMBEDDING_GENERATOR_FACTORIES,
   MEMORY_DB_FACTORIES,
   QUEUE_FACTORIES,
+  TEXT_GENERATOR_FACTORIES,
   contentStorageFactoryOf,
+  embeddingGeneratorFactoryOf,
   memoryDbFactory,
   queueFactoryOf,
+  textGeneratorFactoryOf,
 } from './connectors.js';
 import { EMBEDDED_MEMORY_DB, memoryDbTypes } from './memory-db-types.js';
 import { simpleVectorDbFactory, simpleVectorDbOptions } from './simple-vector-db-factory.js';
@@ -20,8 +24,24 @@ export type MemoryDbType = string;
 /** Where the pipeline's queues live: the type of a factory in {@link QUEUE_FACTORIES}. */
 export type QueueType = string;
 
-/** Where embeddings come from. */
-export type EmbeddingProvider = 'local' | 'hashing' | 'openai' | 'azure-openai';
+/** Where embeddings come from: a built-in provider or the type of a factory in {@link EMBEDDING_GENERATOR_FACTORIES} (`ollama`). */
+export type EmbeddingProvider = 'local' | 'hashing' | 'openai' | 'azure-openai' | (string & {});
+
+/** The embedding providers the service configures itself (the others come from factories). */
+const BUILT_IN_EMBEDDINGS = ['local', 'hashing', 'openai', 'azure-openai'] as const;
+
+/**
+ * Where answers come from: `openai`, `azure-openai` (also spelled `azureopenai`), the type of a
+ * factory in {@link TEXT_GENERATOR_FACTORIES} (`anthropic`, `ollama`), or `none` (extractive
+ * answers, no LLM).
+ */
+export type TextGeneratorType = 'openai' | 'azure-openai' | 'none' | (string & {});
+
+/** The text generator types the service configures itself (the others come from factories). */
+const BUILT_IN_TEXT_GENERATORS = ['openai', 'azure-openai', 'none'] as const;
+
+/** `azureopenai` (KM's spelling in the issue's settings) is `azure-openai`. */
+const providerName = (name: string): string => (name.toLowerCase() === 'azureopenai' ? 'azure-openai' : name.toLowerCase());
 
 /** How the service authenticates to Azure OpenAI: an API key, or a Microsoft Entra identity (needs `@azure/identity`). */
 export type AzureOpenAIAuth = 'key' | 'entra';
@@ -98,9 +118,22 @@ export interface ServiceConfig {
    */
   contentStorage: { type: string; [setting: string]: string | number | undefined };
   embeddings: {
-    /** @default 'local', or 'openai' when an OpenAI key or base URL is set (env KM_EMBEDDINGS) */
+    /**
+     * `local`, `hashing`, `openai`, `azure-openai` or a factory's type (`ollama`, whose settings
+     * are the other keys of this section, each with its environment variable).
+     * @default 'local', or 'azure-openai' / 'openai' when their embedding settings are set (env KM_EMBEDDING_GENERATOR or KM_EMBEDDINGS)
+     */
     provider: EmbeddingProvider;
+    [setting: string]: string | number | undefined;
   };
+  /**
+   * Where answers come from (see {@link TextGeneratorType}); the other keys are the chosen
+   * factory's settings (`anthropicApiKey`, `ollamaTextModel`, ...), each with its environment variable.
+   * Unset: Azure OpenAI when a chat deployment is set, else OpenAI when its key or base URL is
+   * set, else none (extractive answers).
+   * @default {} (env KM_TEXT_GENERATOR)
+   */
+  textGenerator: { type?: TextGeneratorType; [setting: string]: string | number | undefined };
   openai: {
     /** (env KM_OPENAI_API_KEY or OPENAI_API_KEY) */
     apiKey?: string;
@@ -202,6 +235,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   memoryDb: { type: 'simple' },
   contentStorage: { type: 'disk' },
   embeddings: { provider: 'local' },
+  textGenerator: {},
   openai: { embeddingModel: 'text-embedding-3-small', textModel: 'gpt-4o-mini' },
   azureOpenai: { auth: 'key', apiVersion: '2024-10-21' },
   search: { reranker: 'none' },
@@ -368,12 +402,19 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (str('KM_AZURE_OPENAI_AUTH')) azureOpenai.auth = str('KM_AZURE_OPENAI_AUTH')!.toLowerCase() as AzureOpenAIAuth;
   if (Object.keys(azureOpenai).length) out.azureOpenai = azureOpenai;
 
-  const provider = str('KM_EMBEDDINGS') as EmbeddingProvider | undefined;
+  const textGenerator: Partial<ServiceConfig['textGenerator']> = settingsFromEnv(TEXT_GENERATOR_FACTORIES, env);
+  if (str('KM_TEXT_GENERATOR')) textGenerator.type = providerName(str('KM_TEXT_GENERATOR')!);
+  if (Object.keys(textGenerator).length) out.textGenerator = textGenerator;
+
+  const embeddingSettings = settingsFromEnv(EMBEDDING_GENERATOR_FACTORIES, env);
+  const named = str('KM_EMBEDDING_GENERATOR') ?? str('KM_EMBEDDINGS');
+  const provider = named === undefined ? undefined : providerName(named);
   const openaiConfigured = Boolean(openai.apiKey ?? openai.baseUrl ?? configured.openai?.apiKey ?? configured.openai?.baseUrl);
   const azureEmbeddings = Boolean(azureOpenai.embeddingDeployment ?? configured.azureOpenai?.embeddingDeployment);
-  if (provider) out.embeddings = { provider };
-  else if (azureEmbeddings && !configured.embeddings?.provider) out.embeddings = { provider: 'azure-openai' };
-  else if (openaiConfigured && !configured.embeddings?.provider) out.embeddings = { provider: 'openai' };
+  if (provider) out.embeddings = { ...embeddingSettings, provider };
+  else if (azureEmbeddings && !configured.embeddings?.provider) out.embeddings = { ...embeddingSettings, provider: 'azure-openai' };
+  else if (openaiConfigured && !configured.embeddings?.provider) out.embeddings = { ...embeddingSettings, provider: 'openai' };
+  else if (Object.keys(embeddingSettings).length) out.embeddings = embeddingSettings;
   return out;
 }
 
@@ -414,15 +455,15 @@ function validate(config: ServiceConfig): ServiceConfig {
       'queue.maxAttempts must be greater than queue.maxStepAttempts, so that a document is marked failed before its message is poisoned',
     );
   }
-  if (!['local', 'hashing', 'openai', 'azure-openai'].includes(config.embeddings.provider)) {
-    fail(
-      `embeddings.provider (KM_EMBEDDINGS) must be local, hashing, openai or azure-openai, got ${JSON.stringify(config.embeddings.provider)}`,
-    );
-  }
+  validateEmbeddings(config, fail);
+  validateTextGenerator(config, fail);
   validateAzureOpenAI(config, fail);
   validateSearch(config.search, fail);
   if (config.embeddings.provider === 'openai' && !config.openai.apiKey && !config.openai.baseUrl) {
     fail('embeddings.provider is openai but neither openai.apiKey (KM_OPENAI_API_KEY) nor openai.baseUrl (KM_OPENAI_BASE_URL) is set');
+  }
+  if (config.textGenerator.type === 'openai' && !config.openai.apiKey && !config.openai.baseUrl) {
+    fail('textGenerator.type is openai but neither openai.apiKey (KM_OPENAI_API_KEY) nor openai.baseUrl (KM_OPENAI_BASE_URL) is set');
   }
   for (const [key, name] of httpSettings()) {
     const value = config.http[key];
@@ -446,6 +487,36 @@ function validate(config: ServiceConfig): ServiceConfig {
     }
   }
   return config;
+}
+
+/** The embedding provider is known; a factory's settings are present and well-formed (stored back checked). */
+function validateEmbeddings(config: ServiceConfig, fail: (message: string) => never): void {
+  const provider = providerName(String(config.embeddings.provider ?? ''));
+  config.embeddings.provider = provider;
+  if ((BUILT_IN_EMBEDDINGS as readonly string[]).includes(provider)) return;
+  const factory = embeddingGeneratorFactoryOf(provider);
+  if (!factory) {
+    const types = [...BUILT_IN_EMBEDDINGS, ...EMBEDDING_GENERATOR_FACTORIES.map((f) => f.type)].map((t) => `"${t}"`).join(', ');
+    fail(`embeddings.provider (KM_EMBEDDING_GENERATOR) must be one of ${types}, got ${JSON.stringify(provider)}`);
+  }
+  Object.assign(
+    config.embeddings,
+    readSettings(factory!, { env: {}, section: config.embeddings, sectionName: 'embeddings', typeKey: 'provider' }),
+  );
+}
+
+/** The text generator type, when given, is known; a factory's settings are present and well-formed (stored back checked). */
+function validateTextGenerator(config: ServiceConfig, fail: (message: string) => never): void {
+  if (config.textGenerator.type === undefined) return;
+  const type = providerName(String(config.textGenerator.type));
+  config.textGenerator.type = type;
+  if ((BUILT_IN_TEXT_GENERATORS as readonly string[]).includes(type)) return;
+  const factory = textGeneratorFactoryOf(type);
+  if (!factory) {
+    const types = [...BUILT_IN_TEXT_GENERATORS, ...TEXT_GENERATOR_FACTORIES.map((f) => f.type)].map((t) => `"${t}"`).join(', ');
+    fail(`textGenerator.type (KM_TEXT_GENERATOR) must be one of ${types}, got ${JSON.stringify(type)}`);
+  }
+  Object.assign(config.textGenerator, readSettings(factory!, { env: {}, section: config.textGenerator, sectionName: 'textGenerator' }));
 }
 
 /** The queue type is known, and its factory's settings are present and well-formed (stored back checked). */
@@ -493,7 +564,12 @@ function validateContentStorage(config: ServiceConfig, fail: (message: string) =
 
 function validateAzureOpenAI(config: ServiceConfig, fail: (message: string) => never): void {
   const azure = config.azureOpenai;
-  const used = Boolean(azure.chatDeployment || azure.embeddingDeployment || config.embeddings.provider === 'azure-openai');
+  const used = Boolean(
+    azure.chatDeployment ||
+      azure.embeddingDeployment ||
+      config.embeddings.provider === 'azure-openai' ||
+      config.textGenerator.type === 'azure-openai',
+  );
   if (!used) {
     if (azure.endpoint)
       fail(
@@ -503,6 +579,9 @@ function validateAzureOpenAI(config: ServiceConfig, fail: (message: string) => n
   }
   if (!isHttpUrl(azure.endpoint))
     fail('azureOpenai.endpoint (KM_AZURE_OPENAI_ENDPOINT) must be an http(s):// URL such as https://my-resource.openai.azure.com/');
+  if (config.textGenerator.type === 'azure-openai' && !azure.chatDeployment) {
+    fail('textGenerator.type is azure-openai but azureOpenai.chatDeployment (KM_AZURE_OPENAI_CHAT_DEPLOYMENT) is not set');
+  }
   if (config.embeddings.provider === 'azure-openai' && !azure.embeddingDeployment) {
     fail('embeddings.provider is azure-openai but azureOpenai.embeddingDeployment (KM_AZURE_OPENAI_EMBEDDING_DEPLOYMENT) is not set');
   }

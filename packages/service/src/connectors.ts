@@ -1,9 +1,13 @@
+import { anthropicTextGeneratorFactory } from '@km/ai-anthropic/factory';
+import { ollamaEmbeddingGeneratorFactory, ollamaTextGeneratorFactory } from '@km/ai-ollama/factory';
 import {
   fileQueueFactory,
   memoryQueueFactory,
   type ContentStorageFactory,
+  type EmbeddingGeneratorFactory,
   type MemoryDbFactory,
   type QueueFactory,
+  type TextGeneratorFactory,
 } from '@km/core/connector';
 import { azureAiSearchMemoryDbFactory } from '@km/memorydb-azure-ai-search/factory';
 import { elasticsearchMemoryDbFactory } from '@km/memorydb-elasticsearch/factory';
@@ -59,4 +63,23 @@ export const CONTENT_STORAGE_FACTORIES: readonly ContentStorageFactory[] = [
 /** The factory of a configured content storage type, if any (`disk` has none: the builder's default). */
 export function contentStorageFactoryOf(type: string): ContentStorageFactory | undefined {
   return CONTENT_STORAGE_FACTORIES.find((f) => f.type === type);
+}
+
+/**
+ * The text generators (answers) the service can use besides OpenAI and Azure OpenAI, which its
+ * own `openai` and `azureOpenai` settings configure: one line per provider package.
+ */
+export const TEXT_GENERATOR_FACTORIES: readonly TextGeneratorFactory[] = [anthropicTextGeneratorFactory, ollamaTextGeneratorFactory];
+
+/** The factory of a configured text generator type, if any. */
+export function textGeneratorFactoryOf(type: string): TextGeneratorFactory | undefined {
+  return TEXT_GENERATOR_FACTORIES.find((f) => f.type === type);
+}
+
+/** The embedding generators the service can use besides local, hashing, OpenAI and Azure OpenAI: one line per provider package. */
+export const EMBEDDING_GENERATOR_FACTORIES: readonly EmbeddingGeneratorFactory[] = [ollamaEmbeddingGeneratorFactory];
+
+/** The factory of a configured embedding generator type, if any. */
+export function embeddingGeneratorFactoryOf(type: string): EmbeddingGeneratorFactory | undefined {
+  return EMBEDDING_GENERATOR_FACTORIES.find((f) => f.type === type);
 }

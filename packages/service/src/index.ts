@@ -9,6 +9,7 @@ export {
   type ServiceConfig,
   type ServiceConfigInput,
   type EmbeddingProvider,
+  type TextGeneratorType,
   type QueueType,
   type MemoryDbType,
 } from './config.js';
@@ -20,13 +21,17 @@ export { RERANKER_KINDS, type RerankerKind, type SearchConfig } from './search-c
 export { rerankerFromConfig } from './reranker-factory.js';
 export {
   CONTENT_STORAGE_FACTORIES,
+  EMBEDDING_GENERATOR_FACTORIES,
   MEMORY_DB_FACTORIES,
   QUEUE_FACTORIES,
+  TEXT_GENERATOR_FACTORIES,
   contentStorageFactoryOf,
+  embeddingGeneratorFactoryOf,
   memoryDbFactory,
   queueFactoryOf,
+  textGeneratorFactoryOf,
 } from './connectors.js';
-export { createMemoryFromConfig, describeAi, type MemoryFactoryOptions } from './memory-factory.js';
+export { createMemoryFromConfig, describeAi, textGeneratorType, type MemoryFactoryOptions } from './memory-factory.js';
 export { queueFactory } from './queue-factory.js';
 export { ServiceMetrics } from './metrics.js';
 export { openApiDocument } from './openapi.js';

@@ -6,12 +6,14 @@ import {
   InvalidInputError,
   KernelMemoryBuilder,
   type ITextEmbeddingGenerator,
+  type ITextGenerator,
   type Logger,
   type MemoryService,
   type PipelineObserver,
 } from '@km/core';
 import { createDecoders } from '@km/decoders';
 import type { ServiceConfig } from './config.js';
+import { embeddingGeneratorFactoryOf, textGeneratorFactoryOf } from './connectors.js';
 import { contentStorageFromConfig } from './content-storage-factory.js';
 import { memoryDbsFromConfig } from './memory-db-factory.js';
 import { queueFactory } from './queue-factory.js';
@@ -37,7 +39,7 @@ export async function createMemoryFromConfig(config: ServiceConfig, options: Mem
       retryDelayMs: config.queue.retryDelayMs,
       ...(options.observer ? { observer: options.observer } : {}),
     })
-    .withEmbeddingGenerator(await embeddingGenerator(config));
+    .withEmbeddingGenerator(await embeddingGenerator(config, options.logger));
   const contentStorage = await contentStorageFromConfig(config.contentStorage, { logger: options.logger });
   if (contentStorage) builder = builder.withContentStorage(contentStorage);
   for (const memoryDb of await memoryDbsFromConfig(config.memoryDb, { logger: options.logger, dataDirectory }))
@@ -46,17 +48,8 @@ export async function createMemoryFromConfig(config: ServiceConfig, options: Mem
   if (config.search.mode) builder = builder.withSearchOptions({ defaultMode: config.search.mode });
   const reranker = rerankerFromConfig(config.search);
   if (reranker) builder = builder.withReranker(reranker);
-  const azure = config.azureOpenai;
-  if (azure.chatDeployment) {
-    const connection = await azureConnection(config, azure.chatDeployment);
-    builder = builder.withTextGenerator(
-      new OpenAITextGenerator({ connection, ...(azure.chatModel ? { model: azure.chatModel } : {}), logger: options.logger }),
-    );
-  } else {
-    const connection = openAIConnection(config);
-    if (connection)
-      builder = builder.withTextGenerator(new OpenAITextGenerator({ connection, model: config.openai.textModel, logger: options.logger }));
-  }
+  const answers = await textGenerator(config, options.logger);
+  if (answers) builder = builder.withTextGenerator(answers);
   if (options.configure) builder = options.configure(builder);
   return builder.buildService();
 }
@@ -71,15 +64,55 @@ export function describeAi(config: ServiceConfig): { embeddings: string; answers
         : config.embeddings.provider === 'hashing'
           ? 'hashing (word-hashing vectors, for tests)'
           : 'local/universal-sentence-encoder-lite';
-  const answers = config.azureOpenai.chatDeployment
-    ? `azure-openai/${config.azureOpenai.chatDeployment}`
-    : openAIConnection(config)
-      ? `openai/${config.openai.textModel}`
-      : 'extractive (no LLM configured)';
-  return { embeddings, answers, search: describeSearch(config.search) };
+  const answers =
+    {
+      'azure-openai': `azure-openai/${config.azureOpenai.chatDeployment}`,
+      openai: `openai/${config.openai.textModel}`,
+      anthropic: `anthropic/${config.textGenerator.anthropicModel}`,
+      ollama: `ollama/${config.textGenerator.ollamaTextModel} at ${config.textGenerator.ollamaUrl}`,
+      none: 'extractive (no LLM configured)',
+    }[textGeneratorType(config)] ?? String(config.textGenerator.type);
+  return { embeddings: embeddingsDescription(config, embeddings), answers, search: describeSearch(config.search) };
 }
 
-async function embeddingGenerator(config: ServiceConfig): Promise<ITextEmbeddingGenerator> {
+function embeddingsDescription(config: ServiceConfig, builtIn: string): string {
+  if (config.embeddings.provider === 'ollama') return `ollama/${config.embeddings.ollamaEmbeddingModel} at ${config.embeddings.ollamaUrl}`;
+  return builtIn;
+}
+
+/**
+ * The text generator type in effect: the configured one, else Azure OpenAI when a chat
+ * deployment is set, else OpenAI when its key or base URL is set, else none.
+ */
+export function textGeneratorType(config: ServiceConfig): string {
+  if (config.textGenerator.type) return config.textGenerator.type;
+  if (config.azureOpenai.chatDeployment) return 'azure-openai';
+  return openAIConnection(config) ? 'openai' : 'none';
+}
+
+async function textGenerator(config: ServiceConfig, logger: Logger): Promise<ITextGenerator | undefined> {
+  const type = textGeneratorType(config);
+  switch (type) {
+    case 'none':
+      return undefined;
+    case 'azure-openai': {
+      const azure = config.azureOpenai;
+      const connection = await azureConnection(config, azure.chatDeployment!);
+      return new OpenAITextGenerator({ connection, ...(azure.chatModel ? { model: azure.chatModel } : {}), logger });
+    }
+    case 'openai':
+      return new OpenAITextGenerator({ connection: openAIConnection(config)!, model: config.openai.textModel, logger });
+    default: {
+      const factory = textGeneratorFactoryOf(type);
+      if (!factory) throw new InvalidInputError('invalid_argument', `configuration: unknown text generator ${JSON.stringify(type)}`);
+      return factory.create(config.textGenerator, { logger });
+    }
+  }
+}
+
+async function embeddingGenerator(config: ServiceConfig, logger: Logger): Promise<ITextEmbeddingGenerator> {
+  const factory = embeddingGeneratorFactoryOf(config.embeddings.provider);
+  if (factory) return factory.create(config.embeddings, { logger });
   switch (config.embeddings.provider) {
     case 'hashing':
       return new HashingEmbeddingGenerator();

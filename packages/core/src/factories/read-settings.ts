@@ -9,6 +9,8 @@ export interface SettingsSource {
   section?: Readonly<Record<string, unknown>> | undefined;
   /** The section's name in messages, e.g. `memoryDb`. */
   sectionName: string;
+  /** The section's key that names the connector, for messages. @default 'type' */
+  typeKey?: string;
 }
 
 /**
@@ -50,10 +52,16 @@ export function readSettings(factory: ConnectorFactory<unknown, never>, source: 
     }
     const raw = given(setting) ? source.section![setting.key] : setting.default;
     if (raw === undefined) {
-      if (setting.required) fail(`${source.sectionName}.type is ${factory.type} but ${name(setting)} is not set`);
+      if (setting.required) fail(`${source.sectionName}.${source.typeKey ?? 'type'} is ${factory.type} but ${name(setting)} is not set`);
       continue;
     }
-    out[setting.key] = checkValue(setting, raw, name(setting), `${source.sectionName}.type is ${factory.type} but `, fail);
+    out[setting.key] = checkValue(
+      setting,
+      raw,
+      name(setting),
+      `${source.sectionName}.${source.typeKey ?? 'type'} is ${factory.type} but `,
+      fail,
+    );
   }
   return out;
 }
