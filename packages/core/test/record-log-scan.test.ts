@@ -65,6 +65,23 @@ describe('RecordLog streaming read', () => {
     expect(from).toMatchObject({ entries: written.length - 10, end });
   });
 
+  it("rejects with the visitor's error while the next chunk is being read, and the log reads again afterwards", async () => {
+    const dir = await tempDir();
+    const log = new RecordLog(dir, false);
+    await log.append(written);
+    await log.close();
+    // The visitor throws in the first chunk, while the read of the second is in flight.
+    let visited = 0;
+    const failing = new RecordLog(dir, false).loadEach(() => {
+      if (++visited === 100) throw new Error('visitor failed');
+    });
+    await expect(failing).rejects.toThrow('visitor failed');
+    expect(visited).toBe(100);
+    const seen: string[] = [];
+    await new RecordLog(dir, false).readEachFrom(0, (e) => seen.push(summary(e)));
+    expect(seen).toEqual(written.map(summary));
+  });
+
   it('cuts a torn tail after a large entry, and keeps what comes before', async () => {
     const dir = await tempDir();
     const log = new RecordLog(dir, false);

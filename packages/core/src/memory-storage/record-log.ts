@@ -211,46 +211,67 @@ interface Scanned {
 }
 
 /**
- * Streams the intact entries between `offset` and `size` to `visit`, reading chunks into one
- * reused buffer (no copy of the whole file); stops at the first torn or corrupt entry. An entry
- * whose length field runs past `size` is torn: the buffer only grows for entries that fit.
+ * Streams the intact entries between `offset` and `size` to `visit`, reading chunks into two
+ * reused buffers (no copy of the whole file): the next chunk is read (on libuv's thread pool)
+ * while the entries of the current one are checked and visited. Stops at the first torn or
+ * corrupt entry. An entry whose length field runs past `size` is torn: a buffer only grows for
+ * entries that fit.
  */
 async function scan(handle: FileHandle, offset: number, size: number, visit: LogVisitor): Promise<Scanned> {
-  let buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(HEADER, size - offset)));
+  const chunk = Math.min(READ_CHUNK, Math.max(HEADER, size - offset));
+  let buffer = Buffer.allocUnsafe(chunk);
+  let spare: Buffer | undefined;
   const decoder = new EntryDecoder();
   let base = offset; // file offset of buffer[0]
-  let filled = 0;
+  let filled = (await handle.read(buffer, 0, Math.min(chunk, size - base), base)).bytesRead;
   let entries = 0;
   for (;;) {
-    const want = Math.min(buffer.length - filled, size - base - filled);
-    const { bytesRead } = want > 0 ? await handle.read(buffer, filled, want, base + filled) : { bytesRead: 0 };
-    filled += bytesRead;
-    const eof = bytesRead === 0 || base + filled >= size;
-    let at = 0;
-    while (at + HEADER <= filled) {
-      const length = buffer.readUInt32LE(at);
-      const end = at + HEADER + length;
-      if (length < 5 || base + end > size) return { end: base + at, entries };
+    // Where the complete entries of the buffer end, and whether a torn one follows them.
+    let complete = 0;
+    let torn = false;
+    while (complete + HEADER <= filled) {
+      const length = buffer.readUInt32LE(complete);
+      const end = complete + HEADER + length;
+      if (length < 5 || base + end > size) {
+        torn = true;
+        break;
+      }
       if (end > filled) break;
-      const body = buffer.subarray(at + HEADER, end);
-      if (crc32(body) !== buffer.readUInt32LE(at + 4)) return { end: base + at, entries };
-      visit(decoder.decode(body));
-      entries++;
-      at = end;
+      complete = end;
     }
-    if (eof) return { end: base + at, entries };
-    // Keep the unread part of the chunk and read on; an entry larger than the buffer gets a larger
-    // one (it fits in the file: checked above), no larger than the rest of the file.
-    const needed = at + HEADER <= filled ? HEADER + buffer.readUInt32LE(at) : HEADER;
-    if (needed > buffer.length) {
-      const larger = Buffer.allocUnsafe(Math.max(needed, Math.min(buffer.length * 2, size - base - at)));
-      buffer.copy(larger, 0, at, filled);
-      buffer = larger;
-    } else {
-      buffer.copyWithin(0, at, filled);
+    // Start reading what follows into the other buffer, after the unread part of this one.
+    let pending: Promise<{ bytesRead: number }> | undefined;
+    let next: Buffer | undefined;
+    const leftover = filled - complete;
+    if (!torn && base + filled < size) {
+      // An entry larger than a chunk gets a larger buffer (it fits in the file: checked above).
+      const needed = leftover >= HEADER ? HEADER + buffer.readUInt32LE(complete) : HEADER;
+      const capacity = Math.max(chunk, Math.min(needed, size - base - complete));
+      next = spare && spare.length >= capacity ? spare : Buffer.allocUnsafe(capacity);
+      buffer.copy(next, 0, complete, filled);
+      pending = handle.read(next, leftover, Math.min(next.length - leftover, size - base - filled), base + filled);
     }
-    base += at;
-    filled -= at;
+    try {
+      for (let at = 0; at < complete; ) {
+        const end = at + HEADER + buffer.readUInt32LE(at);
+        const body = buffer.subarray(at + HEADER, end);
+        if (crc32(body) !== buffer.readUInt32LE(at + 4)) return { end: base + at, entries };
+        visit(decoder.decode(body));
+        entries++;
+        at = end;
+      }
+    } finally {
+      // A read still running when the scan stops early (or the visitor throws) must not outlive
+      // the handle the caller closes: wait for it; its result no longer matters then.
+      if (pending) await pending.catch(() => undefined);
+    }
+    if (!pending || !next) return { end: base + complete, entries };
+    const { bytesRead } = await pending;
+    if (bytesRead === 0) return { end: base + complete, entries };
+    spare = buffer;
+    buffer = next;
+    base += complete;
+    filled = leftover + bytesRead;
   }
 }
 
