@@ -219,7 +219,7 @@ interface Scanned {
  */
 async function scan(handle: FileHandle, offset: number, size: number, visit: LogVisitor): Promise<Scanned> {
   const chunk = Math.min(READ_CHUNK, Math.max(HEADER, size - offset));
-  let buffer = Buffer.allocUnsafe(chunk);
+  let buffer: Buffer = Buffer.allocUnsafe(chunk);
   let spare: Buffer | undefined;
   const decoder = new EntryDecoder();
   let base = offset; // file offset of buffer[0]

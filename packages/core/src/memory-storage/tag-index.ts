@@ -8,10 +8,14 @@ import type { TagCollection } from '../models/tag-collection.js';
 export class TagIndex {
   /** Key → value → slots (a two-level map: no key string built per pair). */
   private readonly pairs = new Map<string, Map<string | null, Set<number>>>();
-  private readonly live = new Set<number>();
+
+  /**
+   * @param liveSlots Every live slot (the owner's id map has them: no second set to keep up on
+   * every write); a filter of only negated conditions starts from them.
+   */
+  constructor(private readonly liveSlots: () => Iterable<number>) {}
 
   add(slot: number, tags: TagCollection): void {
-    this.live.add(slot);
     for (const key of Object.keys(tags)) {
       let values = this.pairs.get(key);
       if (!values) this.pairs.set(key, (values = new Map()));
@@ -24,7 +28,6 @@ export class TagIndex {
   }
 
   remove(slot: number, tags: TagCollection): void {
-    this.live.delete(slot);
     for (const key of Object.keys(tags)) {
       const values = this.pairs.get(key);
       if (!values) continue;
@@ -36,11 +39,6 @@ export class TagIndex {
       }
       if (values.size === 0) this.pairs.delete(key);
     }
-  }
-
-  /** Every live slot. */
-  all(): ReadonlySet<number> {
-    return this.live;
   }
 
   /** Slots matching the filters (OR across, AND inside), or 'all'. */
@@ -67,7 +65,7 @@ export class TagIndex {
     }
     positive.sort((a, b) => a.size - b.size);
     const [smallest, ...rest] = positive;
-    const base: Iterable<number> = smallest ?? this.live;
+    const base: Iterable<number> = smallest ?? this.liveSlots();
     const out: number[] = [];
     for (const slot of base) {
       if (rest.every((s) => s.has(slot)) && !negative.some((s) => s.has(slot))) out.push(slot);

@@ -100,7 +100,7 @@ export class VectorIndex {
   private slotPlaces = new Int32Array(0);
   private readonly freeSlots: number[] = [];
   private readonly ids = new Map<string, number>();
-  private readonly tagIndex = new TagIndex();
+  private readonly tagIndex = new TagIndex(() => this.ids.values());
   private readonly scan: ParallelScanOptions | undefined;
   private readonly segmentRows: number | undefined;
   /** Worker scans see rows that do not move: mutations wait for them (see {@link exclusive}). */
