@@ -22,7 +22,12 @@ export const anthropicTextGeneratorFactory: TextGeneratorFactory = {
       default: DEFAULT_MODEL,
       description: `Claude model id, e.g. claude-haiku-4-5 (default ${DEFAULT_MODEL})`,
     },
-    { key: 'anthropicBaseUrl', env: ['KM_ANTHROPIC_BASE_URL'], type: 'url', description: 'API base URL (default https://api.anthropic.com)' },
+    {
+      key: 'anthropicBaseUrl',
+      env: ['KM_ANTHROPIC_BASE_URL'],
+      type: 'url',
+      description: 'API base URL (default https://api.anthropic.com)',
+    },
     {
       key: 'anthropicMaxTokenTotal',
       env: ['KM_ANTHROPIC_MAX_TOKEN_TOTAL'],

@@ -34,7 +34,9 @@ describe('anthropicTextGeneratorFactory', () => {
       anthropicApiKey: 'km',
       anthropicModel: 'claude-haiku-4-5',
     });
-    expect(() => settings({ ANTHROPIC_API_KEY: 'a', KM_ANTHROPIC_BASE_URL: 'not a url' })).toThrow(/anthropicBaseUrl.*KM_ANTHROPIC_BASE_URL/);
+    expect(() => settings({ ANTHROPIC_API_KEY: 'a', KM_ANTHROPIC_BASE_URL: 'not a url' })).toThrow(
+      /anthropicBaseUrl.*KM_ANTHROPIC_BASE_URL/,
+    );
     expect(() => settings({ ANTHROPIC_API_KEY: 'a', KM_ANTHROPIC_MAX_TOKEN_TOTAL: 'lots' })).toThrow(/anthropicMaxTokenTotal.*integer/);
     expect(factory.settings.find((s) => s.key === 'anthropicModel')?.flag).toBe('--anthropic-model');
   });
