@@ -9,11 +9,12 @@ import {
   type TextGenerationOptions,
   type TokenUsage,
 } from '@km/core';
+import { resolveRetryOptions, withConnectorRetries } from '@km/core/connector';
 import { ClaudeTokenEstimator } from './claude-tokenizer.js';
 import { AnthropicRequestError, CONNECTOR, toKmError } from './errors.js';
 import { MessageStream } from './message-stream.js';
 import { claudeModelInfo, DEFAULT_MODEL, UNKNOWN_MODEL_CONTEXT_WINDOW } from './model-catalog.js';
-import { DEFAULT_RETRY, withAnthropicRetries, type RetryOptions } from './retry.js';
+import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 
 /** Options of {@link AnthropicTextGenerator}. */
 export interface AnthropicTextGeneratorOptions {
@@ -92,7 +93,7 @@ export class AnthropicTextGenerator implements ITextGenerator {
     this.modelName = `${CONNECTOR}/${this.model}`;
     this.tokenizer = options.tokenizer ?? new ClaudeTokenEstimator();
     this.sampling = options.sampling;
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.retry = resolveRetryOptions(options.retry, DEFAULT_RETRY);
     this.client =
       options.client ??
       new Anthropic({
@@ -107,11 +108,10 @@ export class AnthropicTextGenerator implements ITextGenerator {
     const { signal } = options;
     if (signal?.aborted) throw new KmError('aborted', `${WHAT}: aborted`, { connector: CONNECTOR, cause: signal.reason });
     const params = this.request(prompt, options);
-    const context = { signal, model: params.model, logger: this.options.logger };
+    const context = { signal, model: params.model };
 
     // Until the first piece of text, any transient failure is retried: nothing was yielded yet.
-    const opened = await withAnthropicRetries(
-      WHAT,
+    const opened = await withConnectorRetries(
       async () => {
         const stream = await this.client.messages.create(params, { signal, maxRetries: 0 });
         const events = stream[Symbol.asyncIterator]();
@@ -128,8 +128,14 @@ export class AnthropicTextGenerator implements ITextGenerator {
           throw toKmError(e, WHAT, { ...context, streaming: true });
         }
       },
-      this.retry,
-      context,
+      {
+        connector: CONNECTOR,
+        what: WHAT,
+        retry: this.retry,
+        toKmError: (e) => toKmError(e, WHAT, context),
+        signal,
+        logger: this.options.logger,
+      },
     );
 
     // After it, a failure ends the generation: retrying would repeat text.

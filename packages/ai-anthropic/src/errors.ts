@@ -1,5 +1,5 @@
 import { KmError, type KmErrorCode } from '@km/core';
-import { parseRetryAfterMs } from '@km/core/connector';
+import { isRetryableHttpStatus, parseRetryAfterMs } from '@km/core/connector';
 import { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 
 /** Connector name carried by every error of this package. */
@@ -7,11 +7,9 @@ export const CONNECTOR = 'anthropic';
 
 /**
  * HTTP statuses worth retrying: timeouts, conflicts, rate limits and server errors, 529
- * (`overloaded_error`) included.
+ * (`overloaded_error`) included (core's `isRetryableHttpStatus`).
  */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 429 || status >= 500;
-}
+export const isRetryableStatus: (status: number) => boolean = isRetryableHttpStatus;
 
 /** Types of an `error` event that another try cannot get past; any other type (`overloaded_error`, `api_error`, …) is transient. */
 const FATAL_ERROR_TYPES = new Set([

@@ -1,12 +1,11 @@
 import { KmError, type KmErrorCode } from '@km/core';
+import { isRetryableHttpStatus } from '@km/core/connector';
 
 /** Connector name carried by every error of this package. */
 export const CONNECTOR = 'ollama';
 
-/** HTTP statuses worth retrying: timeouts, conflicts, rate limits and server errors. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 429 || status >= 500;
-}
+/** HTTP statuses worth retrying: timeouts, conflicts, rate limits and server errors (core's `isRetryableHttpStatus`). */
+export const isRetryableStatus: (status: number) => boolean = isRetryableHttpStatus;
 
 /** A KmError with the HTTP status of the failed request, when Ollama answered. */
 export class OllamaRequestError extends KmError {

@@ -1,8 +1,8 @@
 import { InvalidInputError, type Logger } from '@km/core';
-import { parseRetryAfterMs, withRetries } from '@km/core/connector';
+import { parseRetryAfterMs, resolveRetryOptions, withConnectorRetries } from '@km/core/connector';
 import { Ollama } from 'ollama';
 import { CONNECTOR, toKmError } from './errors.js';
-import { DEFAULT_RETRY, ollamaBackoff, type RetryOptions } from './retry.js';
+import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 
 /** Where Ollama listens unless told otherwise. */
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
@@ -19,6 +19,7 @@ export interface OllamaEndpointOptions {
   keepAlive?: string | number;
   /** Headers sent with every request, e.g. the Authorization of a proxy in front of Ollama. */
   headers?: Record<string, string>;
+  /** km's retries. @default { maxRetries: 4, initialDelayMs: 500, maxDelayMs: 30000 } */
   retry?: RetryOptions;
   logger?: Logger;
   /** The fetch requests go through (a proxy agent, instrumentation). @default globalThis.fetch */
@@ -53,7 +54,7 @@ export class OllamaEndpoint {
   constructor(private readonly options: OllamaEndpointOptions) {
     this.host = (options.host || DEFAULT_OLLAMA_HOST).replace(/\/+$/, '');
     this.keepAlive = keepAliveValue(options.keepAlive);
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.retry = resolveRetryOptions(options.retry, DEFAULT_RETRY);
     try {
       new Ollama({ host: this.host });
     } catch (e) {
@@ -81,36 +82,25 @@ export class OllamaEndpoint {
     request: (client: Ollama) => Promise<T>,
     signal: AbortSignal | undefined,
   ): Promise<OpenedRequest<T>> {
-    try {
-      return await this.withRetries(what, model, request, signal);
-    } catch (e) {
-      // An abort before the first attempt or during a backoff.
-      throw toKmError(e, { what, host: this.host, model, signal });
-    }
-  }
-
-  private withRetries<T>(
-    what: string,
-    model: string,
-    request: (client: Ollama) => Promise<T>,
-    signal: AbortSignal | undefined,
-  ): Promise<OpenedRequest<T>> {
-    return withRetries(
+    return withConnectorRetries(
       async () => {
         const attempt = this.attempt(signal);
         try {
           return { value: await request(attempt.client), close: attempt.close };
         } catch (e) {
           attempt.close();
+          // Translated here: the Retry-After is in this attempt's response.
           throw toKmError(e, { what, host: this.host, model, signal, retryAfterMs: parseRetryAfterMs(attempt.lastResponse()?.headers) });
         }
       },
       {
-        maxAttempts: this.retry.maxRetries + 1,
-        backoff: ollamaBackoff(this.retry),
+        connector: CONNECTOR,
+        what,
+        retry: this.retry,
+        // An abort before the first attempt.
+        toKmError: (e) => toKmError(e, { what, host: this.host, model, signal }),
         signal,
-        onRetry: ({ error, retry, delayMs }) =>
-          this.options.logger?.warn('ollama request failed, retrying', { what, retry, delayMs, error: (error as Error).message }),
+        logger: this.options.logger,
       },
     );
   }

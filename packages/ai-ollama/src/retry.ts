@@ -1,21 +1,11 @@
-import { BackoffPolicy } from '@km/core/connector';
-
-/** How requests are retried. */
-export interface RetryOptions {
-  /** Retries after the first attempt. @default 4 */
-  maxRetries?: number;
-  /** Ceiling of the first delay, in ms; doubles each retry. @default 500 */
-  initialDelayMs?: number;
-  /** Longest delay between two attempts, in ms, a server's Retry-After included. @default 30000 */
-  maxDelayMs?: number;
-}
-
-export const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 4, initialDelayMs: 500, maxDelayMs: 30_000 };
+import type { ConnectorRetryOptions } from '@km/core/connector';
 
 /**
- * The backoff of Ollama requests: core's policy with equal jitter (between half and all of the
- * ceiling, so a server that is loading a model always gets a little time), or the server's Retry-After.
+ * How requests are retried: core's {@link ConnectorRetryOptions}, with Ollama's own defaults
+ * ({@link DEFAULT_RETRY}): 4 retries, 500 ms doubling, 30000 ms at most, a server's Retry-After
+ * included.
  */
-export function ollamaBackoff(options: Required<RetryOptions>): BackoffPolicy {
-  return new BackoffPolicy({ initialDelayMs: options.initialDelayMs, maxDelayMs: options.maxDelayMs, jitter: 'equal' });
-}
+export type RetryOptions = ConnectorRetryOptions;
+
+/** The retries of Ollama requests unless told otherwise. */
+export const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 4, initialDelayMs: 500, maxDelayMs: 30_000 };

@@ -1,14 +1,12 @@
 import { KmError, type KmErrorCode } from '@km/core';
-import { parseRetryAfterMs } from '@km/core/connector';
+import { isRetryableHttpStatus, parseRetryAfterMs } from '@km/core/connector';
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 
 /** Connector name carried by every error of this package. */
 export const CONNECTOR = 'openai';
 
-/** HTTP statuses worth retrying: timeouts, conflicts, rate limits and server errors. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 429 || status >= 500;
-}
+/** HTTP statuses worth retrying: timeouts, conflicts, rate limits and server errors (core's `isRetryableHttpStatus`). */
+export const isRetryableStatus: (status: number) => boolean = isRetryableHttpStatus;
 
 /** A KmError with the HTTP status of the failed request (and, from KmError, the server's Retry-After). */
 export class OpenAIRequestError extends KmError {

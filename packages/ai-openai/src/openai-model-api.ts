@@ -1,7 +1,9 @@
 import type { Logger } from '@km/core';
+import { resolveRetryOptions, withConnectorRetries } from '@km/core/connector';
 import type OpenAI from 'openai';
 import { createOpenAIClient, type OpenAIConnectionOptions } from './connection.js';
-import { DEFAULT_RETRY, withOpenAIRetries, type RetryOptions } from './retry.js';
+import { CONNECTOR, toKmError } from './errors.js';
+import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 
 /** The options every generator of this package takes to reach its endpoint. */
 export interface OpenAIEndpointOptions {
@@ -25,15 +27,22 @@ export class OpenAIModelApi {
     readonly requestModel: string,
     private readonly options: OpenAIEndpointOptions,
   ) {
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.retry = resolveRetryOptions(options.retry, DEFAULT_RETRY);
     this.client = options.client ?? createOpenAIClient(options.connection);
   }
 
   /**
-   * Sends one request with km's retries (see `withOpenAIRetries`); `what` names it in errors
-   * and logs, `signal` stops it and its backoff.
+   * Sends one request with km's retries (core's `withConnectorRetries`); `what` names it in
+   * errors and logs, `signal` stops it and its backoff. Every error leaves as a KmError.
    */
   send<T>(what: string, request: (client: OpenAI) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    return withOpenAIRetries(what, () => request(this.client), this.retry, { signal, logger: this.options.logger });
+    return withConnectorRetries(() => request(this.client), {
+      connector: CONNECTOR,
+      what,
+      retry: this.retry,
+      toKmError: (e) => toKmError(e, what, signal),
+      signal,
+      logger: this.options.logger,
+    });
   }
 }

@@ -1,13 +1,13 @@
 import { CL100KTokenizer } from '@km/core';
+import { connectorBackoff } from '@km/core/connector';
 import { describe, expect, it } from 'vitest';
 import { APIError } from 'openai';
 import { O200KTokenizer, OpenAIRequestError, toKmError, tokenizerForModel } from '../src/index.js';
-import { openAIBackoff } from '../src/retry.js';
 
-describe('openAIBackoff', () => {
+describe('the backoff of OpenAI requests (core connectorBackoff)', () => {
   const options = { maxRetries: 5, initialDelayMs: 100, maxDelayMs: 1000 };
-  const low = openAIBackoff(options, () => 0);
-  const high = openAIBackoff(options, () => 1);
+  const low = connectorBackoff(options, () => 0);
+  const high = connectorBackoff(options, () => 1);
 
   it('doubles with jitter between half and all of the ceiling, capped', () => {
     expect(low.delayMs(1)).toBe(50);

@@ -46,6 +46,15 @@ export {
 export { BackoffPolicy, type BackoffJitter, type BackoffOptions } from './retry/backoff-policy.js';
 export { withRetries, isTransient, type WithRetriesOptions } from './retry/with-retries.js';
 export { parseRetryAfterMs, type HeaderReader } from './retry/retry-after.js';
+export {
+  connectorBackoff,
+  DEFAULT_CONNECTOR_RETRY,
+  isRetryableHttpStatus,
+  resolveRetryOptions,
+  withConnectorRetries,
+  type ConnectorRetriesOptions,
+  type ConnectorRetryOptions,
+} from './retry/connector-retries.js';
 export { ConnectionKeeper, type ConnectionKeeperOptions, type ConnectionUseOptions } from './retry/connection-keeper.js';
 export { withTimeout } from './util/timeout.js';
 export { mapWithConcurrency, batches } from './util/concurrency.js';
