@@ -40,7 +40,7 @@ export type TextGeneratorType = 'openai' | 'azure-openai' | 'none' | (string & {
 /** The text generator types the service configures itself (the others come from factories). */
 const BUILT_IN_TEXT_GENERATORS = ['openai', 'azure-openai', 'none'] as const;
 
-/** `azureopenai` (KM's spelling in the issue's settings) is `azure-openai`. */
+/** `azureopenai` (as Kernel Memory spells its AzureOpenAI service) is `azure-openai`; names are case-insensitive. */
 const providerName = (name: string): string => (name.toLowerCase() === 'azureopenai' ? 'azure-openai' : name.toLowerCase());
 
 /** How the service authenticates to Azure OpenAI: an API key, or a Microsoft Entra identity (needs `@azure/identity`). */
