@@ -45,7 +45,7 @@ const USAGE_CODES = new Set<KmErrorCode>([
   'not_configured',
   'vector_size_mismatch',
 ]);
-const NOT_FOUND_CODES = new Set<KmErrorCode>(['index_not_found', 'document_not_found', 'file_not_found']);
+const NOT_FOUND_CODES = new Set<KmErrorCode>(['index_not_found', 'collection_not_found', 'document_not_found', 'file_not_found']);
 const UNREACHABLE_CODES = new Set<KmErrorCode>(['unauthorized', 'transient']);
 const UNREACHABLE_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH']);
 

@@ -10,6 +10,7 @@ export type KmErrorCode =
   | 'invalid_filter'
   | 'unsupported_filter'
   | 'index_not_found'
+  | 'collection_not_found'
   | 'document_not_found'
   | 'file_not_found'
   | 'vector_size_mismatch'

@@ -54,6 +54,7 @@ const STATUS_OF: Partial<Record<KmErrorCode, number>> = {
   vector_size_mismatch: 409,
   write_conflict: 409,
   index_not_found: 404,
+  collection_not_found: 404,
   document_not_found: 404,
   file_not_found: 404,
   content_too_large: 413,
