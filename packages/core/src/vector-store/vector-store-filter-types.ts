@@ -25,7 +25,7 @@ export type VectorStoreFilter<R = Record<string, unknown>> = {
   not?: VectorStoreFilter<R>;
 };
 
-type FilterValue<T> = T extends readonly (infer E)[] ? never : T extends Date ? Date | string : T;
+type FilterValue<T> = T extends readonly unknown[] ? never : T extends Date ? Date | string : T;
 type ElementOf<T> = T extends readonly (infer E)[] ? E : never;
 
 export interface FilterOperators<T> {
