@@ -30,6 +30,18 @@ export interface DriverVectorQuery {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** What a read by filter asks a driver for (see {@link VectorStoreDriver.query}). */
+export interface DriverRecordQuery {
+  /** Checked filter, or undefined for all records. */
+  readonly filter: FilterNode | undefined;
+  /** Sort keys, first decides; ties broken by the key ascending. Properties are data properties of type number, integer, date, string or boolean, or the key. */
+  readonly orderBy: ReadonlyArray<{ readonly storageName: string; readonly descending: boolean }>;
+  /** Most results wanted (the caller's `top + skip`); the wrapper skips. */
+  readonly limit: number;
+  readonly includeVectors: boolean;
+  readonly signal?: AbortSignal | undefined;
+}
+
 /**
  * The part of a typed vector store a connector writes: backend translation only. The
  * {@link VectorStore} wrapper and its collections own every rule: collection names checked
@@ -96,6 +108,11 @@ export interface VectorStoreDriver {
    * convention of the property's distance function, best first, at most `query.limit`.
    */
   search(name: string, definition: RecordDefinition, query: DriverVectorQuery): Promise<Array<[StorageRecord, number]>>;
+  /**
+   * Records matching the filter in the given order (missing values last), at most `query.limit`.
+   * Optional: without it, `collection.query` throws `unsupported_operation`.
+   */
+  query?(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]>;
   /** Releases connections or files. */
   close?(): Promise<void>;
 }

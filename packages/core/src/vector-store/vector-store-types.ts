@@ -28,6 +28,19 @@ export interface VectorSearchOptions<R> {
   signal?: AbortSignal;
 }
 
+/** Options of {@link IVectorStoreCollection.query}: records by filter, not by similarity. */
+export interface RecordQueryOptions<R> {
+  filter?: VectorStoreFilter<R>;
+  /** Sort keys, first decides (e.g. `[{ property: 'createdAt', descending: true }]`); ties by key ascending. @default by key */
+  orderBy?: ReadonlyArray<{ property: Extract<keyof R, string>; descending?: boolean }>;
+  /** Most results. @default 100 (at most 10000) */
+  top?: number;
+  /** @default 0 */
+  skip?: number;
+  includeVectors?: boolean;
+  signal?: AbortSignal;
+}
+
 /** One search result. */
 export interface VectorSearchResult<R> {
   readonly record: R;
@@ -62,6 +75,8 @@ export interface IVectorStoreCollection<R> {
   getMany(keys: readonly KeyValue[], options?: GetRecordOptions): Promise<R[]>;
   /** Deletes records by key; missing keys are ignored. */
   delete(key: KeyValue | readonly KeyValue[], options?: { signal?: AbortSignal }): Promise<void>;
+  /** Records matching a filter, in a given order (needs a store whose driver has `query`, else `unsupported_operation`). */
+  query(options?: RecordQueryOptions<R>): Promise<R[]>;
   /** Records nearest to a vector, or to a text embedded with the definition's generator, best first. */
   search(query: string | Float32Array | readonly number[], options?: VectorSearchOptions<R>): Promise<VectorSearchResult<R>[]>;
 }
