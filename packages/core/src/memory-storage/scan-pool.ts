@@ -7,14 +7,15 @@ import type { VectorKernels, WasmMemory } from './wasm/vector-kernels.js';
 /** A kernel a worker can run (see vector-kernels.wat); its results go to the shared memory. */
 export type ScanKernel = keyof VectorKernels;
 
-interface ScanTask {
+/** A task of a worker: a kernel over a shared WebAssembly memory, or a check of log-entry checksums. */
+type ScanTask = {
   readonly id: number;
-  readonly memory: WasmMemory;
-  readonly kernel: ScanKernel;
-  readonly args: readonly number[];
-  resolve(): void;
+  resolve(result: number): void;
   reject(error: Error): void;
-}
+} & (
+  | { readonly kind: 'kernel'; readonly memory: WasmMemory; readonly kernel: ScanKernel; readonly args: readonly number[] }
+  | { readonly kind: 'verify'; readonly buffer: SharedArrayBuffer; readonly start: number; readonly end: number }
+);
 
 interface PoolWorker {
   readonly worker: Worker;
@@ -65,7 +66,20 @@ export class ScanPool {
   run(memory: WasmMemory, kernel: ScanKernel, args: readonly number[]): Promise<void> {
     if (this.closed) return Promise.reject(closedError());
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ id: this.nextTaskId++, memory, kernel, args, resolve, reject });
+      this.queue.push({ id: this.nextTaskId++, kind: 'kernel', memory, kernel, args, resolve: () => resolve(), reject });
+      this.dispatch();
+    });
+  }
+
+  /**
+   * Checks the crc32 of the record-log entries in `buffer[start, end)` (whole entries, see
+   * record-log.ts) in a worker, so a load decodes entries while the next chunk is checked.
+   * Resolves to the offset of the first corrupt entry, or -1 when all are intact.
+   */
+  verifyLogEntries(buffer: SharedArrayBuffer, start: number, end: number): Promise<number> {
+    if (this.closed) return Promise.reject(closedError());
+    return new Promise<number>((resolve, reject) => {
+      this.queue.push({ id: this.nextTaskId++, kind: 'verify', buffer, start, end, resolve, reject });
       this.dispatch();
     });
   }
@@ -98,11 +112,15 @@ export class ScanPool {
   }
 
   private send(w: PoolWorker, task: ScanTask): void {
-    const memoryId = this.idOf(task.memory);
-    const first = !w.memories.has(memoryId);
     w.task = task;
     w.worker.ref(); // a running task keeps the process alive until it answers
     try {
+      if (task.kind === 'verify') {
+        w.worker.postMessage({ id: task.id, verify: { buffer: task.buffer, start: task.start, end: task.end } });
+        return;
+      }
+      const memoryId = this.idOf(task.memory);
+      const first = !w.memories.has(memoryId);
       w.worker.postMessage({ id: task.id, memoryId, memory: first ? task.memory : undefined, kernel: task.kernel, args: task.args });
       w.memories.add(memoryId);
     } catch (error) {
@@ -114,7 +132,7 @@ export class ScanPool {
     const worker = new Worker(SCAN_WORKER_SOURCE, { eval: true, workerData: { wasm: VECTOR_KERNELS_WASM_BASE64 } });
     worker.unref();
     const w: PoolWorker = { worker, memories: new Set(), task: undefined, error: undefined, exited: false };
-    worker.on('message', (message: { id: number; error?: string }) => this.settle(w, message));
+    worker.on('message', (message: { id: number; error?: string; result?: number }) => this.settle(w, message));
     worker.on('error', (error) => {
       w.error = error;
     });
@@ -123,14 +141,14 @@ export class ScanPool {
     return w;
   }
 
-  private settle(w: PoolWorker, message: { id: number; error?: string }): void {
+  private settle(w: PoolWorker, message: { id: number; error?: string; result?: number }): void {
     const task = w.task;
     if (!task || task.id !== message.id) return;
     w.task = undefined;
     w.worker.unref();
     this.completed++;
-    if (message.error === undefined) task.resolve();
-    else task.reject(new KmError('invalid_argument', `scan kernel ${task.kernel} failed: ${message.error}`));
+    if (message.error === undefined) task.resolve(message.result ?? 0);
+    else task.reject(new KmError('invalid_argument', `${taskName(task)} failed: ${message.error}`));
     this.dispatch();
   }
 
@@ -145,7 +163,7 @@ export class ScanPool {
       this.completed++;
       const reason = w.error ? `: ${w.error.message}` : '';
       task.reject(
-        new KmError('transient', `scan worker exited with code ${code} while running ${task.kernel}${reason}`, {
+        new KmError('transient', `scan worker exited with code ${code} while running ${taskName(task)}${reason}`, {
           cause: w.error,
           transient: true,
         }),
@@ -171,6 +189,10 @@ export class ScanPool {
       w.worker.postMessage({ forget: id });
     }
   }
+}
+
+function taskName(task: ScanTask): string {
+  return task.kind === 'kernel' ? `scan kernel ${task.kernel}` : 'log checksum check';
 }
 
 function closedError(): KmError {

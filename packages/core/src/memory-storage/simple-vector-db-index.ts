@@ -5,7 +5,7 @@ import { PayloadFields } from '../models/memory-record.js';
 import { Bm25Index } from '../text-search/bm25-index.js';
 import { partitionText } from './partition-text.js';
 import type { CheckedRecord } from './record-input.js';
-import { RecordLog, type LogEntry } from './record-log.js';
+import { RecordLog, type LogEntry, type LogReadOptions } from './record-log.js';
 import { VectorIndex, type IndexEntry, type VectorIndexOptions } from './vector-index.js';
 
 const CONNECTOR = 'simple-vector-db';
@@ -96,12 +96,18 @@ export async function readIndexFolder(
   const loaded = emptyIndex(meta.vectorSize, log, 0, 0, options);
   const apply = (entry: LogEntry) => applyEntry(loaded, entry);
   // Entries stream from the file straight into the views: no list of entries, no copy of each vector.
-  const read = repair ? await log.loadEach(apply) : await log.readEachFrom(0, apply);
+  const read = repair ? await log.loadEach(apply, readOptions(options)) : await log.readEachFrom(0, apply, readOptions(options));
   loaded.ino = read.ino;
   loaded.applied = read.end;
   log.deadEntries = read.entries - loaded.vectors.size;
   await loaded.vectors.startAnn();
   return loaded;
+}
+
+/** With scan threads, a large log's checksums are checked on one of them while this thread applies the entries. */
+function readOptions(options: VectorIndexOptions): LogReadOptions {
+  const pool = options.scan?.pool;
+  return pool ? { verifier: (buffer, start, end) => pool.verifyLogEntries(buffer, start, end) } : {};
 }
 
 /** Creates an index folder (its metadata written atomically) and its empty in-memory views. */
@@ -138,7 +144,9 @@ export async function catchUpIndex(
     if (position.size === loaded.applied) return loaded; // nothing new
     const log = loaded.log;
     // Entries apply while the log is read: searches running on worker threads finish first.
-    const { end } = await loaded.vectors.exclusive(() => log.readEachFrom(loaded.applied, (entry) => applyEntry(loaded, entry)));
+    const { end } = await loaded.vectors.exclusive(() =>
+      log.readEachFrom(loaded.applied, (entry) => applyEntry(loaded, entry), readOptions(options)),
+    );
     loaded.applied = end;
     await loaded.vectors.startAnn();
     return loaded;
