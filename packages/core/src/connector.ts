@@ -162,3 +162,41 @@ export { fileQueueFactory, memoryQueueFactory } from './factories/queue-factorie
 export { Bm25Index, type Bm25SearchOptions } from './text-search/bm25-index.js';
 export { tokenize, foldText } from './text-search/tokenizer.js';
 export { checkFusion, fuseRankings, type FusedHit, type ResolvedFusion } from './memory-storage/hybrid-fusion.js';
+
+// Typed vector-store drivers: the seam, the checked filter, the reference semantics
+export type {
+  DriverRecordQuery,
+  DriverVectorQuery,
+  StorageRecord,
+  VectorStoreDriver,
+} from './vector-store/vector-store-driver.js';
+export type { FilterNode, FilterOperator, FilterProperty, FilterScalar } from './vector-store/vector-store-filter-types.js';
+export type {
+  ResolvedDataProperty,
+  ResolvedKeyProperty,
+  ResolvedVectorProperty,
+} from './vector-store/record-definition-types.js';
+export {
+  DATA_PROPERTY_TYPES,
+  DISTANCE_FUNCTIONS,
+  KEY_TYPES,
+  MAX_STORAGE_NAME_LENGTH,
+  MAX_VECTOR_DIMENSIONS,
+} from './vector-store/record-definition.js';
+export {
+  compileFilter,
+  filterOperatorsOf,
+  MAX_FILTER_CONDITIONS,
+  MAX_FILTER_DEPTH,
+  MAX_FILTER_IN_VALUES,
+} from './vector-store/filter-compiler.js';
+export { matchesFilter } from './vector-store/filter-evaluator.js';
+export { unsupportedFilter } from './vector-store/unsupported-filter.js';
+export { isBetter, passesMinScore, vectorScore } from './vector-store/vector-score.js';
+export { checkVectorValue, fromStorageRecord, storedKey, toStorageRecord, type MappedRecord } from './vector-store/record-mapping.js';
+export { checkKey, keyProblem, MAX_STRING_KEY_BYTES } from './vector-store/record-key.js';
+export { toDateValue } from './vector-store/date-value.js';
+export { checkCollectionName, MAX_COLLECTION_NAME_LENGTH } from './vector-store/collection-name.js';
+export { checkDefinitionSupported } from './vector-store/definition-support.js';
+export { FILTER_OPERATORS } from './vector-store/vector-store.js';
+export { VectorStoreCollection } from './vector-store/vector-store-collection.js';

@@ -127,3 +127,31 @@ export {
   type TraceCarrier,
 } from './tracing/trace-context.js';
 export { traceContextOfMessage, withTraceContext } from './tracing/message-trace-context.js';
+
+// Typed vector-store collections (record definitions, stores, collections, the filter language)
+export { defineRecord } from './vector-store/record-definition.js';
+export { VectorStore, type VectorStoreCapabilities, type VectorStoreOptions } from './vector-store/vector-store.js';
+export type {
+  DataPropertyDefinition,
+  DataPropertyType,
+  DistanceFunction,
+  KeyDefinition,
+  KeyType,
+  KeyValue,
+  RecordDefinition,
+  RecordDefinitionInput,
+  RecordOf,
+  RecordType,
+  VectorPropertyDefinition,
+  VectorValue,
+} from './vector-store/record-definition-types.js';
+export type { FilterOperators, VectorStoreFilter } from './vector-store/vector-store-filter-types.js';
+export type {
+  CollectionOptions,
+  GetRecordOptions,
+  IVectorStore,
+  IVectorStoreCollection,
+  RecordQueryOptions,
+  VectorSearchOptions,
+  VectorSearchResult,
+} from './vector-store/vector-store-types.js';
