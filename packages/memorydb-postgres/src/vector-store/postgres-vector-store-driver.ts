@@ -1,0 +1,264 @@
+import { createHash } from 'node:crypto';
+import { createConsoleLogger, InvalidInputError, type KeyValue, type Logger, type RecordDefinition } from '@km/core';
+import { withConnectorRetries } from '@km/core/connector';
+import pgvector from 'pgvector';
+import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import { MAX_IDENTIFIER_BYTES, qualified } from '../identifiers.js';
+import { PostgresConnection } from '../postgres-connection.js';
+import { isUndefinedTable } from '../postgres-errors.js';
+import { withSetupLock } from '../schema-setup.js';
+import type { SqlClient, SqlQueryable } from '../sql-client.js';
+import { CollectionStatements } from './collection-statements.js';
+import { checkExistingTable, readColumns } from './existing-table.js';
+import { filterToSql } from './filter-sql.js';
+import { DEFAULT_VECTOR_STORE_RETRY, type PostgresVectorStoreOptions } from './postgres-vector-store-options.js';
+import { recordParameters, rowToRecord, scoreAlias } from './storage-rows.js';
+import { translateVectorStoreError } from './vector-store-errors.js';
+
+const CONNECTOR = 'postgres';
+/** PostgreSQL takes at most 65535 parameters in one statement. */
+const MAX_PARAMETERS = 65_535;
+
+/**
+ * The PostgreSQL + pgvector driver of {@link PostgresVectorStore}: one table per collection,
+ * named by the collection in the configured schema, one column per property (by storage name),
+ * an HNSW index per vector with the operator class of its distance, filters as parameterised SQL.
+ * Connection, pgvector setup and error classification are the memory DB's
+ * (`PostgresConnection`, `translateError`); calls failing on connection trouble are retried
+ * (`retry`), every call being idempotent.
+ *
+ * ```ts
+ * const store = new VectorStore(new PostgresVectorStoreDriver({ pglite }));
+ * ```
+ */
+export class PostgresVectorStoreDriver implements VectorStoreDriver {
+  readonly name = CONNECTOR;
+  readonly keyTypes = ['string', 'integer', 'uuid'] as const;
+  readonly distances = ['cosine', 'dot', 'euclidean'] as const;
+  readonly collectionNameLimit = { bytes: MAX_IDENTIFIER_BYTES, reason: `PostgreSQL identifiers hold ${MAX_IDENTIFIER_BYTES} bytes` };
+  /** pgvector's `vector` holds up to 16000 dimensions (HNSW indexes up to 2000; larger vectors are scanned exactly). */
+  readonly maxDimensions = 16_000;
+  private readonly options: PostgresVectorStoreOptions;
+  private readonly connection: PostgresConnection;
+  private readonly logger: Logger;
+  private readonly schema: string;
+  private readonly retry: Required<NonNullable<PostgresVectorStoreOptions['retry']>>;
+  private recallCaveatLogged = false;
+
+  constructor(options: PostgresVectorStoreOptions) {
+    if (!options.pool && !options.connectionString && !options.pglite) {
+      throw new InvalidInputError('invalid_argument', 'give PostgresVectorStore a pool, a connectionString or a pglite instance', {
+        connector: CONNECTOR,
+      });
+    }
+    this.options = options;
+    this.schema = options.schema ?? 'public';
+    qualified(this.schema, 'x'); // checks the schema name
+    this.logger = options.logger ?? createConsoleLogger();
+    this.connection = new PostgresConnection(options, this.logger);
+    this.retry = { ...DEFAULT_VECTOR_STORE_RETRY, ...options.retry };
+  }
+
+  /** Tables of the schema with at least one `vector` column, but those under `unlistedTablePrefix` (`km-`, the memory DB's). */
+  async listCollections(): Promise<string[]> {
+    const { rows } = await this.run('', 'list collections', (db) =>
+      db.query<{ name: string }>(
+        `SELECT DISTINCT c.relname AS name FROM pg_class c
+         JOIN pg_namespace n ON n.oid = c.relnamespace
+         JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+         JOIN pg_type t ON t.oid = a.atttypid
+         WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND t.typname = 'vector'`,
+        [this.schema],
+      ),
+    );
+    const prefix = this.options.unlistedTablePrefix ?? 'km-';
+    return rows.map((r) => r.name).filter((name) => prefix === false || !name.startsWith(prefix));
+  }
+
+  /** True when the schema has a table (or view) of that name. */
+  async collectionExists(name: string): Promise<boolean> {
+    const { rows } = await this.run(name, 'check collection', (db) =>
+      db.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [qualified(this.schema, name)]),
+    );
+    return rows[0]?.found === true;
+  }
+
+  /**
+   * Creates the table and its HNSW indexes, under an advisory lock keyed by the table (so
+   * concurrent creators wait for each other). An existing table is only checked: its mapped
+   * columns must exist with compatible types and its key column be unique, else
+   * `invalid_argument` names the first that does not fit; it is never altered.
+   */
+  async createCollection(name: string, definition: RecordDefinition): Promise<void> {
+    const sql = new CollectionStatements(this.schema, name, definition);
+    await this.run(name, 'create collection', (_, client) =>
+      withSetupLock(
+        client,
+        async (tx) => {
+          const columns = await readColumns(tx, sql.table);
+          if (columns) return checkExistingTable(tx, sql.table, name, definition, columns);
+          await tx.query(sql.createTable());
+          if (this.options.createVectorIndex ?? true) {
+            for (const statement of sql.createVectorIndexes(this.options.hnsw?.m ?? 16, this.options.hnsw?.efConstruction ?? 64)) {
+              await tx.query(statement);
+            }
+          }
+        },
+        tableLockKey(sql.table),
+      ),
+    );
+  }
+
+  /** Drops the table (`DROP TABLE IF EXISTS`), a table mapped by an existing-table definition included. */
+  async deleteCollection(name: string): Promise<void> {
+    await this.run(name, 'delete collection', (db) => db.query(`DROP TABLE IF EXISTS ${qualified(this.schema, name)}`));
+  }
+
+  /**
+   * `INSERT … ON CONFLICT (key) DO UPDATE`, at most `batchSize` records (and 65535 parameters)
+   * per statement; several statements share a transaction, so a call lands whole.
+   */
+  async upsert(name: string, definition: RecordDefinition, records: readonly StorageRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const sql = new CollectionStatements(this.schema, name, definition);
+    const size = Math.max(1, Math.min(Math.floor(this.options.batchSize ?? 500), Math.floor(MAX_PARAMETERS / sql.columnsPerRecord)));
+    const insert = (db: SqlQueryable, batch: readonly StorageRecord[]) =>
+      db.query(
+        sql.upsert(batch.length),
+        batch.flatMap((record) => recordParameters(definition, record)),
+      );
+    await this.run(name, 'upsert', (db, client) =>
+      records.length <= size
+        ? insert(db, records)
+        : client.transaction(async (tx) => {
+            for (let i = 0; i < records.length; i += size) await insert(tx, records.slice(i, i + size));
+          }),
+    );
+  }
+
+  async get(name: string, definition: RecordDefinition, keys: readonly KeyValue[], includeVectors: boolean): Promise<StorageRecord[]> {
+    if (keys.length === 0) return [];
+    const sql = new CollectionStatements(this.schema, name, definition);
+    const rows = await this.read(name, 'get', (db) => db.query<Record<string, unknown>>(sql.get(includeVectors), [[...keys]]));
+    return rows.map((row) => rowToRecord(definition, row, includeVectors));
+  }
+
+  async delete(name: string, definition: RecordDefinition, keys: readonly KeyValue[]): Promise<void> {
+    if (keys.length === 0) return;
+    const sql = new CollectionStatements(this.schema, name, definition);
+    await this.run(name, 'delete', (db) => db.query(sql.delete(), [[...keys]]));
+  }
+
+  /**
+   * Nearest records that hold the vector, under the filter, ordered by pgvector's distance so
+   * the HNSW index serves it; `hnsw.ef_search` is raised to the limit, and on pgvector 0.8+
+   * `hnsw.iterative_scan = strict_order` keeps a filtered scan going until the limit is filled.
+   */
+  async search(name: string, definition: RecordDefinition, query: DriverVectorQuery): Promise<Array<[StorageRecord, number]>> {
+    const sql = new CollectionStatements(this.schema, name, definition);
+    const where = filterToSql(query.filter, 3);
+    const text = sql.search(query.vectorProperty, where.sql, query.includeVectors);
+    const efSearch = Math.min(1000, Math.max(query.limit, Math.floor(this.options.efSearch ?? 100)));
+    const vector = pgvector.toSql(Array.from(query.vector));
+    const rows = await this.read(
+      name,
+      'search',
+      (_, client) =>
+        client.transaction(async (tx) => {
+          await tx.query(`SET LOCAL hnsw.ef_search = ${efSearch}`);
+          // Known once connected: this runs after the connection read pgvector's version.
+          if (this.iterativeScan()) await tx.query('SET LOCAL hnsw.iterative_scan = strict_order');
+          return tx.query<Record<string, unknown>>(text, [vector, query.limit, ...where.params]);
+        }),
+      query.signal,
+    );
+    // pgvector's cosine distance to an all-zero vector is NaN; km's cosine similarity is then 0.
+    const score = (row: Record<string, unknown>) => {
+      const value = Number(row[scoreAlias]);
+      return Number.isNaN(value) && query.vectorProperty.distance === 'cosine' ? 0 : value;
+    };
+    return rows.map((row) => [rowToRecord(definition, row, query.includeVectors), score(row)]);
+  }
+
+  /** Records under the filter in the given order (missing values last, ties by key). */
+  async query(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]> {
+    const sql = new CollectionStatements(this.schema, name, definition);
+    const where = filterToSql(query.filter, 2);
+    const text = sql.query(where.sql, query.orderBy, query.includeVectors);
+    const rows = await this.read(
+      name,
+      'query',
+      (db) => db.query<Record<string, unknown>>(text, [query.limit, ...where.params]),
+      query.signal,
+    );
+    return rows.map((row) => rowToRecord(definition, row, query.includeVectors));
+  }
+
+  /** Closes the pool made from `connectionString` (a pool or PGlite given in is left open). */
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+
+  /** Runs a read; a missing table reads as no rows. */
+  private read(
+    collection: string,
+    what: string,
+    fn: (db: SqlQueryable, client: SqlClient) => Promise<{ rows: Record<string, unknown>[] }>,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>[]> {
+    return this.run(
+      collection,
+      what,
+      async (db, client) => {
+        try {
+          return (await fn(db, client)).rows;
+        } catch (error) {
+          if (isUndefinedTable(error)) return [];
+          throw error;
+        }
+      },
+      signal,
+    );
+  }
+
+  /** Runs `fn` on the connection, retrying connection trouble; every error leaves as a KmError. */
+  private run<T>(
+    collection: string,
+    what: string,
+    fn: (db: SqlQueryable, client: SqlClient) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    return withConnectorRetries(
+      async () => {
+        const client = await this.connection.client();
+        return fn(client, client);
+      },
+      {
+        connector: CONNECTOR,
+        what: collection ? `${what} (collection "${collection}")` : what,
+        retry: this.retry,
+        toKmError: (error) => translateVectorStoreError(error, collection),
+        signal,
+        logger: this.logger,
+      },
+    );
+  }
+
+  /** True when searches may use `hnsw.iterative_scan`; logs the recall caveat of older pgvector once. */
+  private iterativeScan(): boolean {
+    const features = this.connection.features;
+    if (!features || features.iterativeScan) return true;
+    if (!this.recallCaveatLogged) {
+      this.recallCaveatLogged = true;
+      this.logger.warn(
+        `[postgres] pgvector ${features.version} has no hnsw.iterative_scan (0.8.0+): a filtered vector-store search may return fewer matches than its top; upgrade pgvector for full recall`,
+      );
+    }
+    return false;
+  }
+}
+
+/** Key of the advisory lock serialising creators of one collection's table. */
+function tableLockKey(table: string): bigint {
+  return BigInt.asIntN(64, BigInt(`0x${createHash('sha256').update(`km:collection:${table}`).digest('hex').slice(0, 16)}`));
+}
