@@ -7,3 +7,8 @@ export { pointIdOf, uuidV5, KM_POINT_ID_NAMESPACE } from './point-id.js';
 export { PayloadFields } from './payload-fields.js';
 export { translateQdrantError } from './qdrant-errors.js';
 export { qdrantMemoryDbFactory } from './qdrant-factory.js';
+export { QdrantVectorStore } from './vector-store/qdrant-vector-store.js';
+export { QdrantVectorStoreDriver } from './vector-store/qdrant-vector-store-driver.js';
+export type { QdrantVectorStoreOptions } from './vector-store/qdrant-vector-store-options.js';
+export { toQdrantVectorFilter, type QdrantVectorFilter, type QdrantVectorCondition } from './vector-store/qdrant-vector-filter.js';
+export { pointIdOfKey, VECTOR_COPIES_FIELD } from './vector-store/qdrant-vector-points.js';
