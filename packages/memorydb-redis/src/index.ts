@@ -19,3 +19,10 @@ export { checkQueryEngine, moduleVersionText, searchModuleOf, MIN_SEARCH_VERSION
 export { translateRedisError, isMissingIndex, isConnectionError } from './redis-errors.js';
 export { replyFields, replyList, replyNumber } from './reply-fields.js';
 export { redisMemoryDbFactory } from './redis-factory.js';
+export { RedisVectorStore } from './vector-store/redis-vector-store.js';
+export { RedisVectorStoreDriver } from './vector-store/redis-vector-store-driver.js';
+export type { RedisVectorStoreOptions } from './vector-store/redis-vector-store-options.js';
+export { toRedisVectorQuery, MATCH_NOTHING } from './vector-store/redis-vector-filter.js';
+export { attributeNames, createCollectionCommand, SCORE_ALIAS } from './vector-store/redis-vector-schema.js';
+export { decodeTagValue, encodeTagValue, fromVectorHash, toVectorHash } from './vector-store/redis-vector-hash.js';
+export { DISTANCE_METRICS, scoreFromRedisDistance } from './vector-store/redis-vector-scores.js';

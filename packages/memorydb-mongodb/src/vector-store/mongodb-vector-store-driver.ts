@@ -1,0 +1,235 @@
+import { InvalidInputError, KmError, type KeyValue, type RecordDefinition } from '@km/core';
+import type { DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import { type AnyBulkWriteOperation, type Collection, type Db, type Document, type Filter, MongoClient } from 'mongodb';
+import { checkCollectionPrefix, checkDatabaseName, collectionNameLimit } from '../collection-names.js';
+import { codeOf, isAlreadyExists, translateMongoError, VectorSearchUnavailableError } from '../mongodb-errors.js';
+import { toDoubles } from '../mongodb-documents.js';
+import { MAX_CANDIDATES, MAX_DIMENSIONS, numCandidatesFor, type SearchIndexInfo } from '../search-index.js';
+import { waitUntilQueryable } from '../search-index-readiness.js';
+import { checkFieldNames, fromVectorDocument, KEY_FIELD, projectionOf, toVectorDocument } from './mongodb-vector-documents.js';
+import { MATCH_NOTHING, toMongoVectorFilter } from './mongodb-vector-filter.js';
+import { checkVectorIndex, VECTOR_INDEX_NAME, vectorIndexDescription } from './mongodb-vector-index.js';
+import { scoreFromVectorSearchScore } from './mongodb-vector-scores.js';
+import type { MongoDbVectorStoreOptions } from './mongodb-vector-store-options.js';
+
+const CONNECTOR = 'mongodb';
+const NAMESPACE_EXISTS = 48;
+const NAMESPACE_NOT_FOUND = 26;
+/** Collection names as core checks them; other collections under the prefix are not listed. */
+const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+/** The field a search adds for the score (no storage name may start with `$`, and none is this). */
+export const SCORE_FIELD = '__km_score';
+
+/** The documents with these keys. */
+const byKeys = (keys: readonly KeyValue[]): Filter<Document> => ({ [KEY_FIELD]: { $in: [...keys] } }) as unknown as Filter<Document>;
+
+/**
+ * The MongoDB driver of {@link MongoDbVectorStore}, on Atlas Vector Search: one collection per
+ * collection (`{prefix}{name}` in one database), a document per record (`_id` the key, data and
+ * vectors by storage name, vectors as arrays of doubles), and a `vectorSearch` index
+ * `kmvs_vector` (see `vectorIndexDescription`). A search is a `$vectorSearch` aggregation with the
+ * filter (`toMongoVectorFilter`) as its pre-filter; Atlas's normalised score is turned back into
+ * the convention of the searched property (`scoreFromVectorSearchScore`). Reads by key are
+ * `find`s (immediately consistent); searches follow writes once `mongot` has caught up
+ * (usually within a second).
+ */
+export class MongoDbVectorStoreDriver implements VectorStoreDriver {
+  readonly name = CONNECTOR;
+  readonly keyTypes = ['string', 'integer', 'uuid'] as const;
+  readonly distances = ['cosine', 'dot', 'euclidean'] as const;
+  readonly maxDimensions = MAX_DIMENSIONS;
+  readonly maxBatchSize: number;
+  readonly collectionNameLimit: { bytes: number; reason: string };
+  readonly collectionPrefix: string;
+  private readonly options: MongoDbVectorStoreOptions;
+  private readonly client: MongoClient;
+  private readonly ownsClient: boolean;
+  private readonly db: Db;
+
+  constructor(options: MongoDbVectorStoreOptions) {
+    if (!options.client && !options.url) {
+      throw new InvalidInputError('invalid_argument', 'give MongoDbVectorStore a client or a url (connection string)', {
+        connector: CONNECTOR,
+      });
+    }
+    this.options = options;
+    const database = checkDatabaseName(options.database ?? 'km');
+    this.collectionPrefix = checkCollectionPrefix(options.collectionPrefix ?? 'kmvs-');
+    this.collectionNameLimit = collectionNameLimit(database, this.collectionPrefix);
+    this.maxBatchSize = Math.max(1, Math.floor(options.batchSize ?? 500));
+    this.ownsClient = !options.client;
+    this.client = options.client ?? new MongoClient(options.url!, { appName: 'km', driverInfo: { name: 'km-memorydb-mongodb' } });
+    // Operations report their own failures; the client's 'error' event must not crash the process.
+    if (this.ownsClient) this.client.on('error', () => undefined);
+    this.db = this.client.db(database);
+  }
+
+  async listCollections(): Promise<string[]> {
+    const collections = await this.call('', () => this.db.listCollections({}, { nameOnly: true }).toArray());
+    return collections
+      .map((c) => c.name)
+      .filter((n) => n.startsWith(this.collectionPrefix))
+      .map((n) => n.slice(this.collectionPrefix.length))
+      .filter((n) => COLLECTION_NAME.test(n))
+      .sort();
+  }
+
+  async collectionExists(name: string): Promise<boolean> {
+    const found = await this.call(name, () => this.db.listCollections({ name: this.collectionName(name) }, { nameOnly: true }).toArray());
+    return found.length > 0;
+  }
+
+  /**
+   * Creates the collection and its search index, then waits until the index is queryable
+   * (`indexReadyTimeoutMs`). Either may exist (made earlier, by a concurrent caller, or by you):
+   * an existing index must have the definition's fields (`checkVectorIndex`). On a server without
+   * vector search, a collection this call created is dropped again.
+   */
+  async createCollection(name: string, definition: RecordDefinition): Promise<void> {
+    checkFieldNames(definition);
+    let created = false;
+    try {
+      await this.db.createCollection(this.collectionName(name));
+      created = true;
+    } catch (error) {
+      if (codeOf(error) !== NAMESPACE_EXISTS) throw translateMongoError(error, name);
+    }
+    try {
+      const listed = await this.searchIndex(name);
+      if (listed) {
+        checkVectorIndex(this.collectionName(name), definition, listed);
+      } else {
+        try {
+          await this.collection(name).createSearchIndex(vectorIndexDescription(definition));
+        } catch (error) {
+          if (!isAlreadyExists(error)) throw translateMongoError(error, name);
+        }
+      }
+      const ready = await waitUntilQueryable(() => this.searchIndex(name), {
+        collection: this.collectionName(name),
+        timeoutMs: this.options.indexReadyTimeoutMs ?? 120_000,
+      });
+      checkVectorIndex(this.collectionName(name), definition, ready);
+    } catch (error) {
+      if (created && error instanceof VectorSearchUnavailableError) {
+        await this.collection(name)
+          .drop()
+          .catch(() => undefined); // best effort: the unavailability is what the caller needs to hear
+      }
+      throw error;
+    }
+  }
+
+  /** Drops the collection, and with it its search index; a missing one is no error. */
+  async deleteCollection(name: string): Promise<void> {
+    try {
+      await this.collection(name).drop();
+    } catch (error) {
+      if (codeOf(error) !== NAMESPACE_NOT_FOUND) throw translateMongoError(error, name);
+    }
+  }
+
+  async upsert(name: string, definition: RecordDefinition, records: readonly StorageRecord[]): Promise<void> {
+    checkFieldNames(definition);
+    await this.mustExist(name);
+    const operations: Array<AnyBulkWriteOperation<Document>> = records.map((record) => {
+      const document = toVectorDocument(definition, record);
+      return { replaceOne: { filter: { [KEY_FIELD]: document[KEY_FIELD] }, replacement: document, upsert: true } };
+    });
+    await this.call(name, () => this.collection(name).bulkWrite(operations, { ordered: false }));
+  }
+
+  async get(name: string, definition: RecordDefinition, keys: readonly KeyValue[], includeVectors: boolean): Promise<StorageRecord[]> {
+    checkFieldNames(definition);
+    if (keys.length === 0) return [];
+    const documents = await this.call(name, () =>
+      this.collection(name)
+        .find(byKeys(keys), { projection: projectionOf(definition, includeVectors) })
+        .toArray(),
+    );
+    return documents.map((d) => fromVectorDocument(definition, d, includeVectors));
+  }
+
+  async delete(name: string, _definition: RecordDefinition, keys: readonly KeyValue[]): Promise<void> {
+    await this.mustExist(name);
+    if (keys.length === 0) return;
+    await this.call(name, () => this.collection(name).deleteMany(byKeys(keys)));
+  }
+
+  async search(name: string, definition: RecordDefinition, query: DriverVectorQuery): Promise<Array<[StorageRecord, number]>> {
+    checkFieldNames(definition);
+    const filter = toMongoVectorFilter(query.filter);
+    const limit = Math.min(MAX_CANDIDATES, query.limit);
+    if (filter === MATCH_NOTHING || limit <= 0) return [];
+    const vector = query.vectorProperty;
+    const pipeline: Document[] = [
+      {
+        $vectorSearch: {
+          index: VECTOR_INDEX_NAME,
+          path: vector.storageName,
+          queryVector: toDoubles(query.vector),
+          numCandidates: numCandidatesFor(limit, this.options.numCandidates),
+          limit,
+          ...(Object.keys(filter).length > 0 ? { filter } : {}),
+        },
+      },
+      { $project: { ...projectionOf(definition, query.includeVectors), [SCORE_FIELD]: { $meta: 'vectorSearchScore' } } },
+    ];
+    let documents: Document[];
+    try {
+      documents = await this.collection(name)
+        .aggregate(pipeline, query.signal ? { signal: query.signal } : {})
+        .toArray();
+    } catch (error) {
+      if (query.signal?.aborted && error === query.signal.reason) throw error;
+      // No collection: no records (a search on a missing namespace answers nothing or 26).
+      if (codeOf(error) === NAMESPACE_NOT_FOUND) return [];
+      throw translateMongoError(error, name);
+    }
+    return documents.map((d): [StorageRecord, number] => [
+      fromVectorDocument(definition, d, query.includeVectors),
+      scoreFromVectorSearchScore(vector.distance, Number(d[SCORE_FIELD] ?? 0)),
+    ]);
+  }
+
+  /** Closes the client the connector built (a client given in is left open). */
+  async close(): Promise<void> {
+    if (this.ownsClient) await this.client.close();
+  }
+
+  /** The MongoDB collection of a collection. */
+  collectionName(name: string): string {
+    return `${this.collectionPrefix}${name}`;
+  }
+
+  private collection(name: string): Collection<Document> {
+    return this.db.collection<Document>(this.collectionName(name));
+  }
+
+  /** The collection's vector search index, as `$listSearchIndexes` reports it; undefined when there is none. */
+  private async searchIndex(name: string): Promise<SearchIndexInfo | undefined> {
+    const found = await this.call(name, () => this.collection(name).listSearchIndexes(VECTOR_INDEX_NAME).toArray());
+    return found[0] as SearchIndexInfo | undefined;
+  }
+
+  private async mustExist(name: string): Promise<void> {
+    if (!(await this.collectionExists(name))) {
+      throw new KmError(
+        'collection_not_found',
+        `collection "${name}" does not exist (no MongoDB collection "${this.collectionName(name)}")`,
+        {
+          connector: CONNECTOR,
+        },
+      );
+    }
+  }
+
+  /** Calls the driver, turning its errors into km errors. */
+  private async call<T>(name: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      throw translateMongoError(error, name);
+    }
+  }
+}

@@ -1,0 +1,233 @@
+import { InvalidInputError, KmError, type KeyValue, type RecordDefinition } from '@km/core';
+import type { DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import { resolveRedisOptions, type ResolvedRedisOptions } from '../redis-config.js';
+import { RedisConnection } from '../redis-connection.js';
+import { isMissingIndex, translateRedisError } from '../redis-errors.js';
+import type { FieldValue } from '../redis-records.js';
+import { replyFields, replyList, replyNumber } from '../reply-fields.js';
+import { toFloat32Blob } from '../vector-blob.js';
+import { MATCH_NOTHING, toRedisVectorQuery } from './redis-vector-filter.js';
+import { fromVectorHash, keyOfHashKey, keyText, toVectorHash } from './redis-vector-hash.js';
+import { attributeNames, createCollectionCommand, indexKind, SCORE_ALIAS } from './redis-vector-schema.js';
+import { scoreFromRedisDistance } from './redis-vector-scores.js';
+import type { RedisVectorStoreOptions } from './redis-vector-store-options.js';
+
+const CONNECTOR = 'redis';
+/** Collection names as core checks them; other search indexes under the prefix are not listed. */
+const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+/** RediSearch's largest DIM. */
+const MAX_DIMENSIONS = 32_768;
+
+/** The parts of an FT.SEARCH reply read here (node-redis's transform, RESP2 or RESP3). */
+interface SearchReply {
+  documents: Array<{ id: string; value: Record<string, FieldValue> }>;
+}
+
+/**
+ * The Redis Query Engine driver of {@link RedisVectorStore}: one search index
+ * `{prefix}{collection}` per collection over the hashes `{prefix}{collection}:{key}` (fields
+ * named by storage name), see `createCollectionCommand` for the schema and `toRedisVectorQuery`
+ * for filters. A search is a KNN query with the filter as a pre-filter, sorted by distance; the
+ * distance is turned into the convention of the searched property (`scoreFromRedisDistance`).
+ * Writes are one MULTI per batch (DEL then HSET, so a value set to null is removed).
+ */
+export class RedisVectorStoreDriver implements VectorStoreDriver {
+  readonly name = CONNECTOR;
+  readonly keyTypes = ['string', 'integer', 'uuid'] as const;
+  readonly distances = ['cosine', 'dot', 'euclidean'] as const;
+  readonly maxDimensions = MAX_DIMENSIONS;
+  readonly maxBatchSize: number;
+  readonly collectionPrefix: string;
+  private readonly settings: ResolvedRedisOptions;
+  private readonly connection: RedisConnection;
+
+  constructor(options: RedisVectorStoreOptions) {
+    if (!options.client && !options.url) {
+      throw new InvalidInputError('invalid_argument', 'give RedisVectorStore a client or a url', { connector: CONNECTOR });
+    }
+    this.settings = resolveRedisOptions({ ...options, indexPrefix: options.collectionPrefix ?? 'kmvs-' });
+    this.collectionPrefix = this.settings.indexPrefix;
+    this.maxBatchSize = this.settings.batchSize;
+    this.connection = new RedisConnection(options);
+  }
+
+  async listCollections(): Promise<string[]> {
+    const names = replyList(await this.call('', (c) => c.sendCommand(['FT._LIST']))).map(String);
+    return names
+      .filter((n) => n.startsWith(this.collectionPrefix))
+      .map((n) => n.slice(this.collectionPrefix.length))
+      .filter((n) => COLLECTION_NAME.test(n))
+      .sort();
+  }
+
+  async collectionExists(name: string): Promise<boolean> {
+    return (await this.info(name)) !== undefined;
+  }
+
+  /**
+   * FT.CREATE; when the index exists (made earlier, by a concurrent caller, or by your own
+   * FT.CREATE over the same key prefix), checks that it has an attribute for every vector and
+   * filterable property, and throws `invalid_argument` naming the first missing one.
+   */
+  async createCollection(name: string, definition: RecordDefinition): Promise<void> {
+    const existing = await this.info(name);
+    if (!existing) {
+      const command = createCollectionCommand(this.indexName(name), this.keyPrefix(name), definition, this.settings);
+      try {
+        await this.connection.ready();
+        await this.connection.client.sendCommand(command);
+        return;
+      } catch (error) {
+        if (!/index already exists/i.test(error instanceof Error ? error.message : '')) throw translateRedisError(error, name);
+      }
+    }
+    this.checkAttributes(name, definition, existing ?? (await this.info(name)));
+  }
+
+  async deleteCollection(name: string): Promise<void> {
+    try {
+      await this.connection.ready();
+      await this.connection.client.sendCommand(['FT.DROPINDEX', this.indexName(name), 'DD']);
+    } catch (error) {
+      if (!isMissingIndex(error)) throw translateRedisError(error, name);
+    }
+  }
+
+  async upsert(name: string, definition: RecordDefinition, records: readonly StorageRecord[]): Promise<void> {
+    await this.mustExist(name);
+    await this.call(name, (c) => {
+      const multi = c.multi();
+      for (const record of records) {
+        const key = this.hashKey(name, record[definition.key.storageName] as KeyValue);
+        multi.del(key).hSet(key, toVectorHash(definition, record));
+      }
+      return multi.exec();
+    });
+  }
+
+  async get(name: string, definition: RecordDefinition, keys: readonly KeyValue[], includeVectors: boolean): Promise<StorageRecord[]> {
+    if (keys.length === 0) return [];
+    const fields = this.storedFields(definition, includeVectors);
+    // Sent together, node-redis writes them as one pipeline.
+    const rows = (await this.call(
+      name,
+      (c) => Promise.all(keys.map((k) => c.hmGet(this.hashKey(name, k), fields))),
+      true,
+    )) as FieldValue[][];
+    const records: StorageRecord[] = [];
+    rows.forEach((row, i) => {
+      // Every record has its key field: all null means no such hash.
+      if (row.every((v) => v === null || v === undefined)) return;
+      records.push(fromVectorHash(definition, keys[i]!, Object.fromEntries(fields.map((f, j) => [f, row[j]])), includeVectors));
+    });
+    return records;
+  }
+
+  async delete(name: string, _definition: RecordDefinition, keys: readonly KeyValue[]): Promise<void> {
+    await this.mustExist(name);
+    if (keys.length === 0) return;
+    await this.call(name, (c) => c.del(keys.map((k) => this.hashKey(name, k))));
+  }
+
+  async search(name: string, definition: RecordDefinition, query: DriverVectorQuery): Promise<Array<[StorageRecord, number]>> {
+    const attributes = attributeNames(definition);
+    const filter = toRedisVectorQuery(query.filter, attributes);
+    if (filter === MATCH_NOTHING || query.limit <= 0) return [];
+    const vector = query.vectorProperty;
+    const knn = `${filter === '*' ? '*' : `(${filter})`}=>[KNN $k @${attributes.get(vector.storageName)!} $vec AS ${SCORE_ALIAS}]`;
+    let reply: SearchReply;
+    try {
+      await this.connection.ready();
+      reply = (await this.connection.binary.ft.search(this.indexName(name), knn, {
+        PARAMS: { k: query.limit, vec: toFloat32Blob(query.vector) },
+        RETURN: [...this.storedFields(definition, query.includeVectors), SCORE_ALIAS],
+        SORTBY: { BY: SCORE_ALIAS, DIRECTION: 'ASC' },
+        LIMIT: { from: 0, size: query.limit },
+        DIALECT: 2,
+      })) as unknown as SearchReply;
+    } catch (error) {
+      if (isMissingIndex(error)) return [];
+      throw translateRedisError(error, name);
+    }
+    const results: Array<[StorageRecord, number]> = [];
+    for (const { id, value } of reply.documents) {
+      const reported = replyNumber(value[SCORE_ALIAS]);
+      if (reported === undefined) continue;
+      const key = keyOfHashKey(definition, this.keyPrefix(name), String(id));
+      results.push([fromVectorHash(definition, key, value, query.includeVectors), scoreFromRedisDistance(vector.distance, reported)]);
+    }
+    return results;
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+
+  /** The search index of a collection. */
+  indexName(name: string): string {
+    return `${this.collectionPrefix}${name}`;
+  }
+
+  /** The key prefix of a collection's hashes (its search index's PREFIX). */
+  keyPrefix(name: string): string {
+    return `${this.indexName(name)}:`;
+  }
+
+  /** The hash of a record. */
+  hashKey(name: string, key: KeyValue): string {
+    return `${this.keyPrefix(name)}${keyText(key)}`;
+  }
+
+  /** Hash fields read back: the key, the data, the vectors when wanted. */
+  private storedFields(definition: RecordDefinition, includeVectors: boolean): string[] {
+    return [
+      definition.key.storageName,
+      ...definition.data.map((d) => d.storageName),
+      ...(includeVectors ? definition.vectors.map((v) => v.storageName) : []),
+    ];
+  }
+
+  /** FT.INFO's attributes of a collection's index, or undefined when it does not exist. */
+  private async info(name: string): Promise<Array<Map<string, unknown>> | undefined> {
+    try {
+      await this.connection.ready();
+      const info = await this.connection.client.sendCommand(['FT.INFO', this.indexName(name)]);
+      return replyList(replyFields(info).get('attributes')).map(replyFields);
+    } catch (error) {
+      if (isMissingIndex(error)) return undefined;
+      throw translateRedisError(error, name);
+    }
+  }
+
+  private async mustExist(name: string): Promise<void> {
+    if ((await this.info(name)) === undefined) {
+      throw new KmError('collection_not_found', `collection "${name}" does not exist (no search index "${this.indexName(name)}")`, {
+        connector: CONNECTOR,
+      });
+    }
+  }
+
+  private checkAttributes(name: string, definition: RecordDefinition, attributes: Array<Map<string, unknown>> | undefined): void {
+    const present = new Set((attributes ?? []).map((a) => String(a.get('attribute') ?? a.get('identifier'))));
+    const names = attributeNames(definition);
+    const wanted = [...definition.data.filter((d) => indexKind(d) !== undefined), ...definition.vectors];
+    const missing = wanted.find((p) => !present.has(names.get(p.storageName)!));
+    if (missing) {
+      throw new InvalidInputError(
+        'invalid_argument',
+        `search index "${this.indexName(name)}" has no attribute "${names.get(missing.storageName)}" for property "${missing.name}"`,
+        { connector: CONNECTOR },
+      );
+    }
+  }
+
+  /** Runs a command once the connection is ready, turning node-redis errors into km errors. */
+  private async call<T>(name: string, command: (client: RedisConnection['client']) => Promise<T>, binary = false): Promise<T> {
+    try {
+      await this.connection.ready();
+      return await command(binary ? this.connection.binary : this.connection.client);
+    } catch (error) {
+      throw translateRedisError(error, name);
+    }
+  }
+}
