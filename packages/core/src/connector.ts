@@ -200,3 +200,9 @@ export { checkCollectionName, MAX_COLLECTION_NAME_LENGTH } from './vector-store/
 export { checkDefinitionSupported } from './vector-store/definition-support.js';
 export { FILTER_OPERATORS } from './vector-store/vector-store.js';
 export { VectorStoreCollection } from './vector-store/vector-store-collection.js';
+export { SimpleVectorStoreDriver, type SimpleVectorStoreDriverOptions } from './vector-store/simple/simple-vector-store-driver.js';
+export {
+  MEMORY_COLLECTION_PREFIX,
+  memoryRecordDefinition,
+  VectorStoreMemoryDbDriver,
+} from './memory-storage/vector-store-memory-db-driver.js';

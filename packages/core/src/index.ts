@@ -131,6 +131,7 @@ export { traceContextOfMessage, withTraceContext } from './tracing/message-trace
 // Typed vector-store collections (record definitions, stores, collections, the filter language)
 export { defineRecord } from './vector-store/record-definition.js';
 export { VectorStore, type VectorStoreCapabilities, type VectorStoreOptions } from './vector-store/vector-store.js';
+export { SimpleVectorStore, type SimpleVectorStoreOptions } from './vector-store/simple/simple-vector-store.js';
 export type {
   DataPropertyDefinition,
   DataPropertyType,
