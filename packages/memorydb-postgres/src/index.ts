@@ -7,3 +7,7 @@ export { postgresMemoryDbFactory } from './postgres-factory.js';
 export { PostgresContentStorage } from './content-storage/postgres-content-storage.js';
 export type { PostgresContentStorageOptions } from './content-storage/content-storage-options.js';
 export { postgresContentStorageFactory } from './content-storage/postgres-content-storage-factory.js';
+export { PostgresVectorStore } from './vector-store/postgres-vector-store.js';
+export { PostgresVectorStoreDriver } from './vector-store/postgres-vector-store-driver.js';
+export type { PostgresVectorStoreOptions } from './vector-store/postgres-vector-store-options.js';
+export { filterToSql } from './vector-store/filter-sql.js';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { DistanceFunction, RecordDefinition, ResolvedVectorProperty } from '@km/core';
+import type { DistanceFunction, RecordDefinition } from '@km/core';
+import type { ResolvedVectorProperty } from '@km/core/connector';
 import { qualified, quoteIdent } from '../identifiers.js';
 import { quoteColumn } from './column-names.js';
 import { DATA_COLUMN_TYPES, KEY_COLUMN_TYPES, vectorColumnType } from './column-types.js';

@@ -127,13 +127,13 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
         sql.upsert(batch.length),
         batch.flatMap((record) => recordParameters(definition, record)),
       );
-    await this.run(name, 'upsert', (db, client) =>
-      records.length <= size
-        ? insert(db, records)
-        : client.transaction(async (tx) => {
-            for (let i = 0; i < records.length; i += size) await insert(tx, records.slice(i, i + size));
-          }),
-    );
+    await this.run(name, 'upsert', async (db, client) => {
+      if (records.length <= size) await insert(db, records);
+      else
+        await client.transaction(async (tx) => {
+          for (let i = 0; i < records.length; i += size) await insert(tx, records.slice(i, i + size));
+        });
+    });
   }
 
   async get(name: string, definition: RecordDefinition, keys: readonly KeyValue[], includeVectors: boolean): Promise<StorageRecord[]> {
