@@ -8,3 +8,6 @@ export { describeTextGenerator, type TextGeneratorSuiteOptions } from './ai/desc
 export { collect, eventually, randomName } from './util/async.js';
 export { startTcpProxy, type TcpProxy } from './util/tcp-proxy.js';
 export { startRequestRecorder, type RecordedRequest, type RecorderAnswer, type RequestRecorder } from './util/request-recorder.js';
+export { describeVectorStore } from './vector-store/describe-vector-store.js';
+export type { VectorStoreSuiteOptions } from './vector-store/vector-store-suite-options.js';
+export { WordHashEmbeddingGenerator } from './vector-store/word-hash-embedding-generator.js';

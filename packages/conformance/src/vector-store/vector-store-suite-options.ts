@@ -1,0 +1,24 @@
+import type { RecordDefinition, VectorStore } from '@km/core';
+
+/** How {@link describeVectorStore} gets stores of the connector under test. */
+export interface VectorStoreSuiteOptions {
+  /** Shown in the report, e.g. `postgres (PGlite)`. */
+  name: string;
+  /**
+   * A fresh store (core's `VectorStore` over the connector's driver); called once per test, and
+   * closed by the suite after it. What the suite expects comes from `store.capabilities`.
+   */
+  createStore(): Promise<VectorStore>;
+  /** A reason to skip the whole suite (one line, e.g. "set KM_TEST_QDRANT_URL"). */
+  skip?: string | false;
+  /**
+   * A table or collection made by the backend's own DDL, with its own column names and key
+   * type, and the definition that maps onto it through `storageName`. Without it the
+   * existing-schema cases are a named skip.
+   */
+  existingSchema?: {
+    definition: RecordDefinition;
+    /** Creates it natively (e.g. `CREATE TABLE` with other column names) under this name. */
+    create(collection: string): Promise<void>;
+  };
+}
