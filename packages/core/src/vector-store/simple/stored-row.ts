@@ -36,7 +36,7 @@ export function rowFromRecord(definition: StoredDefinition, record: StorageRecor
         { connector },
       );
     }
-    vectors.set(property.storageName, Float32Array.from(vector));
+    vectors.set(property.storageName, new Float32Array(vector)); // a copy (a typed-array source is copied in one move)
   }
   return { key, values, vectors };
 }
@@ -66,7 +66,9 @@ export function rowToLogEntry(definition: StoredDefinition, row: StoredRow): Log
     }
   });
   let vector: Float32Array | undefined;
-  if (floats > 0) {
+  if (present.length === 1) {
+    vector = row.vectors.get(definition.vectors[present[0]!]!.storageName); // written out, never kept by the log
+  } else if (floats > 0) {
     vector = new Float32Array(floats);
     let at = 0;
     for (const position of present) {
