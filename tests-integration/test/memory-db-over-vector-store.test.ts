@@ -1,0 +1,29 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeMemoryDb } from '@km/conformance';
+import { MemoryDb } from '@km/core';
+import { SimpleVectorStoreDriver, VectorStoreMemoryDbDriver } from '@km/core/connector';
+import { afterAll } from 'vitest';
+
+// KM's IMemoryDb as one record definition over a typed vector-store driver: a connector that
+// writes a VectorStoreDriver gets the memory DB (pipeline, search, ask) without a second code path.
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+const tempDir = async () => {
+  const d = await mkdtemp(join(tmpdir(), 'km-it-'));
+  dirs.push(d);
+  return d;
+};
+
+describeMemoryDb('MemoryDb over SimpleVectorStoreDriver (memory)', {
+  create: () => new MemoryDb(new VectorStoreMemoryDbDriver(new SimpleVectorStoreDriver())),
+  dispose: (db) => (db as MemoryDb).close(),
+});
+describeMemoryDb('MemoryDb over SimpleVectorStoreDriver (disk)', {
+  create: async () =>
+    new MemoryDb(new VectorStoreMemoryDbDriver(new SimpleVectorStoreDriver({ directory: await tempDir(), durable: false }))),
+  dispose: (db) => (db as MemoryDb).close(),
+});
