@@ -311,12 +311,14 @@ describe('PostgresVectorStoreDriver on missing and existing tables', () => {
     expect(await columnsOf('misfit')).toEqual(before);
   });
 
-  it('lists tables with a vector column, not the memory DB tables nor tables without vectors', async () => {
-    await db.exec(`CREATE TABLE "km-docs" (id text PRIMARY KEY, embedding vector(3)); CREATE TABLE plain_table (id text PRIMARY KEY)`);
+  it('lists tables with a vector column, not the memory DB tables, tables without vectors or names no collection can have', async () => {
+    await db.exec(`CREATE TABLE "km-docs" (id text PRIMARY KEY, embedding vector(3)); CREATE TABLE plain_table (id text PRIMARY KEY);
+      CREATE TABLE "not a collection name" (id text PRIMARY KEY, embedding vector(3))`);
     const names = await driver.listCollections();
     expect(names).toEqual(expect.arrayContaining(['filtered', 'legacy_hotels', 'misfit']));
     expect(names).not.toContain('km-docs');
     expect(names).not.toContain('plain_table');
+    expect(names).not.toContain('not a collection name');
     const all = new PostgresVectorStoreDriver({ pglite: db, unlistedTablePrefix: false, logger: quiet });
     expect(await all.listCollections()).toContain('km-docs');
   });

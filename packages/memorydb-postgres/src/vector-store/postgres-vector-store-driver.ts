@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createConsoleLogger, InvalidInputError, type KeyValue, type Logger, type RecordDefinition } from '@km/core';
-import { withConnectorRetries } from '@km/core/connector';
+import { checkCollectionName, withConnectorRetries } from '@km/core/connector';
 import pgvector from 'pgvector';
 import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
 import { MAX_IDENTIFIER_BYTES, qualified } from '../identifiers.js';
@@ -59,7 +59,10 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
     this.retry = { ...DEFAULT_VECTOR_STORE_RETRY, ...options.retry };
   }
 
-  /** Tables of the schema with at least one `vector` column, but those under `unlistedTablePrefix` (`km-`, the memory DB's). */
+  /**
+   * Tables of the schema with at least one `vector` column, but those under `unlistedTablePrefix`
+   * (`km-`, the memory DB's) and those whose names are not collection names.
+   */
   async listCollections(): Promise<string[]> {
     const { rows } = await this.run('', 'list collections', (db) =>
       db.query<{ name: string }>(
@@ -72,7 +75,7 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
       ),
     );
     const prefix = this.options.unlistedTablePrefix ?? 'km-';
-    return rows.map((r) => r.name).filter((name) => prefix === false || !name.startsWith(prefix));
+    return rows.map((r) => r.name).filter((name) => (prefix === false || !name.startsWith(prefix)) && this.isCollectionName(name));
   }
 
   /** True when the schema has a table (or view) of that name. */
@@ -242,6 +245,16 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
         logger: this.logger,
       },
     );
+  }
+
+  /** True for a table name core accepts as a collection name (others could not be opened). */
+  private isCollectionName(name: string): boolean {
+    try {
+      checkCollectionName(name, this);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** True when searches may use `hnsw.iterative_scan`; logs the recall caveat of older pgvector once. */
