@@ -77,12 +77,12 @@ export class VectorStore implements IVectorStore {
     return callDriver(this.driver.name, 'list collections', undefined, () => this.driver.listCollections());
   }
 
-  collectionExists(name: string): Promise<boolean> {
+  async collectionExists(name: string): Promise<boolean> {
     const checked = checkCollectionName(name, this.driver);
     return callDriver(this.driver.name, `check collection ${checked}`, undefined, () => this.driver.collectionExists(checked));
   }
 
-  deleteCollection(name: string): Promise<void> {
+  async deleteCollection(name: string): Promise<void> {
     const checked = checkCollectionName(name, this.driver);
     return callDriver(this.driver.name, `delete collection ${checked}`, undefined, () => this.driver.deleteCollection(checked));
   }
