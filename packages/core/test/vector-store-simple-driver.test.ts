@@ -3,6 +3,7 @@ import { isKmError } from '../src/errors/km-error.js';
 import { compileFilter } from '../src/vector-store/filter-compiler.js';
 import { defineRecord } from '../src/vector-store/record-definition.js';
 import type { DistanceFunction, RecordDefinition } from '../src/vector-store/record-definition-types.js';
+import { BoundedBest } from '../src/vector-store/simple/bounded-best.js';
 import { SimpleVectorStoreDriver } from '../src/vector-store/simple/simple-vector-store-driver.js';
 import type { DriverRecordQuery, StorageRecord } from '../src/vector-store/vector-store-driver.js';
 import { CITIES, Hotel, hotels, oracleSearch, random, vectorOf, vectorQuery } from './vector-store-simple-fixtures.js';
@@ -106,6 +107,19 @@ describe('SimpleVectorStoreDriver: records', () => {
     const error = await failure(driver.upsert('hotels', Hotel, [{ ...record!, cos: Float32Array.of(1, 2) }]));
     expect(isKmError(error, 'invalid_argument')).toBe(true);
     expect(String(error)).toMatch(/"cos".*2 dimensions, expected 4/);
+  });
+});
+
+describe('BoundedBest', () => {
+  it('keeps the best `limit` items in order, as sorting everything would', () => {
+    const next = random(3);
+    for (const limit of [0, 1, 2, 5, 64]) {
+      const items = Array.from({ length: 200 }, (_, i) => ({ score: Math.floor(next() * 20), id: i }));
+      const ranking = (a: { score: number; id: number }, b: { score: number; id: number }) => b.score - a.score || a.id - b.id;
+      const best = new BoundedBest(limit, ranking);
+      for (const item of items) best.offer(item);
+      expect(best.sorted()).toEqual(items.slice().sort(ranking).slice(0, limit));
+    }
   });
 });
 

@@ -181,6 +181,34 @@ describe('SimpleVectorStoreDriver with a directory', () => {
     await third.close();
   });
 
+  it('compacts while running once a thousand dead entries outnumber twice the live records', async () => {
+    const directory = await tempDir();
+    const records = hotels(600, 2);
+    const driver = new SimpleVectorStoreDriver({ directory, durable: false });
+    await driver.createCollection('hotels', Hotel);
+    await driver.upsert('hotels', Hotel, records);
+    await driver.upsert('hotels', Hotel, records);
+    const folder = join(directory, 'hotels');
+    expect(await logEntries(folder)).toBe(1200); // 600 dead: not yet
+    await driver.delete(
+      'hotels',
+      Hotel,
+      records.slice(0, 550).map((r) => r.id as string),
+    );
+    expect(await logEntries(folder)).toBe(50); // 1750 entries for 50 live records: rewritten
+    await driver.upsert('hotels', Hotel, [records[0]!]);
+    await driver.close();
+    const again = new SimpleVectorStoreDriver({ directory, durable: false });
+    const back = await again.get(
+      'hotels',
+      Hotel,
+      records.map((r) => r.id as string),
+      false,
+    );
+    expect(back.map((r) => r.id).sort()).toEqual([records[0]!.id, ...records.slice(550).map((r) => r.id)]);
+    await again.close();
+  });
+
   it('does not compact a log of mostly live records', async () => {
     const directory = await tempDir();
     const first = new SimpleVectorStoreDriver({ directory, durable: false });

@@ -35,7 +35,11 @@ export function collectionFolder(directory: string, name: string, connector: str
   checkCollectionName(name, connector);
   const root = resolve(directory);
   const folder = resolve(root, name);
-  if (dirname(folder) !== root || !folder.startsWith(root + sep)) checkCollectionName('', connector);
+  if (dirname(folder) !== root || !folder.startsWith(root + sep)) {
+    throw new InvalidInputError('invalid_argument', `collection name ${JSON.stringify(name)} does not name a folder inside ${root}`, {
+      connector,
+    });
+  }
   return folder;
 }
 

@@ -30,8 +30,8 @@ export interface SimpleVectorStoreDriverOptions {
  * holding `definition.json` (written atomically) and `records.log`, an append-only checksummed
  * log of upserts and deletes (vectors as float32, dates as ISO strings), loaded on first use and
  * compacted on open when it holds more than twice as many entries as live records. A torn tail
- * left by a crash is cut and reported; the entries before it load. One process at a time may
- * open a directory.
+ * left by a crash is cut and reported; the entries before it load. One driver at a time may open
+ * a directory: another process or instance would not see its writes.
  *
  * ```ts
  * const store = new VectorStore(new SimpleVectorStoreDriver({ directory: './km-data/collections' }));

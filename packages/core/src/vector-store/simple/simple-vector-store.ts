@@ -7,7 +7,8 @@ import { SimpleVectorStoreDriver } from './simple-vector-store-driver.js';
 export interface SimpleVectorStoreOptions {
   /**
    * Folder holding one subfolder per collection (its `definition.json` and `records.log`);
-   * in memory only, lost with the process, when missing. One process at a time may open it.
+   * in memory only, lost with the process, when missing. One store at a time may open it
+   * (another process or instance would not see its writes).
    * @default none (in memory)
    */
   directory?: string;
