@@ -203,6 +203,57 @@ const BROKEN_STORES: Record<string, BrokenStore> = {
     fails: ['ensureExists on an existing collection keeps its records'],
     passes: 'reads of a missing collection return nothing',
   },
+  'a store that keeps numbers as 32-bit floats': {
+    options: broken((inner) => ({
+      upsert: (name, definition, records) => {
+        const numbers = definition.data.filter((p) => p.type === 'number').map((p) => p.storageName);
+        return inner.upsert(
+          name,
+          definition,
+          records.map((r) => ({
+            ...r,
+            ...Object.fromEntries(numbers.map((n) => [n, typeof r[n] === 'number' ? Math.fround(r[n]) : r[n]])),
+          })),
+        );
+      },
+    })),
+    fails: ['every data type round-trips exactly with integer keys, with and without vectors (get and getMany)'],
+    passes: "eq on an integer: the oracle's records",
+  },
+  'a store that cuts string keys to 200 characters': {
+    options: broken((inner) => {
+      const cut = (k: KeyValue) => (typeof k === 'string' ? k.slice(0, 200) : k);
+      return {
+        upsert: (name, definition, records) =>
+          inner.upsert(
+            name,
+            definition,
+            records.map((r) => ({ ...r, [definition.key.storageName]: cut(r[definition.key.storageName] as KeyValue) })),
+          ),
+        get: (name, definition, keys, includeVectors) => inner.get(name, definition, keys.map(cut), includeVectors),
+      };
+    }),
+    fails: ['every data type round-trips exactly with string keys, with and without vectors (get and getMany)'],
+    passes: 'every data type round-trips exactly with uuid keys, with and without vectors (get and getMany)',
+  },
+  'a store that searches only `top` records, forgetting `skip`': {
+    options: broken((inner) => ({
+      search: (name, definition, query) => inner.search(name, definition, { ...query, limit: Math.min(query.limit, 5) }),
+    })),
+    fails: ["cosine: top and skip page through the oracle's order; the default top is 3"],
+    passes: "eq on a date: the oracle's records",
+  },
+  'a store that reads in: [] as match-all': {
+    options: broken((inner) => ({
+      search: (name, definition, query) =>
+        inner.search(name, definition, {
+          ...query,
+          filter: query.filter && mapLeaves(query.filter, (n) => (n.op === 'in' && n.values.length === 0 ? { op: 'and', nodes: [] } : n)),
+        }),
+    })),
+    fails: ["in: [] matches nothing (within an or): the oracle's records"],
+    passes: "in on a string: the oracle's records",
+  },
   'a store whose upsert creates a missing collection': {
     options: broken((inner) => ({
       upsert: async (name, definition, records) => {
