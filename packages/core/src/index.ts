@@ -156,3 +156,40 @@ export type {
   VectorSearchOptions,
   VectorSearchResult,
 } from './vector-store/vector-store-types.js';
+
+// Chat history and search-as-tool over typed collections
+export {
+  ChatHistory,
+  type ChatRecallOptions,
+  type ChatRecallResult,
+  DEFAULT_RECALL_TOP,
+  DEFAULT_RECENT_LIMIT,
+  MAX_RECENT_LIMIT,
+  type RecentMessagesOptions,
+} from './chat-history/chat-history.js';
+export {
+  type ChatHistoryDefinitionOptions,
+  type ChatMessageRecord,
+  chatHistoryDefinition,
+} from './chat-history/chat-history-definition.js';
+export {
+  CHAT_ROLES,
+  type ChatMessage,
+  type ChatMessageInput,
+  type ChatRole,
+  checkChatMessageInput,
+  checkChatRole,
+  checkSessionId,
+  MAX_SESSION_ID_BYTES,
+} from './chat-history/chat-message.js';
+export {
+  type CollectionSearchTool,
+  type CollectionSearchToolOptions,
+  type CollectionSearchToolOutput,
+  type CollectionSearchToolResult,
+  collectionSearchTool,
+  DEFAULT_TOOL_MAX_TOP,
+  DEFAULT_TOOL_TOP,
+} from './agent-tools/collection-search-tool.js';
+export type { JsonSchema } from './agent-tools/search-tool-schema.js';
+export type { JsonValue } from './agent-tools/json-record.js';
