@@ -1,0 +1,37 @@
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { defineRecord } from '@km/core';
+import { describeVectorStore } from '@km/conformance';
+import { PostgresVectorStore } from '../src/index.js';
+
+// Embedded PostgreSQL 17 + pgvector 0.8, in this process (vector-store-conformance-tcp runs it through pg).
+let pglite: Promise<PGlite> | undefined;
+const database = () => (pglite ??= PGlite.create({ extensions: { vector } }));
+const logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** A table made by its own CREATE TABLE: other column names, a bigint key, a `real` column (the suite's i + 0.5 ratings are exact in it). */
+const Hotel = defineRecord({
+  key: { name: 'hotelId', type: 'integer', storageName: 'hotel_id' },
+  data: {
+    name: { type: 'string', filterable: true, storageName: 'hotel_name' },
+    rating: { type: 'number', filterable: true, storageName: 'stars' },
+    tags: { type: 'string[]', filterable: true, storageName: 'labels' },
+    description: { type: 'string', storageName: 'about' },
+  },
+  vectors: { embedding: { dimensions: 8, distance: 'dot', storageName: 'about_vec' } },
+});
+
+describeVectorStore({
+  name: 'postgres (PGlite in-process)',
+  createStore: async () => new PostgresVectorStore({ pglite: await database(), logger }),
+  existingSchema: {
+    definition: Hotel,
+    create: async (collection) => {
+      const db = await database();
+      await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
+      await db.exec(
+        `CREATE TABLE "${collection}" (hotel_id bigint PRIMARY KEY, hotel_name text NOT NULL, stars real, labels text[], about text, about_vec vector(8))`,
+      );
+    },
+  },
+});
