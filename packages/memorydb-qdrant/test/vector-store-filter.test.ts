@@ -102,4 +102,25 @@ describe('typed filters → Qdrant filters', () => {
     const node = { op: 'gt', property: Hotel.key, value: 'a' } as const;
     expect(() => toQdrantVectorFilter(node, Hotel)).toThrow(expect.objectContaining({ code: 'unsupported_filter' }));
   });
+
+  it('fields that are not plain names are quoted JSON-path keys; one holding " or \\ is refused with invalid_argument', () => {
+    const Odd = defineRecord({
+      key: 'id',
+      data: {
+        dotted: { type: 'string', filterable: true, storageName: 'a.b' },
+        spaced: { type: 'integer', filterable: true, storageName: 'Ünï 🚀 $x' },
+        quoted: { type: 'string', filterable: true, storageName: 'a"b' },
+      },
+      vectors: { v: { dimensions: 2 } },
+    });
+    expect(toQdrantVectorFilter(compileFilter(Odd, { dotted: 'x', spaced: { gt: 1 } }), Odd)).toEqual({
+      must: [
+        { key: '"a.b"', match: { value: 'x' } },
+        { key: '"Ünï 🚀 $x"', range: { gt: 1 } },
+      ],
+    });
+    expect(() => toQdrantVectorFilter(compileFilter(Odd, { quoted: 'x' }), Odd)).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
+  });
 });

@@ -99,6 +99,16 @@ describe('Qdrant typed-store requests', () => {
     expect(seen.some((s) => s.method === 'PUT')).toBe(false);
   });
 
+  it('ensureExists refuses a filterable field Qdrant paths cannot name (holding ") before creating anything', async () => {
+    const Odd = defineRecord({
+      key: 'id',
+      data: { q: { type: 'string', filterable: true, storageName: 'a"b' } },
+      vectors: { v: { dimensions: 2 } },
+    });
+    await expect(store().getCollection('odd', Odd).ensureExists()).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_argument'));
+    expect(seen.some((s) => s.method === 'PUT')).toBe(false);
+  });
+
   it('upsert: one PUT of points with derived ids, named vectors and the payload by storage name, wait=true', async () => {
     existing = HOTEL_VECTORS;
     const keys = await store()

@@ -2,7 +2,7 @@ import { Client, type estypes } from '@elastic/elasticsearch';
 import { InvalidInputError, KmError, type KeyValue, type RecordDefinition } from '@km/core';
 import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
 import { clientOptions } from '../elasticsearch-config.js';
-import { bulkItemError, errorType, isMissingIndex, translateElasticsearchError } from '../elasticsearch-errors.js';
+import { bulkItemError, errorType, isMissingIndex, statusOf, translateElasticsearchError } from '../elasticsearch-errors.js';
 import { indexSettings } from '../elasticsearch-mapping.js';
 import { checkIndexPrefix, MAX_ELASTICSEARCH_INDEX_BYTES } from '../index-names.js';
 import {
@@ -85,9 +85,18 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
         settings: indexSettings(this.options),
       });
     } catch (error) {
-      if (errorType(error) !== 'resource_already_exists_exception') throw this.translate(error, name);
-      // Another creator won the race: check what it made.
-      checkExistingMapping(index, definition, await this.mappingOf(name));
+      if (errorType(error) === 'resource_already_exists_exception') {
+        // Another creator won the race: check what it made.
+        return checkExistingMapping(index, definition, await this.mappingOf(name));
+      }
+      if (statusOf(error) === 400) {
+        // Elasticsearch refused the mapping itself (a field name, a vector size or similarity).
+        throw new InvalidInputError('invalid_argument', `Elasticsearch refused index "${index}": ${reasonOf(error)}`, {
+          connector: CONNECTOR,
+          cause: error,
+        });
+      }
+      throw this.translate(error, name);
     }
   }
 
@@ -254,6 +263,13 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
       throw this.translate(error, name);
     }
   }
+}
+
+/** Elasticsearch's reason for a refusal, with its cause. */
+function reasonOf(error: unknown): string {
+  const body = (error as { meta?: { body?: { error?: { reason?: unknown; caused_by?: { reason?: unknown } } } } }).meta?.body?.error;
+  const parts = [body?.reason, body?.caused_by?.reason].filter((p): p is string => typeof p === 'string');
+  return parts.length > 0 ? parts.join(': ') : String((error as Error).message ?? error);
 }
 
 function collectionNotFound(collection: string, cause?: unknown): KmError {

@@ -1,5 +1,6 @@
 import { InvalidInputError, KmError, type DataPropertyType, type DistanceFunction, type RecordDefinition } from '@km/core';
 import type { Schemas } from '@qdrant/js-client-rest';
+import { payloadPath } from './qdrant-payload-path.js';
 import { VECTOR_COPIES_FIELD } from './qdrant-vector-points.js';
 
 const CONNECTOR = 'qdrant';
@@ -30,13 +31,13 @@ export function vectorsConfig(definition: RecordDefinition): Record<string, Sche
 
 /**
  * The payload indexes of a new collection: one per filterable data property, and one on the
- * payload copy of an integer key (read by range filters on the key).
+ * payload copy of an integer key (read by range filters on the key), named by {@link payloadPath}.
  */
 export function payloadIndexes(definition: RecordDefinition): Array<{ field_name: string; field_schema: Schemas['PayloadSchemaType'] }> {
   const indexes = definition.data
     .filter((p) => p.filterable)
-    .map((p) => ({ field_name: p.storageName, field_schema: QDRANT_PAYLOAD_SCHEMAS[p.type] }));
-  if (definition.key.type === 'integer') indexes.push({ field_name: definition.key.storageName, field_schema: 'integer' });
+    .map((p) => ({ field_name: payloadPath(p.storageName), field_schema: QDRANT_PAYLOAD_SCHEMAS[p.type] }));
+  if (definition.key.type === 'integer') indexes.push({ field_name: payloadPath(definition.key.storageName), field_schema: 'integer' });
   return indexes;
 }
 

@@ -1,6 +1,7 @@
 import type { RecordDefinition } from '@km/core';
 import { type FilterNode, type FilterProperty, type FilterScalar, unsupportedFilter } from '@km/core/connector';
 import type { Schemas } from '@qdrant/js-client-rest';
+import { payloadPath } from './qdrant-payload-path.js';
 import { pointIdOfKey } from './qdrant-vector-points.js';
 
 /** A Qdrant filter, as the REST API takes it. */
@@ -20,8 +21,9 @@ const EVERYTHING: QdrantVectorCondition = { must_not: [NOTHING] };
  * booleans, a closed `range` on numbers (Qdrant matches exact values of integers only) and on
  * dates (RFC 3339 strings); `in` is `match.any` or a `should` of those; `contains` on an array
  * field is the same condition, which Qdrant applies to each element. The key is compared by
- * point id (`has_id`), and by its payload copy for ranges on integer keys. Undefined when there
- * is no filter. Values are data of the JSON body, never parsed as syntax.
+ * point id (`has_id`), and by its payload copy for ranges on integer keys. Fields are named by
+ * {@link payloadPath} (quoted when not a plain name). Undefined when there is no filter. Values
+ * are data of the JSON body, never parsed as syntax.
  *
  * ```ts
  * toQdrantVectorFilter(compileFilter(Hotel, { rating: { gte: 4 }, tags: { contains: 'pool' } }), Hotel)
@@ -64,7 +66,7 @@ function toCondition(node: FilterNode, definition: RecordDefinition): QdrantVect
 
 function equals(property: FilterProperty, value: FilterScalar, definition: RecordDefinition): QdrantVectorCondition {
   if (property.kind === 'key') return { has_id: [pointIdOfKey(value as string | number, definition)] };
-  const key = property.storageName;
+  const key = payloadPath(property.storageName);
   if (value instanceof Date) return { key, range: { gte: value.toISOString(), lte: value.toISOString() } };
   if (typeof value === 'number' && (property.type === 'number' || property.type === 'number[]' || !Number.isInteger(value))) {
     return { key, range: { gte: value, lte: value } };
@@ -75,9 +77,9 @@ function equals(property: FilterProperty, value: FilterScalar, definition: Recor
 function oneOf(property: FilterProperty, values: readonly FilterScalar[], definition: RecordDefinition): QdrantVectorCondition {
   if (values.length === 0) return NOTHING;
   if (property.kind === 'key') return { has_id: values.map((v) => pointIdOfKey(v as string | number, definition)) };
-  if (values.every((v) => typeof v === 'string')) return { key: property.storageName, match: { any: values as string[] } };
+  if (values.every((v) => typeof v === 'string')) return { key: payloadPath(property.storageName), match: { any: values as string[] } };
   if (property.type === 'integer' && values.every((v) => typeof v === 'number' && Number.isInteger(v))) {
-    return { key: property.storageName, match: { any: values as number[] } };
+    return { key: payloadPath(property.storageName), match: { any: values as number[] } };
   }
   return { should: values.map((v) => equals(property, v, definition)) };
 }
@@ -86,9 +88,9 @@ function range(property: FilterProperty, op: 'gt' | 'gte' | 'lt' | 'lte', value:
   if (property.kind === 'key' && property.type !== 'integer') {
     throw unsupportedFilter('qdrant', op, `ranges apply to integer keys only, "${property.name}" is a ${property.type} key`);
   }
-  if (value instanceof Date) return { key: property.storageName, range: { [op]: value.toISOString() } };
+  if (value instanceof Date) return { key: payloadPath(property.storageName), range: { [op]: value.toISOString() } };
   if (typeof value !== 'number') {
     throw unsupportedFilter('qdrant', op, `Qdrant ranges compare numbers and dates, "${property.name}" got a ${typeof value}`);
   }
-  return { key: property.storageName, range: { [op]: value } };
+  return { key: payloadPath(property.storageName), range: { [op]: value } };
 }

@@ -1,7 +1,8 @@
 import { InvalidInputError, type KeyValue, type RecordDefinition } from '@km/core';
 import type { DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
 import { QdrantClient } from '@qdrant/js-client-rest';
-import { isMissingCollection } from '../qdrant-errors.js';
+import { httpStatus, isMissingCollection, qdrantMessage } from '../qdrant-errors.js';
+import { checkPayloadPaths } from './qdrant-payload-path.js';
 import { checkExistingCollection, payloadIndexes, vectorsConfig } from './qdrant-vector-collection-schema.js';
 import { collectionNotFound, translateQdrantVectorError } from './qdrant-vector-errors.js';
 import { toQdrantVectorFilter } from './qdrant-vector-filter.js';
@@ -75,6 +76,7 @@ export class QdrantVectorStoreDriver implements VectorStoreDriver {
 
   async createCollection(name: string, definition: RecordDefinition): Promise<void> {
     const collection = this.collection(name);
+    checkPayloadPaths(definition);
     const existing = await this.vectorsOf(name);
     if (existing !== undefined) return checkExistingCollection(collection, definition, existing);
     try {
@@ -82,8 +84,16 @@ export class QdrantVectorStoreDriver implements VectorStoreDriver {
     } catch (error) {
       // Another creator won the race: check what it made.
       const made = await this.vectorsOf(name);
-      if (made === undefined) throw translateQdrantVectorError(error, name);
-      return checkExistingCollection(collection, definition, made);
+      if (made !== undefined) return checkExistingCollection(collection, definition, made);
+      const status = httpStatus(error);
+      if (status === 400 || status === 422) {
+        // Qdrant refused the definition itself (a vector name, a size).
+        throw new InvalidInputError('invalid_argument', `Qdrant refused collection "${collection}": ${qdrantMessage(error)}`, {
+          connector: CONNECTOR,
+          cause: error,
+        });
+      }
+      throw translateQdrantVectorError(error, name);
     }
     for (const index of payloadIndexes(definition)) {
       await this.call(name, () => this.client.createPayloadIndex(collection, { ...index, wait: true }));
