@@ -125,6 +125,19 @@ describe('ChatHistory', () => {
     await store.close();
   });
 
+  it('keeps serving a session after an add fails inside it (here: aborted)', async () => {
+    const { history, store } = await newHistory();
+    const aborted = AbortSignal.abort();
+    const [failed, added] = await Promise.allSettled([
+      history.add('s', { role: 'user', content: 'never stored' }, { signal: aborted }),
+      history.add('s', { role: 'user', content: 'stored' }),
+    ]);
+    expect(failed.status === 'rejected' && isKmError(failed.reason, 'aborted')).toBe(true);
+    expect(added.status === 'fulfilled' && added.value.sequence).toBe(1);
+    expect((await history.recent('s')).map((m) => m.content)).toEqual(['stored']);
+    await store.close();
+  });
+
   it('clears a session larger than one page', async () => {
     const { history, store } = await newHistory();
     const many = Array.from({ length: 1205 }, (_, i) => ({ role: 'user' as const, content: `message ${i}` }));
