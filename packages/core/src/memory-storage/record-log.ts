@@ -19,9 +19,10 @@ export type LogEntry =
 
 /**
  * Receives each intact entry of a log read in order. The entry's vector is a scratch array the
- * reader reuses for the next entry: copy it to keep it.
+ * reader reuses for the next entry: copy it to keep it. A visitor that returns a promise is
+ * awaited before the next entry is decoded (its entry stays valid until then).
  */
-export type LogVisitor = (entry: LogEntry) => void;
+export type LogVisitor = (entry: LogEntry) => unknown;
 
 /**
  * Checks the crc32 of the whole entries in `buffer[start, end)` on another thread (the scan
@@ -286,7 +287,8 @@ async function scan(handle: FileHandle, offset: number, size: number, visit: Log
         const end = at + HEADER + buffer.readUInt32LE(at);
         const body = buffer.subarray(at + HEADER, end);
         if (crc32(body) !== buffer.readUInt32LE(at + 4)) return { end: base + at, entries };
-        visit(decoder.decode(body));
+        const visited = visit(decoder.decode(body));
+        if (visited instanceof Promise) await visited;
         entries++;
         at = end;
       }
@@ -408,7 +410,8 @@ async function scanVerifiedElsewhere(
       const stop = bad >= 0 ? bad : current.complete;
       for (let at = 0; at < stop; ) {
         const end = at + HEADER + current.buffer.readUInt32LE(at);
-        visit(decoder.decode(current.buffer.subarray(at + HEADER, end)));
+        const visited = visit(decoder.decode(current.buffer.subarray(at + HEADER, end)));
+        if (visited instanceof Promise) await visited;
         entries++;
         at = end;
       }

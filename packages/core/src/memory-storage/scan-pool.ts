@@ -15,7 +15,33 @@ type ScanTask = {
 } & (
   | { readonly kind: 'kernel'; readonly memory: WasmMemory; readonly kernel: ScanKernel; readonly args: readonly number[] }
   | { readonly kind: 'verify'; readonly buffer: SharedArrayBuffer; readonly start: number; readonly end: number }
+  | { readonly kind: 'rows'; readonly job: RowsJob }
 );
+
+/**
+ * Rows a bulk load copied raw into a vector segment, to be finished on a worker (see
+ * `BulkRows`): each row's norm goes to `norms`, the row is divided by it, and with `codes` its
+ * int8 codes and scale are written. Offsets are bytes into the memories.
+ */
+export interface RowsJob {
+  readonly vectorMemory: WasmMemory;
+  readonly rowsOffset: number;
+  /** Floats per row. */
+  readonly stride: number;
+  readonly dimensions: number;
+  /** Row numbers (an Int32Array's shared buffer). */
+  readonly rows: SharedArrayBuffer;
+  /** Receives each row's norm (a Float64Array's shared buffer, as long as `rows`). */
+  readonly norms: SharedArrayBuffer;
+  readonly codes?: {
+    readonly memory: WasmMemory;
+    readonly codesOffset: number;
+    readonly codeStride: number;
+    readonly codeBytes: number;
+    /** Where a row's floats are copied to be encoded (only one rows job per code memory runs at a time). */
+    readonly encodeOffset: number;
+  };
+}
 
 interface PoolWorker {
   readonly worker: Worker;
@@ -84,6 +110,18 @@ export class ScanPool {
     });
   }
 
+  /**
+   * Finishes rows a bulk load copied raw (see {@link RowsJob}) in a worker; resolves to the largest
+   * int8 scale written (0 without codes).
+   */
+  finishRows(job: RowsJob): Promise<number> {
+    if (this.closed) return Promise.reject(closedError());
+    return new Promise<number>((resolve, reject) => {
+      this.queue.push({ id: this.nextTaskId++, kind: 'rows', job, resolve, reject });
+      this.dispatch();
+    });
+  }
+
   /** Stops every worker and rejects pending tasks; later `run` calls reject. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -117,6 +155,10 @@ export class ScanPool {
     try {
       if (task.kind === 'verify') {
         w.worker.postMessage({ id: task.id, verify: { buffer: task.buffer, start: task.start, end: task.end } });
+        return;
+      }
+      if (task.kind === 'rows') {
+        w.worker.postMessage({ id: task.id, rows: this.rowsMessage(w, task.job) });
         return;
       }
       const memoryId = this.idOf(task.memory);
@@ -172,6 +214,34 @@ export class ScanPool {
     this.dispatch(); // replaces it when tasks are waiting
   }
 
+  /** The message of a rows job: memories by id, each sent with its first task to this worker. */
+  private rowsMessage(w: PoolWorker, job: RowsJob): Record<string, unknown> {
+    const vectorMemoryId = this.idOf(job.vectorMemory);
+    const message: Record<string, unknown> = {
+      vectorMemoryId,
+      vectorMemory: w.memories.has(vectorMemoryId) ? undefined : job.vectorMemory,
+      rowsOffset: job.rowsOffset,
+      stride: job.stride,
+      dimensions: job.dimensions,
+      rows: job.rows,
+      norms: job.norms,
+    };
+    if (job.codes) {
+      const codeMemoryId = this.idOf(job.codes.memory);
+      Object.assign(message, {
+        codeMemoryId,
+        codeMemory: w.memories.has(codeMemoryId) ? undefined : job.codes.memory,
+        codesOffset: job.codes.codesOffset,
+        codeStride: job.codes.codeStride,
+        codeBytes: job.codes.codeBytes,
+        encodeOffset: job.codes.encodeOffset,
+      });
+      w.memories.add(codeMemoryId);
+    }
+    w.memories.add(vectorMemoryId);
+    return message;
+  }
+
   private idOf(memory: WasmMemory): number {
     let id = this.memoryIds.get(memory);
     if (id === undefined) {
@@ -192,7 +262,7 @@ export class ScanPool {
 }
 
 function taskName(task: ScanTask): string {
-  return task.kind === 'kernel' ? `scan kernel ${task.kernel}` : 'log checksum check';
+  return task.kind === 'kernel' ? `scan kernel ${task.kernel}` : task.kind === 'verify' ? 'log checksum check' : 'bulk row finishing';
 }
 
 function closedError(): KmError {

@@ -50,9 +50,18 @@ export function dropRecord(loaded: LoadedIndex, id: string): void {
 
 /**
  * Applies one log entry (a load, or another process's writes) to the in-memory views; the
- * entry's vector is copied (it may be a reader's scratch array).
+ * entry's vector is copied (it may be a reader's scratch array). During a bulk load, an entry
+ * that replaces or deletes a record waits for the rows in flight first (the returned promise).
  */
-export function applyEntry(loaded: LoadedIndex, e: LogEntry): void {
+export function applyEntry(loaded: LoadedIndex, e: LogEntry): Promise<void> | undefined {
+  if (loaded.vectors.bulkPending && loaded.vectors.has(e.op === 'delete' ? e.id : e.record.id)) {
+    return loaded.vectors.drainBulk().then(() => applyEntryNow(loaded, e));
+  }
+  applyEntryNow(loaded, e);
+  return undefined;
+}
+
+function applyEntryNow(loaded: LoadedIndex, e: LogEntry): void {
   if (e.op === 'delete') {
     if (loaded.vectors.has(e.id)) dropRecord(loaded, e.id);
   } else if (e.vector && e.vector.length === loaded.vectors.dimensions) {
@@ -95,8 +104,20 @@ export async function readIndexFolder(
   const log = new RecordLog(folder, durable);
   const loaded = emptyIndex(meta.vectorSize, log, 0, 0, options);
   const apply = (entry: LogEntry) => applyEntry(loaded, entry);
+  // A large log loads in bulk: a scan thread finishes the rows (norms, division, codes) while this one decodes.
+  const pool = options.scan?.pool;
+  const size = pool ? ((await log.position())?.size ?? 0) : 0;
+  const bulk = pool !== undefined && size >= (options.bulkLoadFromBytes ?? BULK_LOAD_BYTES);
+  if (bulk) loaded.vectors.beginBulk(pool);
   // Entries stream from the file straight into the views: no list of entries, no copy of each vector.
-  const read = repair ? await log.loadEach(apply, readOptions(options)) : await log.readEachFrom(0, apply, readOptions(options));
+  let read: { entries: number; end: number; ino: number };
+  try {
+    read = repair ? await log.loadEach(apply, readOptions(options)) : await log.readEachFrom(0, apply, readOptions(options));
+  } catch (error) {
+    if (bulk) await loaded.vectors.endBulk().catch(() => undefined);
+    throw error;
+  }
+  if (bulk) await loaded.vectors.endBulk();
   loaded.ino = read.ino;
   loaded.applied = read.end;
   log.deadEntries = read.entries - loaded.vectors.size;
@@ -104,10 +125,14 @@ export async function readIndexFolder(
   return loaded;
 }
 
+/** Smallest log loaded in bulk (see `VectorIndex.beginBulk`): below it a scan thread's start-up costs more than it saves. */
+const BULK_LOAD_BYTES = 32 * 1024 * 1024;
+
 /** With scan threads, a large log's checksums are checked on one of them while this thread applies the entries. */
 function readOptions(options: VectorIndexOptions): LogReadOptions {
   const pool = options.scan?.pool;
-  return pool ? { verifier: (buffer, start, end) => pool.verifyLogEntries(buffer, start, end) } : {};
+  if (!pool) return {};
+  return { verifier: (buffer, start, end) => pool.verifyLogEntries(buffer, start, end), verifyFromBytes: options.bulkLoadFromBytes };
 }
 
 /** Creates an index folder (its metadata written atomically) and its empty in-memory views. */
