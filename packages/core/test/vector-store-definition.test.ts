@@ -58,6 +58,7 @@ describe('defineRecord refuses', () => {
     ['the reserved name and', { key: 'id', data: { and: { type: 'string' } }, vectors }, 'and'],
     ['the reserved name or', { key: 'or', vectors }, 'or'],
     ['the reserved name not', { key: 'id', vectors: { not: { dimensions: 3 } } }, 'not'],
+    ['the name __proto__', { key: 'id', data: JSON.parse('{"__proto__": {"type": "string"}}'), vectors }, '__proto__'],
   ])('%s', (_, input, named) => {
     expect(refusal(() => define(input))).toContain(named);
   });
@@ -87,6 +88,7 @@ describe('defineRecord refuses', () => {
     ['with a newline', 'a\nb'],
     ['with DEL', 'a\u007fb'],
     ['with a lone surrogate', 'a\ud800b'],
+    ['__proto__', '__proto__'],
   ])('a storage name %s', (_, storageName) => {
     const input = { key: 'id', data: { a: { type: 'string', storageName } }, vectors };
     expect(refusal(() => define(input))).toContain('"a"');

@@ -22,7 +22,8 @@ type PropertyOperator = (typeof SCALAR_OPERATORS)[number] | (typeof RANGE_OPERAT
  * translate, or undefined for no filter (`undefined` or `{}`: every record matches). Property
  * names must be the key or `filterable` data properties, operators must suit the property's
  * type and values must be of it (dates as `Date` or ISO-8601 strings, turned into `Date`s).
- * Throws `invalid_filter` naming the problem. Strings are values, never syntax.
+ * Entries whose value is `undefined` are left out (as in an object spread). Throws
+ * `invalid_filter` naming the problem. Strings are values, never syntax.
  *
  * ```ts
  * compileFilter(Hotel, { rating: { gte: 4 }, city: 'Paris' });

@@ -35,6 +35,8 @@ export const MAX_STORAGE_NAME_LENGTH = 128;
 
 const PROPERTY_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const RESERVED_NAMES = new Set(['and', 'or', 'not']);
+/** Assigning it sets an object's prototype instead of a property, so records could not hold it. */
+const PROTOTYPE_NAME = '__proto__';
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 const KEY_OPTIONS = new Set(['name', 'type', 'storageName']);
 const DATA_OPTIONS = new Set(['type', 'filterable', 'fullText', 'optional', 'storageName']);
@@ -151,6 +153,7 @@ function checkName(name: string, what: string): void {
     throw invalid(`${what} name "${name}" must start with a letter or _ and hold only letters, digits and _`);
   }
   if (RESERVED_NAMES.has(name)) throw invalid(`${what} name "${name}" is reserved by the filter language (and, or, not)`);
+  if (name === PROTOTYPE_NAME) throw invalid(`${what} name "${name}" cannot be a property of a plain object`);
 }
 
 function resolveStorageName(storageName: unknown, name: string, what: string): string {
@@ -160,6 +163,8 @@ function resolveStorageName(storageName: unknown, name: string, what: string): s
   if (length < 1 || length > MAX_STORAGE_NAME_LENGTH) {
     throw invalid(`${what} has a storage name of ${length} characters; it needs 1 to ${MAX_STORAGE_NAME_LENGTH}`);
   }
+  if (storageName === PROTOTYPE_NAME)
+    throw invalid(`${what} has the storage name ${PROTOTYPE_NAME}, which cannot be a property of a plain object`);
   const reason = CONTROL_CHARACTER.test(storageName) ? 'contains a control character' : unstorableTextReason(storageName);
   if (reason) throw invalid(`${what} has a storage name that ${reason}`);
   return storageName;
