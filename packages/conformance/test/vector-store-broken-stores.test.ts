@@ -254,6 +254,14 @@ const BROKEN_STORES: Record<string, BrokenStore> = {
     fails: ["in: [] matches nothing (within an or): the oracle's records"],
     passes: "in on a string: the oracle's records",
   },
+  'a store whose query ignores descending': {
+    options: broken((inner) => ({
+      query: (name, definition, query) =>
+        inner.query(name, definition, { ...query, orderBy: query.orderBy.map((o) => ({ ...o, descending: false })) }),
+    })),
+    fails: ['query orders by a property, ascending or descending, ties by key ascending; top and skip page'],
+    passes: 'query returns records with their values, and vectors only when asked',
+  },
   'a store whose upsert creates a missing collection': {
     options: broken((inner) => ({
       upsert: async (name, definition, records) => {
@@ -289,6 +297,15 @@ describe('describeVectorStore fails on broken stores', () => {
     expect(await outcome(options, caseNamed("not of a range keeps records without the property: the oracle's records"))).toMatch(
       /^failed: /,
     );
+  });
+
+  it('a store without query: the query cases are a named skip', async () => {
+    expect(
+      await outcome(
+        broken(() => ({})),
+        caseNamed('query returns records with their values, and vectors only when asked'),
+      ),
+    ).toBe('skipped');
   });
 
   it('a vacuous filter case fails before it touches the store', async () => {
