@@ -167,6 +167,21 @@ describe('Elasticsearch typed-store requests', () => {
     ]);
   });
 
+  it('query: a search with the filter as query, sorted by the fields (missing last) then by the key, size top + skip', async () => {
+    mapping = vectorIndexMappings(Hotel, undefined);
+    const records = await store()
+      .getCollection('hotels', Hotel)
+      .query({ filter: { name: { in: ['Sea View'] } }, orderBy: [{ property: 'rating', descending: true }], top: 2, skip: 1 });
+    expect(seen.find((s) => s.path.startsWith('/app-hotels/_search'))?.json).toEqual({
+      query: { terms: { hotel_name: ['Sea View'] } },
+      sort: [{ rating: { order: 'desc', missing: '_last', unmapped_type: 'keyword' } }, { hotelId: { order: 'asc' } }],
+      size: 3,
+      _source: { excludes: ['embedding', 'photo_vec'] },
+      track_total_hits: false,
+    });
+    expect(records).toEqual([]); // one hit, skipped
+  });
+
   it('listCollections: indexes under the prefix decoded to collection names, others left out', async () => {
     expect(await store().listCollections()).toEqual(['Rooms', 'hotels']);
   });

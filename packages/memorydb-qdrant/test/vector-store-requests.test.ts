@@ -41,6 +41,17 @@ function answer(method: string, path: string): { status: number; result: unknown
     const payload = { hotelId: 'h1', hotel_name: 'Sea View', rating: 4.5, description: 'd', opened: '2024-01-02T00:00:00.000Z' };
     return ok({ points: [{ id: pointIdOf('h1'), version: 1, score: 0.25, payload }] });
   }
+  if (path.endsWith('/points/scroll')) {
+    // Two pages in point-id order, not in the order asked for.
+    const point = (key: string, rating?: number) => ({
+      id: pointIdOf(key),
+      payload: { hotelId: key, hotel_name: key, description: 'd', ...(rating === undefined ? {} : { rating }) },
+    });
+    const secondPage = seen.filter((s) => s.path.endsWith('/points/scroll')).length > 1;
+    return secondPage
+      ? ok({ points: [point('h4', 3), point('h2')], next_page_offset: null })
+      : ok({ points: [point('h3', 4), point('h1', 3)], next_page_offset: pointIdOf('h4') });
+  }
   if (method === 'POST' && path.endsWith('/points')) {
     return ok([{ id: pointIdOf('h1'), payload: { hotelId: 'h1', hotel_name: 'Sea View', rating: 4.5, description: 'd' } }]);
   }
@@ -174,6 +185,43 @@ describe('Qdrant typed-store requests', () => {
       with_payload: true,
       with_vector: ['embedding', 'photo_vec'],
     });
+  });
+
+  it('query scrolls every matching point page by page with the filter, then orders them (missing values last, ties by key)', async () => {
+    existing = HOTEL_VECTORS;
+    const Listed = defineRecord({
+      key: 'hotelId',
+      data: {
+        name: { type: 'string', filterable: true, storageName: 'hotel_name' },
+        rating: { type: 'number', filterable: true, optional: true },
+        description: { type: 'string' },
+      },
+      vectors: { embedding: { dimensions: 2 } },
+    });
+    const records = await store()
+      .getCollection('hotels', Listed)
+      .query({ filter: { name: { ne: 'x' } }, orderBy: [{ property: 'rating', descending: true }], top: 3 });
+    const scrolls = seen.filter((s) => s.path.endsWith('/points/scroll'));
+    expect(scrolls.map((s) => s.json)).toEqual([
+      {
+        filter: { must_not: [{ key: 'hotel_name', match: { value: 'x' } }] },
+        limit: 256,
+        with_payload: { exclude: ['__km_vectors'] },
+        with_vector: false,
+      },
+      {
+        filter: { must_not: [{ key: 'hotel_name', match: { value: 'x' } }] },
+        limit: 256,
+        with_payload: { exclude: ['__km_vectors'] },
+        with_vector: false,
+        offset: pointIdOf('h4'),
+      },
+    ]);
+    expect(records.map((r) => [r.hotelId, r.rating])).toEqual([
+      ['h3', 4],
+      ['h1', 3],
+      ['h4', 3],
+    ]);
   });
 
   it('listCollections: the collections under the prefix whose rest is a collection name', async () => {

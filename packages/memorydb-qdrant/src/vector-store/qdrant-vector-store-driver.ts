@@ -1,8 +1,9 @@
 import { InvalidInputError, type KeyValue, type RecordDefinition } from '@km/core';
-import type { DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { httpStatus, isMissingCollection, qdrantMessage } from '../qdrant-errors.js';
 import { checkPayloadPaths } from './qdrant-payload-path.js';
+import { recordOrder } from './qdrant-record-order.js';
 import { checkExistingCollection, payloadIndexes, vectorsConfig } from './qdrant-vector-collection-schema.js';
 import { collectionNotFound, translateQdrantVectorError } from './qdrant-vector-errors.js';
 import { toQdrantVectorFilter } from './qdrant-vector-filter.js';
@@ -12,6 +13,7 @@ import type { QdrantVectorStoreOptions } from './qdrant-vector-store-options.js'
 const CONNECTOR = 'qdrant';
 const MAX_COLLECTION_NAME_BYTES = 255;
 const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+const SCROLL_PAGE = 256;
 
 /**
  * The Qdrant driver of {@link QdrantVectorStore}: one Qdrant collection per km collection
@@ -155,6 +157,38 @@ export class QdrantVectorStoreDriver implements VectorStoreDriver {
       if (isMissingCollection(error)) return [];
       throw translateQdrantVectorError(error, name);
     }
+  }
+
+  /**
+   * Records matching the filter in the given order. Qdrant filters them while scrolling (its own
+   * `order_by` takes one field and breaks no ties), so every matching point is read and the
+   * driver sorts them (see {@link recordOrder}): meant for listings and chat histories, not for
+   * collections of millions.
+   */
+  async query(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]> {
+    if (query.limit <= 0) return [];
+    const filter = toQdrantVectorFilter(query.filter, definition);
+    const records: StorageRecord[] = [];
+    let offset: string | number | undefined;
+    try {
+      do {
+        query.signal?.throwIfAborted();
+        const page = await this.client.scroll(this.collection(name), {
+          ...(filter ? { filter } : {}),
+          limit: SCROLL_PAGE,
+          with_payload: payloadSelector(query.includeVectors),
+          with_vector: query.includeVectors ? definition.vectors.map((v) => v.storageName) : false,
+          ...(offset !== undefined ? { offset } : {}),
+        });
+        for (const point of page.points) records.push(fromVectorPoint(definition, point, query.includeVectors));
+        const next = page.next_page_offset;
+        offset = typeof next === 'string' || typeof next === 'number' ? next : undefined;
+      } while (offset !== undefined);
+    } catch (error) {
+      if (isMissingCollection(error)) return [];
+      throw translateQdrantVectorError(error, name);
+    }
+    return records.sort(recordOrder(definition, query.orderBy)).slice(0, query.limit);
   }
 
   /** The Qdrant collection of a km collection name. */
