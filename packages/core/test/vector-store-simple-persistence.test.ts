@@ -1,7 +1,7 @@
 import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { isKmError } from '../src/errors/km-error.js';
 import { RecordLog } from '../src/memory-storage/record-log.js';
 import type { Logger } from '../src/util/logger.js';
@@ -132,6 +132,31 @@ describe('SimpleVectorStoreDriver with a directory', () => {
     ]);
     expect(logger.warnings).toHaveLength(1);
     await third.close();
+  });
+
+  it('cuts the bytes a failed append left, so later writes are not lost behind a torn entry', async () => {
+    const directory = await tempDir();
+    const records = hotels(3, 6);
+    const driver = new SimpleVectorStoreDriver({ directory, durable: false, logger: capture() });
+    await driver.createCollection('hotels', Hotel);
+    await driver.upsert('hotels', Hotel, [records[0]!]);
+    const log = join(directory, 'hotels', 'records.log');
+    // A write that fails half way (a full disk): part of an entry reaches the file, then an error.
+    const append = vi.spyOn(RecordLog.prototype, 'append').mockImplementationOnce(async () => {
+      await appendFile(log, Buffer.from([200, 1, 0, 0, 7, 7, 7, 7, 1]));
+      throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    });
+    await expect(driver.upsert('hotels', Hotel, [records[1]!])).rejects.toThrow(/ENOSPC/);
+    append.mockRestore();
+    expect(await driver.get('hotels', Hotel, ['h0001'], false)).toEqual([]);
+    await driver.upsert('hotels', Hotel, [records[2]!]);
+    await driver.close();
+
+    const logger = capture();
+    const again = new SimpleVectorStoreDriver({ directory, durable: false, logger });
+    expect((await again.get('hotels', Hotel, ['h0000', 'h0001', 'h0002'], false)).map((r) => r.id).sort()).toEqual(['h0000', 'h0002']);
+    expect(logger.warnings).toEqual([]);
+    await again.close();
   });
 
   it('drops a last entry whose checksum fails (bytes changed), and garbage appended after it', async () => {

@@ -82,7 +82,7 @@ export class SimpleVectorStoreDriver implements VectorStoreDriver {
       }
       const created = folder
         ? await StoredCollection.load(name, folder, stored, this.loadOptions())
-        : new StoredCollection(name, stored, undefined, CONNECTOR);
+        : new StoredCollection(name, stored, undefined, CONNECTOR, this.durable);
       created.verify(definition);
       this.collections.set(name, created);
     });

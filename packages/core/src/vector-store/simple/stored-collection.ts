@@ -1,9 +1,14 @@
+import { truncate } from 'node:fs/promises';
+import { join } from 'node:path';
 import { InvalidInputError } from '../../errors/km-error.js';
 import { RecordLog, type LogEntry } from '../../memory-storage/record-log.js';
 import type { Logger } from '../../util/logger.js';
 import type { KeyValue, RecordDefinition } from '../record-definition-types.js';
 import { definitionDifference, type StoredDefinition } from './stored-definition.js';
 import { deleteLogEntry, keyFromLogId, rowFromLogEntry, rowToLogEntry, type StoredRow } from './stored-row.js';
+
+/** The log file in a collection folder. */
+export const LOG_FILE = 'records.log';
 
 /** Dead log entries a running collection tolerates before it compacts (on open it compacts at any count). */
 const COMPACT_WHILE_RUNNING_AFTER = 1000;
@@ -21,13 +26,20 @@ export class StoredCollection {
   private readonly verified = new WeakSet<RecordDefinition>();
   /** Entries in the log file, live or not. */
   private logEntries = 0;
+  /** Where the last complete entry of the log ends: a failed append is cut back to it. */
+  private logBytes = 0;
+  private readonly log: RecordLog | undefined;
 
+  /** @param folder the collection's folder (its log lives there); undefined for a collection in memory only. */
   constructor(
     readonly name: string,
     readonly definition: StoredDefinition,
-    private readonly log: RecordLog | undefined,
+    private readonly folder: string | undefined,
     private readonly connector: string,
-  ) {}
+    durable = true,
+  ) {
+    this.log = folder === undefined ? undefined : new RecordLog(folder, durable, LOG_FILE);
+  }
 
   /**
    * Reads a collection folder's log, dropping a torn or corrupt tail (a crash mid-write: the
@@ -40,10 +52,11 @@ export class StoredCollection {
     definition: StoredDefinition,
     options: { durable: boolean; connector: string; logger: Logger | undefined },
   ): Promise<StoredCollection> {
-    const log = new RecordLog(folder, options.durable);
-    const collection = new StoredCollection(name, definition, log, options.connector);
-    const { entries } = await log.loadEach((entry) => collection.apply(entry));
+    const collection = new StoredCollection(name, definition, folder, options.connector, options.durable);
+    const log = collection.log!;
+    const { entries, end } = await log.loadEach((entry) => collection.apply(entry));
     collection.logEntries = entries;
+    collection.logBytes = end;
     if (log.lastCut) {
       const { bytes, recordIds } = log.lastCut;
       const message = `[km] [${options.connector}] collection "${name}": cut a torn log tail of ${bytes} bytes (a crash mid-write); records whose last write was lost: ${recordIds.join(', ') || 'none readable'}`;
@@ -91,9 +104,21 @@ export class StoredCollection {
     return this.logEntries;
   }
 
+  /**
+   * Appends entries in one write. When the write fails (a full disk, say) the bytes it may have
+   * left are cut off, so that later entries never follow a torn one (loading stops at the first
+   * torn entry and would drop them).
+   */
   private async append(entries: LogEntry[]): Promise<void> {
     if (!this.log || entries.length === 0) return;
-    await this.log.append(entries);
+    try {
+      const { end } = await this.log.append(entries);
+      this.logBytes = end;
+    } catch (error) {
+      await this.log.close().catch(() => undefined);
+      await truncate(join(this.folder!, LOG_FILE), this.logBytes).catch(() => undefined);
+      throw error;
+    }
     this.logEntries += entries.length;
   }
 
@@ -115,5 +140,6 @@ export class StoredCollection {
     if (!this.log) return;
     await this.log.rewrite([...this.rows.values()].map((row) => rowToLogEntry(this.definition, row)));
     this.logEntries = this.rows.size;
+    this.logBytes = (await this.log.position())?.size ?? 0;
   }
 }
