@@ -84,6 +84,11 @@ export class ChatHistory {
    */
   add(sessionId: string, message: ChatMessageInput, options?: { signal?: AbortSignal }): Promise<ChatMessage>;
   add(sessionId: string, messages: readonly ChatMessageInput[], options?: { signal?: AbortSignal }): Promise<ChatMessage[]>;
+  add(
+    sessionId: string,
+    messages: ChatMessageInput | readonly ChatMessageInput[],
+    options?: { signal?: AbortSignal },
+  ): Promise<ChatMessage | ChatMessage[]>;
   async add(
     sessionId: string,
     input: ChatMessageInput | readonly ChatMessageInput[],
