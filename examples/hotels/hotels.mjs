@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDefaultEmbeddingGenerator } from '@km/ai-local';
-import { SimpleVectorStore } from '@km/core';
+import { collectionSearchTool, SimpleVectorStore } from '@km/core';
 import { HOTELS } from './hotel-data.mjs';
 import { hotelRecord } from './hotel-record.mjs';
 
@@ -125,6 +125,39 @@ try {
   const collections = await store.listCollections();
   console.log(`listCollections: ${collections.join(', ')}\n`);
   assert.deepEqual(collections, ['hotels']);
+
+  // 10. The collection as a tool a model can call: a name, a description, a JSON Schema of its
+  //     input and `execute`, which checks what the model sent (framework-neutral: hand the parts
+  //     to MCP, the AI SDK or LangChain). The application's scope is always ANDed in.
+  const searchHotels = collectionSearchTool(hotels, {
+    name: 'search_hotels',
+    description: 'Finds hotels by what the guest wants; filter by city, rating, price per night or tags.',
+    scope: { pricePerNight: { lte: 400 } }, // the budget cap: the model can narrow it, never widen it
+    returnProperties: ['name', 'city', 'rating', 'pricePerNight', 'tags'],
+  });
+  const schema = searchHotels.inputSchema;
+  console.log(
+    `tool ${searchHotels.name}: input ${Object.keys(schema.properties ?? {}).join(', ')}; filter on ${Object.keys(schema.properties?.filter?.properties ?? {}).join(', ')}`,
+  );
+  // The arguments of a model's tool call arrive as JSON text.
+  const modelInput = JSON.parse('{"query": "a spa to unwind after a long trip", "top": 3, "filter": {"rating": {"gte": 4.5}}}');
+  const toolOutput = await searchHotels.execute(modelInput);
+  console.log(`execute ${JSON.stringify(modelInput)}:`);
+  for (const { key, score, record } of toolOutput.results) {
+    console.log(`  ${score.toFixed(3)}  ${key}: ${record.name} (${record.city}; rating ${record.rating}, ${record.pricePerNight} €)`);
+  }
+  assert.equal(toolOutput.results.length, 3);
+  for (const { key, record } of toolOutput.results) {
+    assert.ok(Number(record.rating) >= 4.5 && Number(record.pricePerNight) <= 400, `${key} breaks the model's filter or the scope`);
+    assert.ok(!('descriptionEmbedding' in record) && !('description' in record), 'a tool returns only returnProperties, never vectors');
+  }
+  assert.deepEqual(JSON.parse(JSON.stringify(toolOutput)), toolOutput, 'a tool returns plain JSON');
+  // A wrong call is refused with a message the model can act on (return it as the tool's error).
+  await assert.rejects(searchHotels.execute({ query: 'a spa', filter: { stars: 5 } }), (error) => {
+    assert.ok(error instanceof Error && 'code' in error && error.code === 'invalid_filter');
+    console.log(`execute {"query":"a spa","filter":{"stars":5}} is refused: ${error.message}\n`);
+    return true;
+  });
 
   console.log(`all checks passed in ${Math.round(performance.now() - started)} ms (after the model loaded)`);
 } finally {
