@@ -30,7 +30,7 @@ try {
   const hotels = store.getCollection('hotels', Hotel);
   await hotels.ensureExists();
 
-  // Upsert without vectors: the collection embeds each description (one batched call).
+  // Upsert without vectors: the collection embeds the descriptions (in batches) before storing.
   const keys = await hotels.upsert(HOTELS);
   assert.deepEqual(
     keys,
