@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { pointIdOf } from '../src/index.js';
 import { toQdrantVectorFilter } from '../src/vector-store/qdrant-vector-filter.js';
 
+const NOTHING = { must: [{ has_id: [0] }, { must_not: [{ has_id: [0] }] }] };
+
 const Hotel = defineRecord({
   key: 'hotelId',
   data: {
@@ -63,7 +65,7 @@ describe('typed filters → Qdrant filters', () => {
     expect(translate({ name: { in: ['a', 'b'] } })).toEqual({ must: [{ key: 'hotel_name', match: { any: ['a', 'b'] } }] });
     expect(translate({ rooms: { in: [1, 2] } })).toEqual({ must: [{ key: 'rooms', match: { any: [1, 2] } }] });
     expect(translate({ rating: { in: [1.5] } })).toEqual({ should: [{ key: 'rating', range: { gte: 1.5, lte: 1.5 } }] });
-    expect(translate({ name: { in: [] } })).toEqual({ must: [{ has_id: [] }] });
+    expect(translate({ name: { in: [] } })).toEqual(NOTHING);
   });
 
   it('contains on arrays: the element condition, which Qdrant applies to each element', () => {
@@ -78,8 +80,8 @@ describe('typed filters → Qdrant filters', () => {
         { key: 'rooms', match: { value: 2 } },
       ],
     });
-    expect(translate({ or: [] })).toEqual({ must: [{ has_id: [] }] });
-    expect(translate({ not: { and: [] } })).toEqual({ must_not: [{ must_not: [{ has_id: [] }] }] });
+    expect(translate({ or: [] })).toEqual(NOTHING);
+    expect(translate({ not: { and: [] } })).toEqual({ must_not: [{ must_not: [NOTHING] }] });
   });
 
   it('the key is compared by point id: has_id with the derived UUID of a string key', () => {

@@ -9,8 +9,10 @@ export type QdrantVectorFilter = Schemas['Filter'];
 /** One condition of a Qdrant filter (a field condition, `has_id`, or a nested filter). */
 export type QdrantVectorCondition = Schemas['Condition'];
 
-/** Matches no point: the set of ids is empty. */
-const NOTHING: QdrantVectorCondition = { has_id: [] };
+/** A condition true of one point id (any id serves: it is only used against its own negation). */
+const SOME_ID: QdrantVectorCondition = { has_id: [0] };
+/** Matches no point: an id condition and its negation (needs no empty list, which Qdrant may not accept). */
+const NOTHING: QdrantVectorCondition = { must: [SOME_ID, { must_not: [SOME_ID] }] };
 /** Matches every point (the complement of {@link NOTHING}). */
 const EVERYTHING: QdrantVectorCondition = { must_not: [NOTHING] };
 
