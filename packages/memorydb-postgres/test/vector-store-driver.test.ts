@@ -3,7 +3,8 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { defineRecord, isKmError, type RecordDefinition } from '@km/core';
 import { compileFilter, matchesFilter, vectorScore, type StorageRecord } from '@km/core/connector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresVectorStoreDriver } from '../src/index.js';
+import { filterToSql, PostgresVectorStoreDriver } from '../src/index.js';
+import { CollectionStatements } from '../src/vector-store/collection-statements.js';
 
 // The driver alone (no core wrapper) on PGlite in process: SQL semantics against the reference
 // evaluator, existing tables, hostile names and values, batching, missing tables.
@@ -173,6 +174,33 @@ describe('PostgresVectorStoreDriver scores, keys and batches', () => {
       ).toEqual(expected.map(([id]) => id));
       hits.forEach(([, score], i) => expect(score).toBeCloseTo(expected[i]![1], 5));
     }
+  });
+
+  it('each distance is served by its HNSW index (the operator class matches the ORDER BY operator)', async () => {
+    const Indexed = defineRecord({
+      key: 'id',
+      data: { city: { type: 'string', filterable: true } },
+      vectors: {
+        cos: { dimensions: 4 },
+        dot: { dimensions: 4, distance: 'dot' },
+        l2: { dimensions: 4, distance: 'euclidean' },
+      },
+    });
+    await driver.createCollection('indexed', Indexed);
+    const statements = new CollectionStatements('public', 'indexed', Indexed);
+    const where = filterToSql(compileFilter(Indexed, { city: 'Paris' }), 3);
+    await db.transaction(async (tx) => {
+      await tx.exec('SET LOCAL enable_seqscan = off');
+      for (const property of Indexed.vectors) {
+        const { rows } = await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statements.search(property, where.sql, false)}`, [
+          '[1,0,0,0]',
+          5,
+          ...where.params,
+        ]);
+        const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+        expect(plan, property.name).toMatch(/Index Scan using km_[0-9a-f]{16}_hnsw/);
+      }
+    });
   });
 
   it('integer and uuid keys come back as they went in', async () => {
