@@ -27,7 +27,7 @@ export function parseSearchToolInput(
   limits: { readonly top: number; readonly maxTop: number },
 ): SearchToolInput {
   if (!isPlainObject(input)) throw invalid(`the input must be an object such as {"query": "..."}, got ${describe(input)}`);
-  const allowed = properties.length > 0 ? ['query', 'top', 'filter'] : ['query', 'top'];
+  const allowed = ['query', 'top', 'filter'];
   const unknown = Object.keys(input).filter((k) => !allowed.includes(k));
   if (unknown.length > 0) {
     throw invalid(`the input has unknown ${plural(unknown, 'property', 'properties')} ${quoted(unknown)}; it takes ${quoted(allowed)}`);

@@ -56,8 +56,8 @@ export function toolFilterProperties(definition: RecordDefinition<unknown>, visi
 }
 
 /**
- * The input schema of a search tool: `query` (required), `top` (1 to `maxTop`) and, when there
- * are filterable properties, `filter`: one entry per property (a value, meaning equals, or an
+ * The input schema of a search tool: `query` (required), `top` (1 to `maxTop`) and `filter`:
+ * one entry per property (a value, meaning equals, or an
  * object of operators), plus `or` (a list of such objects, any of which matches) and `not`.
  *
  * ```ts
@@ -68,7 +68,7 @@ export function searchToolInputSchema(
   properties: readonly ToolFilterProperty[],
   limits: { readonly top: number; readonly maxTop: number },
 ): JsonSchema {
-  const schema: JsonSchema = {
+  return {
     type: 'object',
     properties: {
       query: {
@@ -82,17 +82,16 @@ export function searchToolInputSchema(
         maximum: limits.maxTop,
         description: `How many results to return (default ${limits.top}, at most ${limits.maxTop}).`,
       },
+      filter: filterSchema(properties),
     },
     required: ['query'],
     additionalProperties: false,
   };
-  if (properties.length > 0) schema.properties!.filter = filterSchema(properties);
-  return schema;
 }
 
-/** One line per property for the filter's description: name, type, operators. */
-export function describeFilterProperties(properties: readonly ToolFilterProperty[]): string {
-  return properties.map((p) => `${p.name} (${p.type === 'date' ? 'date' : p.type}: ${p.operators.join(', ')})`).join('; ');
+/** The filter's properties for its description: name, type and operators of each. */
+function describeFilterProperties(properties: readonly ToolFilterProperty[]): string {
+  return properties.map((p) => `${p.name} (${p.type}: ${p.operators.join(', ')})`).join('; ');
 }
 
 function filterSchema(properties: readonly ToolFilterProperty[]): JsonSchema {
