@@ -10,3 +10,16 @@ export { relevanceFromScore, scoreFromRelevance } from './relevance.js';
 export { lexicalScore, simpleQueryText } from './lexical-search.js';
 export { translateAzureSearchError } from './azure-ai-search-errors.js';
 export { azureAiSearchMemoryDbFactory } from './azure-ai-search-factory.js';
+export { AzureAiSearchVectorStore } from './vector-store/azure-ai-search-vector-store.js';
+export { AzureAiSearchVectorStoreDriver } from './vector-store/azure-ai-search-vector-store-driver.js';
+export type { AzureAiSearchVectorStoreOptions } from './vector-store/azure-ai-search-vector-store-options.js';
+export { toODataVectorFilter, MATCH_NOTHING } from './vector-store/azure-vector-filter.js';
+export {
+  checkFieldNames,
+  documentKeyFor,
+  fromAzureDocument,
+  keyOfDocumentKey,
+  toAzureDocument,
+} from './vector-store/azure-vector-documents.js';
+export { checkVectorIndex, vectorIndexDefinition, EDM_TYPES } from './vector-store/azure-vector-index.js';
+export { METRICS, scoreOfHit } from './vector-store/azure-vector-scores.js';

@@ -1,0 +1,266 @@
+import { SearchClient, SearchIndexClient, type SearchOptions } from '@azure/search-documents';
+import { InvalidInputError, isKmError, KmError, type KeyValue, type RecordDefinition } from '@km/core';
+import type { DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import { clientOptions, credentialOf } from '../azure-ai-search-config.js';
+import { indexingError, statusOf, translateAzureSearchError } from '../azure-ai-search-errors.js';
+import { azureIndexName, checkIndexPrefix, MAX_AZURE_INDEX_NAME_LENGTH } from '../index-names.js';
+import { odataString, searchInDelimiter } from '../odata-filters.js';
+import type { AzureAiSearchVectorStoreOptions } from './azure-ai-search-vector-store-options.js';
+import { type AzureVectorDocument, checkFieldNames, documentKeyFor, fromAzureDocument, toAzureDocument } from './azure-vector-documents.js';
+import { MATCH_NOTHING, toODataVectorFilter } from './azure-vector-filter.js';
+import { checkDimensions, checkVectorIndex, MAX_DIMENSIONS, vectorIndexDefinition } from './azure-vector-index.js';
+import { scoreOfHit } from './azure-vector-scores.js';
+
+const CONNECTOR = 'azureaisearch';
+/** The service's largest page of results (`top`) and indexing batch. */
+const MAX_PAGE = 1000;
+/** Collection names as core checks them, lower case (the service's index names are). */
+const COLLECTION_NAME = /^[a-z0-9][a-z0-9_-]{0,127}$/;
+
+/**
+ * The Azure AI Search driver of {@link AzureAiSearchVectorStore}: one index per collection
+ * (`{prefix}{name}`, see `vectorIndexDefinition`), a document per record (key encoded by
+ * `documentKeyFor`). A search is a vector query with the filter (`toODataVectorFilter`) as a
+ * pre-filter; scores are converted to km's conventions (`scoreOfHit`). Reads by key are a
+ * filtered search on the key (`search.in`). Writes and deletes on a missing index throw
+ * `collection_not_found`. The service makes writes searchable within about a second.
+ */
+export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
+  readonly name = CONNECTOR;
+  readonly keyTypes = ['string', 'integer', 'uuid'] as const;
+  readonly distances = ['cosine', 'dot', 'euclidean'] as const;
+  readonly maxDimensions = MAX_DIMENSIONS;
+  readonly maxBatchSize: number;
+  readonly collectionNameLimit: { bytes: number; reason: string };
+  readonly collectionPrefix: string;
+  private readonly options: AzureAiSearchVectorStoreOptions;
+  private readonly indexClient: SearchIndexClient;
+  private readonly searchClients = new Map<string, SearchClient<AzureVectorDocument>>();
+
+  constructor(options: AzureAiSearchVectorStoreOptions) {
+    if (typeof options?.endpoint !== 'string' || !/^https?:\/\//.test(options.endpoint)) {
+      throw new InvalidInputError('invalid_argument', 'give AzureAiSearchVectorStore the endpoint of the service (https://...)', {
+        connector: CONNECTOR,
+      });
+    }
+    this.options = options;
+    this.collectionPrefix = checkIndexPrefix(options.collectionPrefix ?? 'kmvs-');
+    this.collectionNameLimit = {
+      bytes: MAX_AZURE_INDEX_NAME_LENGTH - this.collectionPrefix.length,
+      reason: `Azure AI Search index names hold ${MAX_AZURE_INDEX_NAME_LENGTH} characters, the prefix "${this.collectionPrefix}" included`,
+    };
+    this.maxBatchSize = Math.min(MAX_PAGE, Math.max(1, Math.floor(options.batchSize ?? 100)));
+    this.indexClient = new SearchIndexClient(options.endpoint, credentialOf(options), clientOptions(options));
+  }
+
+  async listCollections(): Promise<string[]> {
+    const names: string[] = [];
+    try {
+      for await (const name of this.indexClient.listIndexesNames()) names.push(name);
+    } catch (error) {
+      throw translateAzureSearchError(error, '');
+    }
+    return names
+      .filter((n) => n.startsWith(this.collectionPrefix))
+      .map((n) => n.slice(this.collectionPrefix.length))
+      .filter((n) => COLLECTION_NAME.test(n))
+      .sort();
+  }
+
+  async collectionExists(name: string): Promise<boolean> {
+    return (await this.readIndex(name)) !== undefined;
+  }
+
+  /**
+   * Creates the index; when it exists (made earlier, by a concurrent caller, or by you), checks
+   * it fits the definition (`checkVectorIndex`) instead.
+   */
+  async createCollection(name: string, definition: RecordDefinition): Promise<void> {
+    checkFieldNames(definition);
+    checkDimensions(definition);
+    const indexName = this.indexName(name);
+    const existing = await this.readIndex(name);
+    if (!existing) {
+      try {
+        await this.indexClient.createIndex(vectorIndexDefinition(indexName, definition, this.options.hnsw));
+        return;
+      } catch (error) {
+        const winner = await this.readIndex(name).catch(() => undefined);
+        if (!winner) throw translateAzureSearchError(error, name);
+        checkVectorIndex(winner, definition);
+        return;
+      }
+    }
+    checkVectorIndex(existing, definition);
+  }
+
+  async deleteCollection(name: string): Promise<void> {
+    const indexName = this.indexName(name);
+    try {
+      await this.indexClient.deleteIndex(indexName); // the SDK takes 404 as done
+    } catch (error) {
+      if (statusOf(error) !== 404) throw translateAzureSearchError(error, name);
+    } finally {
+      this.searchClients.delete(indexName);
+    }
+  }
+
+  /** One `upload` batch (insert or replace each document); every document's result is checked. */
+  async upsert(name: string, definition: RecordDefinition, records: readonly StorageRecord[]): Promise<void> {
+    checkFieldNames(definition);
+    const documents = records.map((r) => toAzureDocument(definition, r));
+    const result = await this.write(name, () => this.searchClient(name).uploadDocuments(documents));
+    const failed = result.results.find((r) => !r.succeeded);
+    if (failed) throw indexingError(failed, name);
+  }
+
+  /** A filtered search on the key (`search.in`), at most 1000 keys a request. */
+  async get(name: string, definition: RecordDefinition, keys: readonly KeyValue[], includeVectors: boolean): Promise<StorageRecord[]> {
+    checkFieldNames(definition);
+    const records: StorageRecord[] = [];
+    for (let start = 0; start < keys.length; start += MAX_PAGE) {
+      const page = keys.slice(start, start + MAX_PAGE).map((k) => documentKeyFor(definition.key, k));
+      const documents = await this.read(name, '*', {
+        filter: keyFilter(definition.key.storageName, page),
+        top: page.length,
+        select: selectOf(definition, includeVectors),
+      });
+      if (documents === undefined) return [];
+      records.push(...documents.map(({ document }) => fromAzureDocument(definition, document, includeVectors)));
+    }
+    return records;
+  }
+
+  async delete(name: string, definition: RecordDefinition, keys: readonly KeyValue[]): Promise<void> {
+    if (keys.length === 0) {
+      if (!(await this.collectionExists(name))) throw this.notFound(name);
+      return;
+    }
+    const documentKeys = keys.map((k) => documentKeyFor(definition.key, k));
+    const result = await this.write(name, () => this.searchClient(name).deleteDocuments(definition.key.storageName, documentKeys));
+    const failed = result.results.find((r) => !r.succeeded);
+    if (failed) throw indexingError(failed, name);
+  }
+
+  async search(name: string, definition: RecordDefinition, query: DriverVectorQuery): Promise<Array<[StorageRecord, number]>> {
+    checkFieldNames(definition);
+    const filter = toODataVectorFilter(query.filter);
+    const limit = Math.min(MAX_PAGE, query.limit);
+    if (filter === MATCH_NOTHING || limit <= 0) return [];
+    const vector = query.vectorProperty;
+    // Dot and Euclidean hits are scored from their vector, so it is read back.
+    const withVector = query.includeVectors || vector.distance !== 'cosine';
+    const select = [...selectOf(definition, query.includeVectors), ...(withVector && !query.includeVectors ? [vector.storageName] : [])];
+    const hits = await this.read(
+      name,
+      undefined,
+      {
+        vectorSearchOptions: {
+          queries: [{ kind: 'vector', vector: Array.from(query.vector), kNearestNeighborsCount: limit, fields: [vector.storageName] }],
+          filterMode: 'preFilter',
+        },
+        ...(filter !== undefined ? { filter } : {}),
+        top: limit,
+        select,
+      },
+      query.signal,
+    );
+    return (hits ?? []).map(({ document, score }): [StorageRecord, number] => [
+      fromAzureDocument(definition, document, query.includeVectors),
+      scoreOfHit(vector.distance, score, query.vector, document[vector.storageName] as number[] | undefined),
+    ]);
+  }
+
+  /** The Azure AI Search index of a collection; collection names with upper-case letters are refused (index names are lower case). */
+  indexName(name: string): string {
+    try {
+      return azureIndexName(this.collectionPrefix, name);
+    } catch (error) {
+      throw new InvalidInputError(
+        'invalid_argument',
+        `collection "${name}": ${(error as Error).message.replace(/^\[km\] (\[\w+\] )?/, '')}`,
+        {
+          connector: CONNECTOR,
+          cause: error,
+        },
+      );
+    }
+  }
+
+  private async readIndex(name: string) {
+    try {
+      return await this.indexClient.getIndex(this.indexName(name));
+    } catch (error) {
+      if (statusOf(error) === 404) return undefined;
+      throw translateAzureSearchError(error, name);
+    }
+  }
+
+  private searchClient(name: string): SearchClient<AzureVectorDocument> {
+    const indexName = this.indexName(name);
+    let client = this.searchClients.get(indexName);
+    if (!client) {
+      client = new SearchClient<AzureVectorDocument>(
+        this.options.endpoint,
+        indexName,
+        credentialOf(this.options),
+        clientOptions(this.options),
+      );
+      this.searchClients.set(indexName, client);
+    }
+    return client;
+  }
+
+  /** Runs a search and reads every result; undefined when the index does not exist. */
+  private async read(
+    name: string,
+    text: string | undefined,
+    options: SearchOptions<AzureVectorDocument>,
+    signal?: AbortSignal,
+  ): Promise<Array<{ document: AzureVectorDocument; score: number }> | undefined> {
+    try {
+      const response = await this.searchClient(name).search(text, { ...options, ...(signal ? { abortSignal: signal } : {}) });
+      const hits: Array<{ document: AzureVectorDocument; score: number }> = [];
+      for await (const result of response.results) hits.push({ document: result.document, score: result.score });
+      return hits;
+    } catch (error) {
+      if (statusOf(error) === 404) return undefined;
+      throw translateAzureSearchError(error, name);
+    }
+  }
+
+  /** Runs an indexing request; a missing index is `collection_not_found`. */
+  private async write<T>(name: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      if (statusOf(error) === 404) throw this.notFound(name, error);
+      const translated = translateAzureSearchError(error, name);
+      if (isKmError(translated, 'index_not_found')) throw this.notFound(name, error);
+      throw translated;
+    }
+  }
+
+  private notFound(name: string, cause?: unknown): KmError {
+    return new KmError('collection_not_found', `collection "${name}" does not exist (no Azure AI Search index "${this.indexName(name)}")`, {
+      connector: CONNECTOR,
+      cause,
+    });
+  }
+}
+
+/** The fields a read returns: key and data, and the vectors when wanted. */
+function selectOf(definition: RecordDefinition, includeVectors: boolean): string[] {
+  return [
+    definition.key.storageName,
+    ...definition.data.map((d) => d.storageName),
+    ...(includeVectors ? definition.vectors.map((v) => v.storageName) : []),
+  ];
+}
+
+/** `search.in` on the key field (document keys never hold `,`), or `eq`s when no delimiter fits. */
+function keyFilter(field: string, keys: string[]): string {
+  const delimiter = searchInDelimiter(keys);
+  if (delimiter !== undefined) return `search.in(${field}, ${odataString(keys.join(delimiter))}, ${odataString(delimiter)})`;
+  return keys.map((k) => `${field} eq ${odataString(k)}`).join(' or ');
+}

@@ -1,0 +1,227 @@
+import { type RecordedRequest, type RecorderAnswer, type RequestRecorder, startRequestRecorder } from '@km/conformance';
+import { isKmError } from '@km/core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { documentKeyOf } from '../src/document-key.js';
+import { AzureAiSearchVectorStoreDriver } from '../src/vector-store/azure-ai-search-vector-store-driver.js';
+import { Counter, Hotel, property } from './vector-store-fixtures.js';
+
+// A recorder answering like the Azure AI Search REST API (index definitions at /indexes('name'),
+// documents through /docs/search.index and /docs/search.post.search), to check the requests the
+// vector-store driver sends. Shapes only: whether the connector works is for describeVectorStore
+// against a real service (tests-integration/test/vector-store-azure-ai-search.test.ts).
+let recorder: RequestRecorder;
+let seen: RecordedRequest[];
+/** Wire definitions of the indexes that exist, by name. */
+let indexes: Map<string, unknown>;
+let searchPage: Array<Record<string, unknown>>;
+let answerNext: RecorderAnswer[];
+
+const notFound = { status: 404, json: { error: { code: '', message: 'No index with that name was found' } } };
+
+/** The wire form of the Counter index (`dimensions`, `vectorSearchProfile`, `hnswParameters`). */
+const counterIndex = (dimensions = 2) => ({
+  name: 'kmvs-c',
+  fields: [
+    { name: 'counter_id', type: 'Edm.String', key: true, filterable: true },
+    { name: 'label', type: 'Edm.String', filterable: true },
+    { name: 'v', type: 'Collection(Edm.Single)', searchable: true, dimensions, vectorSearchProfile: 'kmvs-euclidean' },
+  ],
+  vectorSearch: {
+    profiles: [{ name: 'kmvs-euclidean', algorithm: 'kmvs-hnsw-euclidean' }],
+    algorithms: [{ name: 'kmvs-hnsw-euclidean', kind: 'hnsw', hnswParameters: { metric: 'euclidean' } }],
+  },
+});
+
+function answer({ method, path, json }: RecordedRequest): RecorderAnswer {
+  const planned = answerNext.shift();
+  if (planned) return planned;
+  const route = path.split('?')[0]!;
+  const named = /^\/indexes\('([^']+)'\)(.*)$/.exec(route);
+  if (method === 'GET' && route === '/indexes')
+    return { json: { value: ['kmvs-hotels', 'kmvs-c', 'km-notes', 'kmvsx'].map((name) => ({ name })) } };
+  if (method === 'POST' && route === '/indexes') {
+    indexes.set((json as { name: string }).name, json);
+    return { status: 201, json };
+  }
+  if (!named) return { status: 500, json: { error: { message: `unexpected ${method} ${path}` } } };
+  const [, name, rest] = named;
+  if (!indexes.has(name!)) return notFound;
+  if (method === 'GET' && rest === '') return { json: indexes.get(name!) };
+  if (method === 'DELETE') return { status: 204, json: {} };
+  if (rest === '/docs/search.index') {
+    const actions = (json as { value: Array<Record<string, unknown>> }).value;
+    return { json: { value: actions.map((a) => ({ key: String(Object.values(a)[1]), status: true, statusCode: 200 })) } };
+  }
+  if (rest === '/docs/search.post.search') return { json: { value: searchPage } };
+  return { status: 500, json: { error: { message: `unexpected ${method} ${path}` } } };
+}
+
+beforeAll(async () => {
+  recorder = await startRequestRecorder(answer);
+  seen = recorder.requests;
+});
+afterAll(() => recorder.close());
+beforeEach(() => {
+  seen.length = 0;
+  indexes = new Map<string, unknown>([
+    ['kmvs-hotels', {}],
+    ['kmvs-c', counterIndex()],
+  ]);
+  searchPage = [];
+  answerNext = [];
+});
+
+const open = () =>
+  new AzureAiSearchVectorStoreDriver({ endpoint: recorder.url, apiKey: 'secret-key', allowInsecureConnection: true, maxRetries: 0 });
+const requests = (fragment: string) => seen.filter((s) => s.path.includes(fragment));
+const hotel = {
+  hotelId: 'h1',
+  hotel_name: 'Sea View',
+  rating: 4.5,
+  rooms: 3,
+  pets: true,
+  opened: new Date('2024-01-02T03:04:05.000Z'),
+  tags: ['pool'],
+  floors: [1, 2],
+  description: null,
+  embedding: new Float32Array([1, 0, 0]),
+  dotVector: null,
+  l2Vector: null,
+};
+
+describe('collections', () => {
+  it('listCollections lists the indexes under the prefix, without it', async () => {
+    expect(await open().listCollections()).toEqual(['c', 'hotels']);
+  });
+
+  it('createCollection: GET the index, then POST /indexes with fields by storage name and a profile per distance', async () => {
+    indexes.delete('kmvs-c');
+    await open().createCollection('c', Counter);
+    expect(seen.map((s) => [s.method, s.path.split('?')[0]])).toEqual([
+      ['GET', "/indexes('kmvs-c')"],
+      ['POST', '/indexes'],
+    ]);
+    expect(seen[1]!.headers['api-key']).toBe('secret-key');
+    expect(seen[1]!.json).toMatchObject({
+      name: 'kmvs-c',
+      fields: [
+        { name: 'counter_id', type: 'Edm.String', key: true, filterable: true },
+        { name: 'label', type: 'Edm.String', filterable: true },
+        { name: 'v', type: 'Collection(Edm.Single)', searchable: true, dimensions: 2, vectorSearchProfile: 'kmvs-euclidean' },
+      ],
+      vectorSearch: {
+        profiles: [{ name: 'kmvs-euclidean', algorithm: 'kmvs-hnsw-euclidean' }],
+        algorithms: [{ name: 'kmvs-hnsw-euclidean', kind: 'hnsw', hnswParameters: { metric: 'euclidean' } }],
+      },
+    });
+  });
+
+  it('createCollection on an existing index checks it and creates nothing; a misfit is invalid_argument', async () => {
+    await open().createCollection('c', Counter);
+    expect(requests('/indexes').filter((s) => s.method === 'POST')).toHaveLength(0);
+    indexes.set('kmvs-c', counterIndex(3));
+    const error = await open()
+      .createCollection('c', Counter)
+      .catch((e: unknown) => e);
+    expect(isKmError(error, 'invalid_argument')).toBe(true);
+    expect((error as Error).message).toContain('declares "v" with 3 dimensions');
+  });
+
+  it('a collection name with upper-case letters is invalid_argument (index names are lower case); nothing is sent', async () => {
+    const error = await open()
+      .collectionExists('Hotels')
+      .catch((e: unknown) => e);
+    expect(isKmError(error, 'invalid_argument')).toBe(true);
+    expect(seen).toHaveLength(0);
+  });
+});
+
+describe('records', () => {
+  it('upsert: one search.index request of upload actions, the key encoded, every field by storage name', async () => {
+    await open().upsert('hotels', Hotel, [hotel]);
+    const [batch] = requests('/docs/search.index');
+    expect(batch!.path.split('?')[0]).toBe("/indexes('kmvs-hotels')/docs/search.index");
+    expect(batch!.json).toEqual({
+      value: [
+        {
+          '@search.action': 'upload',
+          hotelId: documentKeyOf('h1'),
+          hotel_name: 'Sea View',
+          rating: 4.5,
+          rooms: 3,
+          pets: true,
+          opened: '2024-01-02T03:04:05.000Z',
+          tags: ['pool'],
+          floors: [1, 2],
+          description: null,
+          embedding: [1, 0, 0],
+          dotVector: null,
+          l2Vector: null,
+        },
+      ],
+    });
+  });
+
+  it('upsert and delete on a missing index are collection_not_found', async () => {
+    for (const write of [
+      (d: AzureAiSearchVectorStoreDriver) => d.upsert('gone', Hotel, [hotel]),
+      (d: AzureAiSearchVectorStoreDriver) => d.delete('gone', Hotel, ['h1']),
+    ]) {
+      const error = await write(open()).catch((e: unknown) => e);
+      expect(isKmError(error, 'collection_not_found')).toBe(true);
+    }
+  });
+
+  it('get: a search filtered by search.in on the key, top = the number of keys; a missing index reads nothing', async () => {
+    searchPage = [{ '@search.score': 1, counter_id: '7', label: 'seven', v: [3, 4] }];
+    const records = await open().get('c', Counter, [7, 8], true);
+    const [search] = requests('/docs/search.post.search');
+    expect(search!.json).toMatchObject({ search: '*', filter: "search.in(counter_id, '7|8', '|')", top: 2, select: 'counter_id,label,v' });
+    expect(records).toEqual([{ counter_id: 7, label: 'seven', v: new Float32Array([3, 4]) }]);
+    expect(await open().get('gone', Counter, [7], false)).toEqual([]);
+  });
+
+  it('delete: one search.index request of delete actions on the key field', async () => {
+    await open().delete('c', Counter, [7]);
+    expect(requests('/docs/search.index')[0]!.json).toEqual({ value: [{ '@search.action': 'delete', counter_id: '7' }] });
+  });
+});
+
+describe('search', () => {
+  const query = (overrides: Record<string, unknown> = {}) => ({
+    vectorProperty: Hotel.vectors[0]!,
+    vector: new Float32Array([1, 0, 0]),
+    limit: 4,
+    filter: undefined,
+    includeVectors: false,
+    ...overrides,
+  });
+
+  it('one vector query with the OData pre-filter; a cosine @search.score back as the cosine', async () => {
+    searchPage = [{ '@search.score': 1 / (2 - 0.5), hotelId: documentKeyOf('h1'), hotel_name: 'Sea View', rating: 4.5 }];
+    const results = await open().search('hotels', Hotel, query({ filter: { op: 'gte', property: property(Hotel, 'rating'), value: 4 } }));
+    expect(requests('/docs/search.post.search')[0]!.json).toEqual({
+      filter: 'rating ge 4',
+      top: 4,
+      select: 'hotelId,hotel_name,rating,rooms,pets,opened,tags,floors,description',
+      vectorQueries: [{ kind: 'vector', vector: [1, 0, 0], k: 4, fields: 'embedding' }],
+      vectorFilterMode: 'preFilter',
+    });
+    expect(results[0]![0]).toMatchObject({ hotelId: 'h1', hotel_name: 'Sea View', rating: 4.5, pets: null });
+    expect(results[0]![1]).toBeCloseTo(0.5, 12);
+  });
+
+  it('a euclidean search selects the searched vector and scores each hit from it; it is not returned unless asked', async () => {
+    searchPage = [{ '@search.score': 0.1, hotelId: documentKeyOf('h1'), l2Vector: [4, 4] }];
+    const results = await open().search('hotels', Hotel, query({ vectorProperty: Hotel.vectors[2]!, vector: new Float32Array([1, 0]) }));
+    expect((requests('/docs/search.post.search')[0]!.json as { select: string }).select.split(',').at(-1)).toBe('l2Vector');
+    expect(results[0]![1]).toBeCloseTo(5, 6);
+    expect(results[0]![0]).not.toHaveProperty('l2Vector');
+  });
+
+  it('a filter that matches nothing sends no search; a missing index returns nothing', async () => {
+    expect(await open().search('hotels', Hotel, query({ filter: { op: 'or', nodes: [] } }))).toEqual([]);
+    expect(requests('/docs/search.post.search')).toHaveLength(0);
+    expect(await open().search('gone', Hotel, query())).toEqual([]);
+  });
+});
