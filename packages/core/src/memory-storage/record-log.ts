@@ -176,8 +176,17 @@ export class RecordLog {
     if (entries.length === 0) return { end: -1, length: 0, ino: 0 };
     const handle = await this.open();
     const data = Buffer.concat(entries.map(encode));
-    await handle.write(data);
-    if (this.durable) await handle.datasync();
+    const before = (await handle.stat()).size;
+    try {
+      await handle.write(data);
+      if (this.durable) await handle.datasync();
+    } catch (error) {
+      // A write that failed part way (a full disk) may have left part of an entry: cut it, or
+      // every later append would follow a torn entry, where loading stops.
+      await this.close().catch(() => undefined);
+      await truncate(this.path, before).catch(() => undefined);
+      throw error;
+    }
     const { size, ino } = await handle.stat();
     return { end: size, length: data.length, ino };
   }
