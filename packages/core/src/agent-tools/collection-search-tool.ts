@@ -94,7 +94,7 @@ export function collectionSearchTool<R>(
     throw invalid(`minScore must be a finite number, got ${String(options.minScore)}`);
   }
   const returned = returnedProperties(definition, options.returnProperties);
-  const scope = options.scope;
+  const scope = options.scope === undefined ? undefined : structuredClone(options.scope); // later changes by the caller do not widen it
   compileFilter(definition, scope); // a bad scope is the application's mistake: refuse it now, not at the model's first call
   const filterProperties = toolFilterProperties(definition, new Set(returned.map((p) => p.name)));
   const inputSchema = searchToolInputSchema(filterProperties, limits);
