@@ -47,7 +47,8 @@ async function createNatively(collection: string): Promise<void> {
           item_labels: { type: 'keyword' },
           free_text: { type: 'keyword' },
           summary: { type: 'text' },
-          look_vec: { type: 'dense_vector', dims: 4, index: true, similarity: 'l2_norm' },
+          // Plain HNSW: Elasticsearch's default for float vectors is a quantised graph, whose scores are approximate.
+          look_vec: { type: 'dense_vector', dims: 4, index: true, similarity: 'l2_norm', index_options: { type: 'hnsw' } },
         },
       },
     }),

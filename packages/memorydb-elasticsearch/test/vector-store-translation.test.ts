@@ -171,9 +171,27 @@ describe('mappings of typed collections', () => {
       }
     })();
     expect(isKmError(error, 'invalid_argument') && (error as Error).message.includes('"rooms"')).toBe(true);
-    const resized = { properties: { ...mapping.properties, embedding: { type: 'dense_vector' as const, dims: 4, similarity: 'cosine' as const } } };
+    const resized = {
+      properties: { ...mapping.properties, embedding: { type: 'dense_vector' as const, dims: 4, similarity: 'cosine' as const } },
+    };
     expect(() => checkExistingMapping('h', Hotel, resized)).toThrow(expect.objectContaining({ code: 'vector_size_mismatch' }));
-    const l2 = { properties: { ...mapping.properties, embedding: { type: 'dense_vector' as const, dims: 3, similarity: 'l2_norm' as const } } };
+    const dotted = defineRecord({
+      key: 'id',
+      data: { v: { type: 'string', storageName: 'a.b' } },
+      vectors: { e: { dimensions: 2, storageName: 'a.e' } },
+    });
+    const expanded = {
+      properties: {
+        id: { type: 'keyword' as const },
+        a: {
+          properties: { b: { type: 'keyword' as const }, e: { type: 'dense_vector' as const, dims: 2, similarity: 'cosine' as const } },
+        },
+      },
+    };
+    expect(() => checkExistingMapping('h', dotted, expanded), 'dotted names are read through objects').not.toThrow();
+    const l2 = {
+      properties: { ...mapping.properties, embedding: { type: 'dense_vector' as const, dims: 3, similarity: 'l2_norm' as const } },
+    };
     expect(() => checkExistingMapping('h', Hotel, l2)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
   });
 });

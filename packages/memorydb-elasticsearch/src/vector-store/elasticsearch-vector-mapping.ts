@@ -67,10 +67,9 @@ export function vectorIndexMappings(
  * is missing or mapped otherwise.
  */
 export function checkExistingMapping(index: string, definition: RecordDefinition, mapping: estypes.MappingTypeMapping | undefined): void {
-  const fields = mapping?.properties ?? {};
   const named = [definition.key, ...definition.data, ...definition.vectors];
   for (const property of named) {
-    if (!(property.storageName in fields)) {
+    if (!mappedField(mapping, property.storageName)) {
       throw new InvalidInputError(
         'invalid_argument',
         `index "${index}" has no field "${property.storageName}" (property "${property.name}") in its mapping`,
@@ -79,7 +78,7 @@ export function checkExistingMapping(index: string, definition: RecordDefinition
     }
   }
   for (const v of definition.vectors) {
-    const field = fields[v.storageName] as { type?: string; dims?: number; similarity?: string };
+    const field = mappedField(mapping, v.storageName) as { type?: string; dims?: number; similarity?: string };
     if (field.type !== 'dense_vector') {
       throw new InvalidInputError('invalid_argument', `index "${index}" maps "${v.storageName}" as ${field.type}, not dense_vector`, {
         connector: CONNECTOR,
@@ -101,4 +100,21 @@ export function checkExistingMapping(index: string, definition: RecordDefinition
       );
     }
   }
+}
+
+/**
+ * The mapping of a field by name: the name as one field, else (as Elasticsearch expands a dotted
+ * name into objects) the path of its dotted parts through `properties`.
+ */
+export function mappedField(mapping: estypes.MappingTypeMapping | undefined, name: string): estypes.MappingProperty | undefined {
+  const direct = mapping?.properties?.[name];
+  if (direct) return direct;
+  let properties = mapping?.properties;
+  let field: estypes.MappingProperty | undefined;
+  for (const part of name.split('.')) {
+    field = properties?.[part];
+    if (!field) return undefined;
+    properties = (field as { properties?: Record<string, estypes.MappingProperty> }).properties;
+  }
+  return field;
 }
