@@ -203,6 +203,42 @@ describe('PostgresVectorStoreDriver scores, keys and batches', () => {
     });
   });
 
+  it('query orders by a property with missing values last either way, strings by code point, ties by key', async () => {
+    const Named = defineRecord({
+      key: 'id',
+      data: { name: { type: 'string', optional: true }, rank: { type: 'integer', optional: true, filterable: true } },
+      vectors: { v: { dimensions: 2 } },
+    });
+    await driver.createCollection('ordered', Named);
+    const v = Float32Array.from([1, 0]);
+    await driver.upsert('ordered', Named, [
+      { id: 'k1', name: 'a', rank: 2, v },
+      { id: 'k2', name: null, rank: 1, v },
+      { id: 'k3', name: 'B', rank: null, v },
+      { id: 'k4', name: 'é', rank: 2, v },
+      { id: 'k0', name: 'z', rank: 2, v },
+    ]);
+    const ids = async (storageName: string, descending: boolean) =>
+      (
+        await driver.query('ordered', Named, {
+          filter: undefined,
+          orderBy: [{ storageName, descending }],
+          limit: 10,
+          includeVectors: false,
+        })
+      ).map((r) => r.id);
+    expect(await ids('name', false)).toEqual(['k3', 'k1', 'k0', 'k4', 'k2']);
+    expect(await ids('name', true)).toEqual(['k4', 'k0', 'k1', 'k3', 'k2']);
+    expect(await ids('rank', true)).toEqual(['k0', 'k1', 'k4', 'k2', 'k3']);
+    const filtered = await driver.query('ordered', Named, {
+      filter: compileFilter(Named, { rank: { ne: 2 } }),
+      orderBy: [],
+      limit: 1,
+      includeVectors: false,
+    });
+    expect(filtered.map((r) => r.id)).toEqual(['k2']);
+  });
+
   it('integer and uuid keys come back as they went in', async () => {
     const Numbered = defineRecord({
       key: { name: 'n', type: 'integer' },
