@@ -246,3 +246,46 @@ describe('search', () => {
     expect(sent('aggregate')).toHaveLength(0);
   });
 });
+
+describe('query', () => {
+  it('an aggregation: $match, missing-value flags, $sort (flags, values, _id), $limit, $project', async () => {
+    searchHits = [{ _id: 'h1', rating: 4.5 }];
+    const records = await open().query!('hotels', Hotel, {
+      filter: { op: 'eq', property: property(Hotel, 'pets'), value: true },
+      orderBy: [
+        { storageName: 'rating', descending: true },
+        { storageName: 'hotelId', descending: false },
+      ],
+      limit: 7,
+      includeVectors: false,
+    });
+    const [aggregate] = sent('aggregate');
+    const missing = (field: string) => ({
+      $cond: [{ $eq: [{ $ifNull: [{ $getField: { field: { $literal: field }, input: '$$CURRENT' } }, null] }, null] }, 1, 0],
+    });
+    expect(aggregate!.command.pipeline).toEqual([
+      { $match: { pets: { $eq: true } } },
+      { $addFields: { __km_missing_0: missing('rating'), __km_missing_1: missing('_id') } },
+      { $sort: { __km_missing_0: 1, rating: -1, __km_missing_1: 1, _id: 1 } },
+      { $limit: 7 },
+      { $project: { 'hotel name': 1, rating: 1, rooms: 1, pets: 1, opened: 1, tags: 1, floors: 1, description: 1 } },
+    ]);
+    expect(Object.keys((aggregate!.command.pipeline as Document[])[2]!.$sort)).toEqual([
+      '__km_missing_0',
+      'rating',
+      '__km_missing_1',
+      '_id',
+    ]);
+    expect(records).toEqual([expect.objectContaining({ hotelId: 'h1', rating: 4.5, pets: null })]);
+  });
+
+  it('without an order the key orders; a filter that matches nothing sends nothing', async () => {
+    await open().query!('hotels', Hotel, { filter: undefined, orderBy: [], limit: 3, includeVectors: false });
+    expect((sent('aggregate')[0]!.command.pipeline as Document[]).slice(0, 2)).toEqual([{ $sort: { _id: 1 } }, { $limit: 3 }]);
+    recorder.commands.length = 0;
+    expect(await open().query!('hotels', Hotel, { filter: { op: 'or', nodes: [] }, orderBy: [], limit: 3, includeVectors: false })).toEqual(
+      [],
+    );
+    expect(sent('aggregate')).toHaveLength(0);
+  });
+});

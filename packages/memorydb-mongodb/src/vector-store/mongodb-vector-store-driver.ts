@@ -1,5 +1,5 @@
 import { InvalidInputError, KmError, type KeyValue, type RecordDefinition } from '@km/core';
-import type { DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
 import { type AnyBulkWriteOperation, type Collection, type Db, type Document, type Filter, MongoClient } from 'mongodb';
 import { checkCollectionPrefix, checkDatabaseName, collectionNameLimit } from '../collection-names.js';
 import { codeOf, isAlreadyExists, translateMongoError, VectorSearchUnavailableError } from '../mongodb-errors.js';
@@ -9,6 +9,7 @@ import { waitUntilQueryable } from '../search-index-readiness.js';
 import { checkFieldNames, fromVectorDocument, KEY_FIELD, projectionOf, toVectorDocument } from './mongodb-vector-documents.js';
 import { MATCH_NOTHING, toMongoVectorFilter } from './mongodb-vector-filter.js';
 import { checkVectorIndex, VECTOR_INDEX_NAME, vectorIndexDescription } from './mongodb-vector-index.js';
+import { recordQueryPipeline } from './mongodb-vector-query.js';
 import { scoreFromVectorSearchScore } from './mongodb-vector-scores.js';
 import type { MongoDbVectorStoreOptions } from './mongodb-vector-store-options.js';
 
@@ -190,6 +191,35 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
       fromVectorDocument(definition, d, query.includeVectors),
       scoreFromVectorSearchScore(vector.distance, Number(d[SCORE_FIELD] ?? 0)),
     ]);
+  }
+
+  /**
+   * Records matching the filter in the given order, missing values last (see
+   * `recordQueryPipeline`); a `find`-like aggregation, immediately consistent. Strings sort by
+   * code point (MongoDB's binary order).
+   */
+  async query(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]> {
+    checkFieldNames(definition);
+    const filter = toMongoVectorFilter(query.filter);
+    if (filter === MATCH_NOTHING || query.limit <= 0) return [];
+    const pipeline = recordQueryPipeline(
+      filter,
+      query.orderBy,
+      query.limit,
+      projectionOf(definition, query.includeVectors),
+      definition.key.storageName,
+    );
+    let documents: Document[];
+    try {
+      documents = await this.collection(name)
+        .aggregate(pipeline, query.signal ? { signal: query.signal } : {})
+        .toArray();
+    } catch (error) {
+      if (query.signal?.aborted && error === query.signal.reason) throw error;
+      if (codeOf(error) === NAMESPACE_NOT_FOUND) return [];
+      throw translateMongoError(error, name);
+    }
+    return documents.map((d) => fromVectorDocument(definition, d, query.includeVectors));
   }
 
   /** Closes the client the connector built (a client given in is left open). */
