@@ -11,15 +11,13 @@ import {
   toElasticsearchDocument,
   vectorSourceExcludes,
 } from './elasticsearch-vector-documents.js';
-import { toElasticsearchVectorFilter } from './elasticsearch-vector-filter.js';
 import { collectionOfIndex, indexOfCollection } from './elasticsearch-vector-index-names.js';
 import { checkExistingMapping, vectorIndexMappings } from './elasticsearch-vector-mapping.js';
+import { knnSearchRequest, recordQueryRequest } from './elasticsearch-vector-requests.js';
 import { scoreFromElasticsearch } from './elasticsearch-vector-scores.js';
 import type { ElasticsearchVectorStoreOptions } from './elasticsearch-vector-store-options.js';
 
 const CONNECTOR = 'elasticsearch';
-/** Elasticsearch's ceiling for k, num_candidates and a page of hits. */
-const MAX_WINDOW = 10_000;
 
 type Source = Record<string, unknown>;
 
@@ -162,22 +160,8 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
   }
 
   async search(name: string, definition: RecordDefinition, query: DriverVectorQuery): Promise<Array<[StorageRecord, number]>> {
-    const filter = toElasticsearchVectorFilter(query.filter);
-    const k = Math.min(MAX_WINDOW, Math.max(1, query.limit));
-    const numCandidates = Math.min(MAX_WINDOW, Math.max(k, this.options.numCandidates ?? Math.max(100, 2 * k)));
-    const excludes = vectorSourceExcludes(definition, query.includeVectors);
-    const distance = query.vectorProperty.distance;
-    const hits = await this.hits(name, query.signal, {
-      knn: {
-        field: query.vectorProperty.storageName,
-        query_vector: Array.from(query.vector),
-        k,
-        num_candidates: numCandidates,
-        ...(filter ? { filter } : {}),
-      },
-      size: k,
-      _source: { excludes },
-    });
+    const hits = await this.hits(name, query.signal, knnSearchRequest(definition, query, this.options.numCandidates));
+    const { distance } = query.vectorProperty;
     return hits.map((hit): [StorageRecord, number] => [
       fromElasticsearchDocument(definition, hit._id, hit._source!, query.includeVectors),
       scoreFromElasticsearch(distance, hit._score ?? 0),
@@ -186,18 +170,7 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
 
   /** Records matching the filter, sorted by the fields asked for (missing values last), then by the key. */
   async query(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]> {
-    const filter = toElasticsearchVectorFilter(query.filter);
-    const key = definition.key.storageName;
-    const sort: estypes.SortCombinations[] = query.orderBy.map((o) => ({
-      [o.storageName]: { order: o.descending ? 'desc' : 'asc', missing: '_last', unmapped_type: 'keyword' },
-    }));
-    if (!query.orderBy.some((o) => o.storageName === key)) sort.push({ [key]: { order: 'asc' } });
-    const hits = await this.hits(name, query.signal, {
-      query: filter ?? { match_all: {} },
-      sort,
-      size: Math.min(MAX_WINDOW, Math.max(0, query.limit)),
-      _source: { excludes: vectorSourceExcludes(definition, query.includeVectors) },
-    });
+    const hits = await this.hits(name, query.signal, recordQueryRequest(definition, query));
     return hits.map((hit) => fromElasticsearchDocument(definition, hit._id, hit._source!, query.includeVectors));
   }
 
