@@ -3,3 +3,5 @@ export { runStdioServer, type StdioServer, type StdioServerOptions } from './std
 export { handleStreamableHttp, methodNotAllowed, METHOD_NOT_ALLOWED_BODY, type StreamableHttpOptions } from './streamable-http.js';
 export { memoryFiltersOf, tagCollectionOf, type FilterArgument } from './filters.js';
 export { toolErrorOf, type ToolErrorLogger } from './tool-errors.js';
+export { checkCollectionToolNames, collectionSearchOutput, registerCollectionSearchTools } from './tools/collection-search-tools.js';
+export { zodOfJsonSchema } from './json-schema-zod.js';

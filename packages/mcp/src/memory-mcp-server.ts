@@ -1,9 +1,10 @@
 import { createRequire } from 'node:module';
-import { normalizeIndexName, type IKernelMemory } from '@km/core';
+import { type CollectionSearchTool, type IKernelMemory, InvalidInputError, normalizeIndexName } from '@km/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolContext } from './tool-context.js';
 import type { ToolErrorLogger } from './tool-errors.js';
 import { registerAskTool } from './tools/ask-tool.js';
+import { checkCollectionToolNames, registerCollectionSearchTools } from './tools/collection-search-tools.js';
 import { registerDeleteDocumentTool, registerDocumentStatusTool } from './tools/document-tools.js';
 import { registerImportTextTool, registerImportUrlTool } from './tools/import-tools.js';
 import { registerListIndexesTool } from './tools/list-indexes-tool.js';
@@ -19,6 +20,12 @@ export interface MemoryMcpServerOptions {
   name?: string;
   /** Receives unexpected (non-km) errors of tool calls, whose details stay out of the results. @default none */
   log?: ToolErrorLogger;
+  /**
+   * Searches over typed collections (see `collectionSearchTool` in @km/core), offered next to
+   * the memory tools, also in read-only mode (they only read). Names must be unique and differ
+   * from the memory tools'. @default none
+   */
+  collections?: readonly CollectionSearchTool[];
 }
 
 /** Tools that only read. */
@@ -34,26 +41,49 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
  * Every tool has a JSON schema with described arguments and returns text plus structured
  * content; a bad argument or a km error is a tool error (`isError: true`), never a crash.
  * Connect it to any transport of the SDK (see `runStdioServer`, `handleStreamableHttp`).
+ * `collections` adds searches over typed collections (`collectionSearchTool` of @km/core); with
+ * no memory (`undefined`) the server offers only those.
  *
  * ```ts
  * const memory = new KernelMemoryBuilder().withDataDirectory('./km-data').build();
  * const server = createMemoryMcpServer(memory, { readOnly: true });
  * await server.connect(new StdioServerTransport());
+ * // plus a typed collection: createMemoryMcpServer(memory, { collections: [collectionSearchTool(hotels, { name: 'search_hotels', description: '...' })] })
  * ```
  */
-export function createMemoryMcpServer(memory: IKernelMemory, options: MemoryMcpServerOptions = {}): McpServer {
+export function createMemoryMcpServer(memory: IKernelMemory | undefined, options: MemoryMcpServerOptions = {}): McpServer {
+  const collections = options.collections ?? [];
+  checkCollectionToolNames(collections, [...READ_TOOLS, ...WRITE_TOOLS]);
+  if (memory === undefined && collections.length === 0) {
+    throw new InvalidInputError('invalid_argument', 'an MCP server needs a memory, collection search tools (options.collections), or both');
+  }
   const defaultIndex = options.defaultIndex === undefined ? undefined : normalizeIndexName(options.defaultIndex);
+  const collectionLine = collections.length > 0 ? ` ${collections.map((t) => t.name).join(', ')} search typed collections of records.` : '';
   const server = new McpServer(
     { name: options.name ?? 'km', version },
     {
       instructions:
-        'Long-term memory of documents. search finds passages with citations; ask answers from them with sources' +
-        (options.readOnly
-          ? '. This server is read-only.'
-          : '; import_text and import_url add documents (poll get_document_status until completed); delete_document removes one.') +
-        ' Filter by tags with the filters argument.',
+        memory === undefined
+          ? `Searches over collections of records.${collectionLine}`
+          : 'Long-term memory of documents. search finds passages with citations; ask answers from them with sources' +
+            (options.readOnly
+              ? '. This server is read-only.'
+              : '; import_text and import_url add documents (poll get_document_status until completed); delete_document removes one.') +
+            ' Filter by tags with the filters argument.' +
+            collectionLine,
     },
   );
+  if (memory !== undefined) registerMemoryTools(server, memory, defaultIndex, options);
+  registerCollectionSearchTools(server, collections, options.log);
+  return server;
+}
+
+function registerMemoryTools(
+  server: McpServer,
+  memory: IKernelMemory,
+  defaultIndex: string | undefined,
+  options: MemoryMcpServerOptions,
+): void {
   const context: ToolContext = {
     memory,
     indexOf: (index) => (index === undefined || index.trim() === '' ? defaultIndex : index),
@@ -68,5 +98,4 @@ export function createMemoryMcpServer(memory: IKernelMemory, options: MemoryMcpS
     registerImportUrlTool(server, context);
     registerDeleteDocumentTool(server, context);
   }
-  return server;
 }
