@@ -21,3 +21,4 @@ export { retrieveContext, formatContext, DEFAULT_RAG_INSTRUCTIONS } from './retr
 export type { RetrieveContextOptions, RetrievedContext, RetrievedPassage } from './retrieve-context.js';
 export { toMemoryCitations, sourceLabel, userTags, type MemoryCitation } from './memory-citation.js';
 export { scopedFilters, type TagFilterInput } from './scope-filters.js';
+export { collectionTool, collectionTools, type CollectionTool, type CollectionToolInput } from './collection-tool.js';
