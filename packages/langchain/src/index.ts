@@ -4,3 +4,4 @@ export { KernelMemoryEmbeddings } from './kernel-memory-embeddings.js';
 export { partitionDocuments, type KernelMemoryDocument, type KernelMemoryDocumentMetadata } from './partition-documents.js';
 export { toFilterList, andFilters, type KernelMemoryFilter } from './kernel-memory-filter.js';
 export { UnsupportedOperationError } from './unsupported-operation-error.js';
+export { collectionTool } from './collection-tool.js';
