@@ -27,3 +27,4 @@ export { toMongoVectorFilter, MATCH_NOTHING } from './vector-store/mongodb-vecto
 export { checkFieldNames, fromVectorDocument, toVectorDocument, KEY_FIELD } from './vector-store/mongodb-vector-documents.js';
 export { checkVectorIndex, vectorIndexDescription, VECTOR_INDEX_NAME } from './vector-store/mongodb-vector-index.js';
 export { scoreFromVectorSearchScore, SIMILARITIES } from './vector-store/mongodb-vector-scores.js';
+export { recordQueryPipeline } from './vector-store/mongodb-vector-query.js';
