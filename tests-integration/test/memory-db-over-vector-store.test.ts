@@ -1,9 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
 import { describeMemoryDb } from '@km/conformance';
 import { MemoryDb } from '@km/core';
 import { SimpleVectorStoreDriver, VectorStoreMemoryDbDriver } from '@km/core/connector';
+import { PostgresVectorStoreDriver } from '@km/memorydb-postgres';
 import { afterAll } from 'vitest';
 
 // KM's IMemoryDb as one record definition over a typed vector-store driver: a connector that
@@ -25,5 +28,14 @@ describeMemoryDb('MemoryDb over SimpleVectorStoreDriver (memory)', {
 describeMemoryDb('MemoryDb over SimpleVectorStoreDriver (disk)', {
   create: async () =>
     new MemoryDb(new VectorStoreMemoryDbDriver(new SimpleVectorStoreDriver({ directory: await tempDir(), durable: false }))),
+  dispose: (db) => (db as MemoryDb).close(),
+});
+
+// The same over the Postgres typed driver: PGlite in process, with pgvector.
+describeMemoryDb('MemoryDb over PostgresVectorStoreDriver (PGlite)', {
+  create: async () => {
+    const pglite = await PGlite.create({ extensions: { vector } });
+    return new MemoryDb(new VectorStoreMemoryDbDriver(new PostgresVectorStoreDriver({ pglite })));
+  },
   dispose: (db) => (db as MemoryDb).close(),
 });

@@ -11,8 +11,11 @@ import type { FilterNode } from '../vector-store/vector-store-filter-types.js';
 import type { DriverList, DriverSearch, MemoryDbDriver } from './memory-db-driver.js';
 import type { CheckedRecord } from './record-input.js';
 
-/** Collections that hold km indexes start with this (other collections of the store are left alone). */
-export const MEMORY_COLLECTION_PREFIX = 'km-';
+/**
+ * Collections that hold km indexes start with this (other collections of the store are left
+ * alone). Not `km-`: a memory DB connector's own tables (`km-<index>`) may share the backend.
+ */
+export const MEMORY_COLLECTION_PREFIX = 'km_index_';
 /** The record that remembers an index's vector size (it has no vector, so no search finds it). */
 const META_KEY = '~km-index';
 const META_TAG = '~km-meta';
@@ -34,7 +37,7 @@ export function memoryRecordDefinition(vectorSize: number): RecordDefinition {
 /**
  * A memory DB driver over any typed vector-store driver: a connector that implements
  * `VectorStoreDriver` once gets `IMemoryDb` (KM's pipeline, search and ask) from it, with every
- * rule still owned by `MemoryDb`. Each km index is the collection `km-<index>`.
+ * rule still owned by `MemoryDb`. Each km index is the collection `km_index_<index>`.
  *
  * ```ts
  * const db = new MemoryDb(new VectorStoreMemoryDbDriver(new PostgresVectorStoreDriver({ pool })), { embeddingGenerator });
