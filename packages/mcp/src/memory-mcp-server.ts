@@ -58,7 +58,10 @@ export function createMemoryMcpServer(memory: IKernelMemory | undefined, options
     throw new InvalidInputError('invalid_argument', 'an MCP server needs a memory, collection search tools (options.collections), or both');
   }
   const defaultIndex = options.defaultIndex === undefined ? undefined : normalizeIndexName(options.defaultIndex);
-  const collectionLine = collections.length > 0 ? ` ${collections.map((t) => t.name).join(', ')} search typed collections of records.` : '';
+  const collectionLine =
+    collections.length === 0
+      ? ''
+      : ` ${collections.map((t) => t.name).join(', ')} ${collections.length === 1 ? 'searches a collection' : 'search collections'} of records.`;
   const server = new McpServer(
     { name: options.name ?? 'km', version },
     {

@@ -280,6 +280,7 @@ describe('collection search tools on the MCP server', () => {
   it('serves collection tools alone when given no memory, and needs one or the other', async () => {
     const client = await connect(createMemoryMcpServer(undefined, { collections: [searchHotels] }));
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['search_hotels']);
+    expect(client.getInstructions()).toBe('Searches over collections of records. search_hotels searches a collection of records.');
     expect(outputOf(await call(client, 'search_hotels', { query: 'old city', top: 1 })).results[0]!.key).toBe('h2');
     expect(await errorOf(() => createMemoryMcpServer(undefined, {}))).toMatch(
       /^invalid_argument: .*needs a memory, collection search tools/,
