@@ -64,7 +64,7 @@ const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: 5, text: 5, reasoning: undefined },
 };
-const callOptions: ToolCallOptions = { toolCallId: 'direct', messages: [], context: {} } as unknown as ToolCallOptions;
+const callOptions: ToolCallOptions = { toolCallId: 'direct', messages: [], context: {} };
 
 let searchHotels: CollectionSearchTool;
 let searchFrance: CollectionSearchTool;
@@ -137,6 +137,13 @@ describe('collectionTool', () => {
       .catch((e: unknown) => e);
     expect(isKmError(error) && error.code).toBe('invalid_filter');
     expect((error as Error).message).toContain('unknown property "stars"');
+  });
+
+  it('passes the AI SDK abort signal to the search', async () => {
+    const error = await collectionTool(searchHotels)
+      .execute({ query: 'sea' }, { ...callOptions, abortSignal: AbortSignal.abort() })
+      .catch((e: unknown) => e);
+    expect(isKmError(error) && error.code).toBe('aborted');
   });
 
   it('in a generateText round the model sees the JSON Schema, calls the tool, and answers from its results', async () => {

@@ -147,4 +147,18 @@ describe('collectionTool (LangChain)', () => {
     expect((error as Error).message).toContain('filter.openedAt.gte must be an ISO-8601 date');
     expect(JSON.parse(await tool.invoke({ query: 'old city', top: 1 })).results[0].key).toBe('h2');
   });
+
+  it("passes the run's abort signal to the search", async () => {
+    const signals: Array<AbortSignal | undefined> = [];
+    const spy: CollectionSearchTool = {
+      ...searchHotels,
+      execute: (input, options) => (signals.push(options?.signal), searchHotels.execute(input, options)),
+    };
+    const controller = new AbortController();
+    await collectionTool(spy).invoke({ query: 'sea' }, { signal: controller.signal });
+    expect(signals).toHaveLength(1);
+    expect(signals[0]).toBeInstanceOf(AbortSignal);
+    controller.abort();
+    expect(signals[0]!.aborted).toBe(true);
+  });
 });

@@ -237,6 +237,21 @@ describe('collection search tools on the MCP server', () => {
     expect(byDate.results.map((r) => r.key).sort()).toEqual(['h2', 'h5']);
   });
 
+  it("passes the request's abort signal to the search", async () => {
+    const signals: Array<AbortSignal | undefined> = [];
+    const spy: CollectionSearchTool = {
+      ...searchHotels,
+      execute: (input, options) => {
+        signals.push(options?.signal);
+        return searchHotels.execute(input, options);
+      },
+    };
+    const client = await connect(createMemoryMcpServer(undefined, { collections: [spy] }));
+    outputOf(await call(client, 'search_hotels', { query: 'sea' }));
+    expect(signals).toHaveLength(1);
+    expect(signals[0]).toBeInstanceOf(AbortSignal);
+  });
+
   it('keeps a scoped tool inside its scope whatever filter the model sends', async () => {
     const client = await connect(createMemoryMcpServer(memory(), { collections: [searchFrance] }));
     const widen = outputOf(
@@ -267,13 +282,17 @@ describe('collection search tools on the MCP server', () => {
     expect(next.results.map((r) => r.key)).toEqual(['h3']);
   });
 
-  it('refuses a collection tool whose name a memory tool or another collection tool has', async () => {
+  it('refuses a collection tool whose name a memory tool or another collection tool has, or whose input is not an object', async () => {
     const named = (name: string): CollectionSearchTool => ({ ...searchHotels, name });
     expect(await errorOf(() => createMemoryMcpServer(memory(), { readOnly: true, collections: [named('import_text')] }))).toMatch(
       /^invalid_argument: .*"import_text" is already taken by a memory tool/,
     );
     expect(await errorOf(() => createMemoryMcpServer(memory(), { collections: [searchHotels, named('search_hotels')] }))).toMatch(
       /^invalid_argument: .*"search_hotels" is already taken by another collection tool/,
+    );
+    const notAnObject = { ...named('search_text'), inputSchema: { type: 'string' } } as CollectionSearchTool;
+    expect(await errorOf(() => createMemoryMcpServer(memory(), { collections: [notAnObject] }))).toMatch(
+      /^invalid_argument: .*"search_text" must take an object/,
     );
   });
 

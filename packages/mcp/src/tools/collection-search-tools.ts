@@ -35,6 +35,12 @@ export function checkCollectionToolNames(tools: readonly CollectionSearchTool[],
         'collections must hold collection search tools (see collectionSearchTool in @km/core)',
       );
     }
+    if (tool.inputSchema?.type !== 'object') {
+      throw new InvalidInputError(
+        'invalid_argument',
+        `collection tool "${tool.name}" must take an object (its inputSchema type is not "object")`,
+      );
+    }
     if (names.has(tool.name)) {
       const what = taken.includes(tool.name) ? 'a memory tool' : 'another collection tool';
       throw new InvalidInputError(
