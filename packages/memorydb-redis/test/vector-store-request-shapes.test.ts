@@ -15,6 +15,7 @@ let seen: RecordedCommand[];
 let indexes: Map<string, string[]>;
 let searchReply: Reply;
 let hmget: (key: string) => Reply;
+let aggregateReply: Reply;
 /** An index another client creates just before this FT.CREATE arrives. */
 let winner: [string, string[]] | undefined;
 const drivers: RedisVectorStoreDriver[] = [];
@@ -41,6 +42,7 @@ function answer(args: string[]): Reply | undefined {
   }
   if (command === 'EXEC') return seen.filter((c) => ['DEL', 'HSET'].includes(c.args[0]!)).map(() => 1);
   if (command === 'HMGET') return hmget(args[1]!);
+  if (command === 'FT.AGGREGATE') return indexes.has(args[1]!) ? aggregateReply : { error: 'Unknown index name' };
   return undefined;
 }
 
@@ -54,6 +56,7 @@ beforeEach(() => {
   indexes = new Map([['kmvs-hotels', ['hotelId', '__km1', 'rating', 'embedding']]]);
   searchReply = [0];
   hmget = () => [];
+  aggregateReply = [[0], 0];
   winner = undefined;
 });
 afterEach(async () => {
@@ -216,5 +219,50 @@ describe('search', () => {
     expect(await open().search('hotels', Hotel, query({ filter: { op: 'or', nodes: [] } }))).toEqual([]);
     expect(sent('FT.SEARCH')).toHaveLength(0);
     expect(await open().search('gone', Hotel, query())).toEqual([]);
+  });
+});
+
+describe('query', () => {
+  it('reads matching keys through an aggregation cursor, sorts by the order fields here (missing last, ties by key), then reads the first records', async () => {
+    indexes.set('kmvs-c', ['counter_id', 'label', 'v']);
+    aggregateReply = [[3, ['counter_id', '9'], ['counter_id', '7'], ['counter_id', '3']], 0];
+    const labels: Record<string, string | null> = { '9': null, '7': 'b', '3': 'b' };
+    hmget = (key) => {
+      const id = key.slice('kmvs-c:'.length);
+      return [id, labels[id] ?? null];
+    };
+    const records = await open().query('c', Counter, {
+      filter: { op: 'ne', property: property(Counter, 'label'), value: 'z' },
+      orderBy: [{ storageName: 'label', descending: true }],
+      limit: 2,
+      includeVectors: false,
+    });
+    expect(sent('FT.AGGREGATE')).toEqual([
+      ['FT.AGGREGATE', 'kmvs-c', '-@label:{z}', 'LOAD', '1', '@counter_id', 'DIALECT', '2', 'WITHCURSOR', 'COUNT', '1000'],
+    ]);
+    // The order fields of every match first, then the records wanted.
+    expect(sent('HMGET').map((a) => a.slice(1))).toEqual([
+      ['kmvs-c:9', 'counter_id', 'label'],
+      ['kmvs-c:7', 'counter_id', 'label'],
+      ['kmvs-c:3', 'counter_id', 'label'],
+      ['kmvs-c:3', 'counter_id', 'label'],
+      ['kmvs-c:7', 'counter_id', 'label'],
+    ]);
+    expect(records).toEqual([
+      { counter_id: 3, label: 'b' },
+      { counter_id: 7, label: 'b' },
+    ]);
+  });
+
+  it('a filter that matches nothing sends nothing; a missing index reads nothing', async () => {
+    const q = {
+      filter: { op: 'in', property: property(Counter, 'label'), values: [] },
+      orderBy: [],
+      limit: 5,
+      includeVectors: false,
+    } as const;
+    expect(await open().query('c', Counter, q as never)).toEqual([]);
+    expect(sent('FT.AGGREGATE')).toHaveLength(0);
+    expect(await open().query('gone', Counter, { ...q, filter: undefined } as never)).toEqual([]);
   });
 });

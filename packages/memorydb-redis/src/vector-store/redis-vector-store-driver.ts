@@ -1,5 +1,5 @@
 import { InvalidInputError, KmError, type KeyValue, type RecordDefinition } from '@km/core';
-import type { DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
 import { resolveRedisOptions, type ResolvedRedisOptions } from '../redis-config.js';
 import { RedisConnection } from '../redis-connection.js';
 import { isMissingIndex, translateRedisError } from '../redis-errors.js';
@@ -7,7 +7,8 @@ import type { FieldValue } from '../redis-records.js';
 import { replyFields, replyList, replyNumber } from '../reply-fields.js';
 import { toFloat32Blob } from '../vector-blob.js';
 import { MATCH_NOTHING, toRedisVectorQuery } from './redis-vector-filter.js';
-import { fromVectorHash, keyOfHashKey, keyText, toVectorHash } from './redis-vector-hash.js';
+import { decodeTagValue, fromVectorHash, keyOfHashKey, keyText, toVectorHash } from './redis-vector-hash.js';
+import { recordOrder } from './redis-vector-order.js';
 import { attributeNames, createCollectionCommand, indexKind, SCORE_ALIAS } from './redis-vector-schema.js';
 import { scoreFromRedisDistance } from './redis-vector-scores.js';
 import type { RedisVectorStoreOptions } from './redis-vector-store-options.js';
@@ -17,6 +18,15 @@ const CONNECTOR = 'redis';
 const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 /** RediSearch's largest DIM. */
 const MAX_DIMENSIONS = 32_768;
+
+/** Keys per FT.CURSOR READ, and hashes per round of HMGETs. */
+const PAGE = 1000;
+
+/** The parts of an FT.AGGREGATE WITHCURSOR / FT.CURSOR READ reply read here. */
+interface CursorReply {
+  results: unknown[];
+  cursor: number;
+}
 
 /** The parts of an FT.SEARCH reply read here (node-redis's transform, RESP2 or RESP3). */
 interface SearchReply {
@@ -159,6 +169,37 @@ export class RedisVectorStoreDriver implements VectorStoreDriver {
     return results;
   }
 
+  /**
+   * Records matching the filter in the given order: the keys of every matching hash are read
+   * through an aggregation cursor (`FT.AGGREGATE … LOAD 1 @key WITHCURSOR`, as `RedisMemoryDb`
+   * lists), the fields of the order read (HMGET, pipelined) and sorted here (`recordOrder`:
+   * missing values last, ties by key), then the first `limit` records read. Proportional to the
+   * number of matching records, not to `limit`.
+   */
+  async query(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]> {
+    const filter = toRedisVectorQuery(query.filter, attributeNames(definition));
+    if (filter === MATCH_NOTHING || query.limit <= 0) return [];
+    const keys = await this.matchingKeys(name, definition, filter);
+    if (keys.length === 0) return [];
+    const order = recordOrder(definition.key.storageName, query.orderBy);
+    const sortFields = [...new Set(query.orderBy.map((o) => o.storageName).filter((f) => f !== definition.key.storageName))];
+    let wanted = keys;
+    if (sortFields.length > 0) {
+      const sortable = definition.data.filter((d) => sortFields.includes(d.storageName));
+      const partial = { ...definition, data: sortable, vectors: [] };
+      const rows: StorageRecord[] = [];
+      for (let start = 0; start < keys.length; start += PAGE)
+        rows.push(...(await this.get(name, partial, keys.slice(start, start + PAGE), false)));
+      wanted = rows.sort(order).map((r) => r[definition.key.storageName] as KeyValue);
+    } else {
+      wanted = [...keys].sort((a, b) => order({ [definition.key.storageName]: a }, { [definition.key.storageName]: b }));
+    }
+    const top = wanted.slice(0, query.limit);
+    const records = await this.get(name, definition, top, query.includeVectors);
+    // Deleted since they matched: left out; the rest in the order found.
+    return records.sort(order);
+  }
+
   async close(): Promise<void> {
     await this.connection.close();
   }
@@ -185,6 +226,35 @@ export class RedisVectorStoreDriver implements VectorStoreDriver {
       ...definition.data.map((d) => d.storageName),
       ...(includeVectors ? definition.vectors.map((v) => v.storageName) : []),
     ];
+  }
+
+  /** The keys of the hashes matching a query, read through an aggregation cursor (no result window to outgrow); none when the index is missing. */
+  private async matchingKeys(name: string, definition: RecordDefinition, filter: string): Promise<KeyValue[]> {
+    const index = this.indexName(name);
+    const field = definition.key.storageName;
+    const keys: KeyValue[] = [];
+    let page: CursorReply;
+    try {
+      await this.connection.ready();
+      page = (await this.connection.client.ft.aggregateWithCursor(index, filter, {
+        LOAD: `@${field}`,
+        COUNT: PAGE,
+        DIALECT: 2,
+      })) as CursorReply;
+      for (;;) {
+        for (const row of page.results) {
+          const stored = replyFields(row).get(field);
+          if (stored === undefined || stored === null) continue;
+          keys.push(definition.key.type === 'integer' ? Number(String(stored)) : decodeTagValue(String(stored)));
+        }
+        const cursor = page.cursor;
+        if (!cursor || String(cursor) === '0') return keys;
+        page = (await this.connection.client.ft.cursorRead(index, cursor, { COUNT: PAGE })) as CursorReply;
+      }
+    } catch (error) {
+      if (isMissingIndex(error)) return [];
+      throw translateRedisError(error, name);
+    }
   }
 
   /** FT.INFO's attributes of a collection's index, or undefined when it does not exist. */
