@@ -14,6 +14,8 @@ let seen: RecordedRequest[];
 /** Wire definitions of the indexes that exist, by name. */
 let indexes: Map<string, unknown>;
 let searchPage: Array<Record<string, unknown>>;
+/** Pages answered first, in turn, before `searchPage`. */
+let searchPages: Array<Array<Record<string, unknown>>>;
 let answerNext: RecorderAnswer[];
 
 const notFound = { status: 404, json: { error: { code: '', message: 'No index with that name was found' } } };
@@ -52,7 +54,7 @@ function answer({ method, path, json }: RecordedRequest): RecorderAnswer {
     const actions = (json as { value: Array<Record<string, unknown>> }).value;
     return { json: { value: actions.map((a) => ({ key: String(Object.values(a)[1]), status: true, statusCode: 200 })) } };
   }
-  if (rest === '/docs/search.post.search') return { json: { value: searchPage } };
+  if (rest === '/docs/search.post.search') return { json: { value: searchPages.shift() ?? searchPage } };
   return { status: 500, json: { error: { message: `unexpected ${method} ${path}` } } };
 }
 
@@ -68,6 +70,7 @@ beforeEach(() => {
     ['kmvs-c', counterIndex()],
   ]);
   searchPage = [];
+  searchPages = [];
   answerNext = [];
 });
 
@@ -223,5 +226,46 @@ describe('search', () => {
     expect(await open().search('hotels', Hotel, query({ filter: { op: 'or', nodes: [] } }))).toEqual([]);
     expect(requests('/docs/search.post.search')).toHaveLength(0);
     expect(await open().search('gone', Hotel, query())).toEqual([]);
+  });
+});
+
+describe('query', () => {
+  it('pages through the matches by key (orderBy key, key gt last), sorts on the order fields here, then reads the first by key', async () => {
+    const page = (ids: number[], label: (id: number) => string | null) =>
+      ids.map((id) => ({ '@search.score': 1, counter_id: String(id), label: label(id) }));
+    // A full first page makes the driver ask for the next one after its last key.
+    searchPages = [
+      page(
+        Array.from({ length: 1000 }, (_, i) => i + 1),
+        (id) => (id === 5 ? null : `l${String(id).padStart(4, '0')}`),
+      ),
+      page([1001], () => 'zzz'),
+      [
+        { '@search.score': 1, counter_id: '1001', label: 'zzz' },
+        { '@search.score': 1, counter_id: '1000', label: 'l1000' },
+      ],
+    ];
+    const records = await open().query!('c', Counter, {
+      filter: { op: 'ne', property: property(Counter, 'label'), value: 'x' },
+      orderBy: [{ storageName: 'label', descending: true }],
+      limit: 2,
+      includeVectors: false,
+    });
+    const searches = requests('/docs/search.post.search').map((s) => s.json as Record<string, unknown>);
+    expect(searches[0]).toEqual({ search: '*', filter: "label ne 'x'", orderby: 'counter_id asc', top: 1000, select: 'counter_id,label' });
+    expect(searches[1]).toMatchObject({ filter: "(label ne 'x') and counter_id gt '1000'", orderby: 'counter_id asc' });
+    expect(searches[2]).toMatchObject({ filter: "search.in(counter_id, '1001|1000', '|')", top: 2 });
+    expect(records).toEqual([
+      { counter_id: 1001, label: 'zzz' },
+      { counter_id: 1000, label: 'l1000' },
+    ]);
+  });
+
+  it('a missing index reads nothing; a filter that matches nothing sends nothing', async () => {
+    const q = { filter: undefined, orderBy: [], limit: 5, includeVectors: false };
+    expect(await open().query!('gone', Counter, q)).toEqual([]);
+    seen.length = 0;
+    expect(await open().query!('c', Counter, { ...q, filter: { op: 'or', nodes: [] } })).toEqual([]);
+    expect(seen).toHaveLength(0);
   });
 });

@@ -27,7 +27,7 @@ describe('index definition', () => {
   it('a key field, each data property with its EDM type, each vector with the profile of its distance over an HNSW metric', () => {
     const index = vectorIndexDefinition('kmvs-hotels', Hotel, { m: 8 });
     expect(index.fields).toEqual([
-      { name: 'hotelId', type: 'Edm.String', key: true, filterable: true },
+      { name: 'hotelId', type: 'Edm.String', key: true, filterable: true, sortable: true },
       { name: 'hotel_name', type: 'Edm.String', filterable: true, searchable: true },
       { name: 'rating', type: 'Edm.Double', filterable: true },
       { name: 'rooms', type: 'Edm.Int64', filterable: true },

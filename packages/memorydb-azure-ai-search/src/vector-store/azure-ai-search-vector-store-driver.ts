@@ -1,6 +1,6 @@
 import { SearchClient, SearchIndexClient, type SearchOptions } from '@azure/search-documents';
 import { InvalidInputError, isKmError, KmError, type KeyValue, type RecordDefinition } from '@km/core';
-import type { DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
 import { clientOptions, credentialOf } from '../azure-ai-search-config.js';
 import { indexingError, statusOf, translateAzureSearchError } from '../azure-ai-search-errors.js';
 import { azureIndexName, checkIndexPrefix, MAX_AZURE_INDEX_NAME_LENGTH } from '../index-names.js';
@@ -9,6 +9,7 @@ import type { AzureAiSearchVectorStoreOptions } from './azure-ai-search-vector-s
 import { type AzureVectorDocument, checkFieldNames, documentKeyFor, fromAzureDocument, toAzureDocument } from './azure-vector-documents.js';
 import { MATCH_NOTHING, toODataVectorFilter } from './azure-vector-filter.js';
 import { checkDimensions, checkVectorIndex, MAX_DIMENSIONS, vectorIndexDefinition } from './azure-vector-index.js';
+import { recordOrder } from './azure-vector-order.js';
 import { scoreOfHit } from './azure-vector-scores.js';
 
 const CONNECTOR = 'azureaisearch';
@@ -169,6 +170,51 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
       fromAzureDocument(definition, document, query.includeVectors),
       scoreOfHit(vector.distance, score, query.vector, document[vector.storageName] as number[] | undefined),
     ]);
+  }
+
+  /**
+   * Records matching the filter in the given order: the keys and order fields of every match are
+   * read in pages of 1000 through the key (`$orderby` on the key, `key gt 'last'`, as the memory
+   * DB lists; the key field must be sortable, as in the indexes this store creates), sorted here
+   * (`recordOrder`: missing values last, ties by key), then the first records read by key. Its
+   * cost grows with the number of matching records, not with `limit`.
+   */
+  async query(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]> {
+    checkFieldNames(definition);
+    const filter = toODataVectorFilter(query.filter);
+    if (filter === MATCH_NOTHING || query.limit <= 0) return [];
+    const keyField = definition.key.storageName;
+    const sortFields = new Set(query.orderBy.map((o) => o.storageName).filter((f) => f !== keyField));
+    const partial = { ...definition, data: definition.data.filter((d) => sortFields.has(d.storageName)), vectors: [] };
+    const rows: StorageRecord[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const conditions = [
+        filter !== undefined && after ? `(${filter})` : filter,
+        after ? `${keyField} gt ${odataString(after)}` : undefined,
+      ];
+      const present = conditions.filter((c): c is string => c !== undefined);
+      const page = await this.read(name, '*', {
+        ...(present.length > 0 ? { filter: present.join(' and ') } : {}),
+        orderBy: [`${keyField} asc`],
+        top: MAX_PAGE,
+        select: [keyField, ...sortFields],
+      });
+      if (page === undefined) return [];
+      rows.push(...page.map(({ document }) => fromAzureDocument(partial, document, false)));
+      if (page.length < MAX_PAGE) break;
+      after = String(page.at(-1)!.document[keyField]);
+    }
+    const order = recordOrder(keyField, query.orderBy);
+    const wanted = rows.sort(order).slice(0, query.limit);
+    const records = await this.get(
+      name,
+      definition,
+      wanted.map((r) => r[keyField] as KeyValue),
+      query.includeVectors,
+    );
+    // Deleted since they matched: left out.
+    return records.sort(order);
   }
 
   /** The Azure AI Search index of a collection; collection names with upper-case letters are refused (index names are lower case). */

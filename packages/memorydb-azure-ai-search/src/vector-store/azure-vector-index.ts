@@ -23,7 +23,8 @@ export const EDM_TYPES: Readonly<Record<DataPropertyType, SearchField['type']>> 
 export const profileOf = (distance: DistanceFunction): string => `kmvs-${distance}`;
 
 /**
- * The index of a collection: the key an `Edm.String` key field, each data property a field of its
+ * The index of a collection: the key an `Edm.String` key field (filterable and sortable, so
+ * reads by filter page through it), each data property a field of its
  * EDM type (filterable when `filterable`, searchable when `fullText`), each vector a
  * `Collection(Edm.Single)` with the profile of its distance function (HNSW with the `cosine`,
  * `dotProduct` or `euclidean` metric and the `hnsw` settings given). Every field is retrievable.
@@ -37,7 +38,7 @@ export function vectorIndexDefinition(name: string, definition: RecordDefinition
   return {
     name,
     fields: [
-      { name: definition.key.storageName, type: 'Edm.String', key: true, filterable: true },
+      { name: definition.key.storageName, type: 'Edm.String', key: true, filterable: true, sortable: true },
       ...definition.data.map(
         (d): SearchField => ({
           name: d.storageName,
