@@ -66,7 +66,7 @@ afterAll(() => recorder.close());
 beforeEach(() => {
   seen.length = 0;
   indexes = new Map<string, unknown>([
-    ['kmvs-hotels', {}],
+    ['kmvs-hotels', { name: 'kmvs-hotels', fields: [] }],
     ['kmvs-c', counterIndex()],
   ]);
   searchPage = [];
@@ -267,5 +267,18 @@ describe('query', () => {
     seen.length = 0;
     expect(await open().query!('c', Counter, { ...q, filter: { op: 'or', nodes: [] } })).toEqual([]);
     expect(seen).toHaveLength(0);
+  });
+});
+
+describe('keys too long to store', () => {
+  it('get and delete leave them out (no record can have them); upsert refuses them with invalid_argument', async () => {
+    const long = 'x'.repeat(321);
+    expect(await open().get('hotels', Hotel, [long], false)).toEqual([]);
+    await open().delete('hotels', Hotel, [long]);
+    expect(requests('/docs/')).toHaveLength(0);
+    const error = await open()
+      .upsert('hotels', Hotel, [{ ...hotel, hotelId: long }])
+      .catch((e: unknown) => e);
+    expect(isKmError(error, 'invalid_argument')).toBe(true);
   });
 });

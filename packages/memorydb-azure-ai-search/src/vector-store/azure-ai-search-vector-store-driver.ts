@@ -120,7 +120,8 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
     checkFieldNames(definition);
     const records: StorageRecord[] = [];
     for (let start = 0; start < keys.length; start += MAX_PAGE) {
-      const page = keys.slice(start, start + MAX_PAGE).map((k) => documentKeyFor(definition.key, k));
+      const page = storableKeys(definition, keys.slice(start, start + MAX_PAGE));
+      if (page.length === 0) continue;
       const documents = await this.read(name, '*', {
         filter: keyFilter(definition.key.storageName, page),
         top: page.length,
@@ -137,7 +138,11 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
       if (!(await this.collectionExists(name))) throw this.notFound(name);
       return;
     }
-    const documentKeys = keys.map((k) => documentKeyFor(definition.key, k));
+    const documentKeys = storableKeys(definition, keys);
+    if (documentKeys.length === 0) {
+      if (!(await this.collectionExists(name))) throw this.notFound(name);
+      return;
+    }
     const result = await this.write(name, () => this.searchClient(name).deleteDocuments(definition.key.storageName, documentKeys));
     const failed = result.results.find((r) => !r.succeeded);
     if (failed) throw indexingError(failed, name);
@@ -293,6 +298,19 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
       cause,
     });
   }
+}
+
+/** The document keys of these keys, leaving out string keys too long to be stored (no record can have them). */
+function storableKeys(definition: RecordDefinition, keys: readonly KeyValue[]): string[] {
+  const stored: string[] = [];
+  for (const key of keys) {
+    try {
+      stored.push(documentKeyFor(definition.key, key));
+    } catch (error) {
+      if (!isKmError(error, 'invalid_argument')) throw error;
+    }
+  }
+  return stored;
 }
 
 /** The fields a read returns: key and data, and the vectors when wanted. */
