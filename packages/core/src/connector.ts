@@ -206,3 +206,4 @@ export {
   memoryRecordDefinition,
   VectorStoreMemoryDbDriver,
 } from './memory-storage/vector-store-memory-db-driver.js';
+export { compareKeys, compareValues, queryOrder, recordOrder } from './vector-store/record-order.js';

@@ -1,9 +1,14 @@
 import { InvalidInputError, type KeyValue, type RecordDefinition } from '@km/core';
-import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import {
+  type DriverRecordQuery,
+  type DriverVectorQuery,
+  recordOrder,
+  type StorageRecord,
+  type VectorStoreDriver,
+} from '@km/core/connector';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { httpStatus, isMissingCollection, qdrantMessage } from '../qdrant-errors.js';
 import { checkPayloadPaths } from './qdrant-payload-path.js';
-import { recordOrder } from './qdrant-record-order.js';
 import { checkExistingCollection, payloadIndexes, vectorsConfig } from './qdrant-vector-collection-schema.js';
 import { collectionNotFound, translateQdrantVectorError } from './qdrant-vector-errors.js';
 import { toQdrantVectorFilter } from './qdrant-vector-filter.js';
@@ -188,7 +193,7 @@ export class QdrantVectorStoreDriver implements VectorStoreDriver {
       if (isMissingCollection(error)) return [];
       throw translateQdrantVectorError(error, name);
     }
-    return records.sort(recordOrder(definition, query.orderBy)).slice(0, query.limit);
+    return records.sort(recordOrder(definition.key.storageName, query.orderBy)).slice(0, query.limit);
   }
 
   /** The Qdrant collection of a km collection name. */

@@ -1,4 +1,5 @@
-import type { DistanceFunction, KeyValue } from '../record-definition-types.js';
+import type { DistanceFunction } from '../record-definition-types.js';
+import { compareKeys, queryOrder } from '../record-order.js';
 import type { DriverRecordQuery, DriverVectorQuery } from '../vector-store-driver.js';
 import { matchesFilter } from '../filter-evaluator.js';
 import { isBetter, vectorScore } from '../vector-score.js';
@@ -52,14 +53,6 @@ export function queryRows(rows: Iterable<StoredRow>, query: DriverRecordQuery): 
   return best.sorted();
 }
 
-/** Orders keys: integers by value, strings (and uuids) by UTF-16 code units. */
-export function compareKeys(a: KeyValue, b: KeyValue): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  const x = String(a);
-  const y = String(b);
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
 function byScoreThenKey(distance: DistanceFunction): (a: [StoredRow, number], b: [StoredRow, number]) => number {
   return (a, b) => {
     if (a[1] !== b[1]) return isBetter(distance, a[1], b[1]) ? -1 : 1;
@@ -68,26 +61,9 @@ function byScoreThenKey(distance: DistanceFunction): (a: [StoredRow, number], b:
 }
 
 function byOrder(orderBy: DriverRecordQuery['orderBy']): (a: StoredRow, b: StoredRow) => number {
-  return (a, b) => {
-    for (const { storageName, descending } of orderBy) {
-      const x = getValue(a.values, storageName);
-      const y = getValue(b.values, storageName);
-      const xMissing = x === null || x === undefined;
-      const yMissing = y === null || y === undefined;
-      if (xMissing || yMissing) {
-        if (xMissing && yMissing) continue;
-        return xMissing ? 1 : -1;
-      }
-      const order = compareValues(x, y);
-      if (order !== 0) return descending ? -order : order;
-    }
-    return compareKeys(a.key, b.key);
-  };
-}
-
-/** Orders two values of one property: numbers, dates (by time), strings (UTF-16 code units), booleans (false first). */
-function compareValues(x: unknown, y: unknown): number {
-  const a = x instanceof Date ? x.getTime() : typeof x === 'boolean' ? Number(x) : (x as number | string);
-  const b = y instanceof Date ? y.getTime() : typeof y === 'boolean' ? Number(y) : (y as number | string);
-  return a < b ? -1 : a > b ? 1 : 0;
+  return queryOrder<StoredRow>(
+    orderBy,
+    (row, name) => getValue(row.values, name),
+    (row) => row.key,
+  );
 }
