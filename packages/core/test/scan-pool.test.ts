@@ -103,6 +103,25 @@ describe('ScanPool', () => {
     expect(pool.liveWorkers).toBe(1);
   });
 
+  it('runs a task before background tasks queued earlier (prefaulting never delays a scan)', async () => {
+    const pool = newPool(1);
+    const memory = seededMemory(9);
+    const done: string[] = [];
+    const background = Array.from({ length: 4 }, (_, i) =>
+      pool.run(memory, 'touch', [ROWS_AT, OUT_MAIN], { background: true }).then(() => done.push(`background ${i}`)),
+    );
+    const scan = pool.run(memory, 'dots', [QUERY, ROWS_AT, ROWS, STRIDE, OUT_POOL]).then(() => done.push('scan'));
+    await Promise.all([...background, scan]);
+    // The worker had taken the first background task already; the scan goes next, before the rest.
+    expect(done).toEqual(['background 0', 'scan', 'background 1', 'background 2', 'background 3']);
+    const closed = newPool(1);
+    const pending = closed.run(memory, 'touch', [ROWS_AT, OUT_MAIN], { background: true });
+    const later = closed.run(memory, 'touch', [ROWS_AT, OUT_MAIN], { background: true });
+    await closed.close();
+    await expect(later).rejects.toMatchObject({ code: 'aborted' });
+    await pending.catch(() => undefined);
+  });
+
   it('close rejects pending tasks and later runs', async () => {
     const pool = newPool(1);
     const memory = seededMemory(8);

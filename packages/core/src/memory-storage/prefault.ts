@@ -7,8 +7,8 @@ export type Prefault = (memory: WasmMemory, start: number, end: number) => void;
 /** Smallest growth worth faulting in on the workers (smaller ones fault as they are written). */
 export const PREFAULT_MIN_BYTES = 4 * 1024 * 1024;
 /**
- * Bytes per worker task, so the workers share a growth and scans wait behind at most one chunk
- * each. Chunks are queued last first: the writer, arriving at the front, faults the pages the
+ * Bytes per worker task, so the workers share a growth and other tasks (which go first: these
+ * are background tasks) wait behind at most one chunk each. Chunks are queued last first: the writer, arriving at the front, faults the pages the
  * workers have not reached yet, and the two meet instead of faulting the same pages.
  */
 const CHUNK_BYTES = 1024 * 1024;
@@ -22,7 +22,7 @@ const CHUNK_BYTES = 1024 * 1024;
 export function prefaultOn(pool: ScanPool): Prefault {
   return (memory, start, end) => {
     for (let to = end; to > start; to -= CHUNK_BYTES) {
-      pool.run(memory, 'touch', [Math.max(start, to - CHUNK_BYTES), to]).catch(() => undefined);
+      pool.run(memory, 'touch', [Math.max(start, to - CHUNK_BYTES), to], { background: true }).catch(() => undefined);
     }
   };
 }

@@ -63,6 +63,8 @@ interface PoolWorker {
 export class ScanPool {
   private readonly workers: PoolWorker[] = [];
   private readonly queue: ScanTask[] = [];
+  /** Best-effort tasks (prefaulting): they run only when no other task waits. */
+  private readonly background: ScanTask[] = [];
   private readonly memoryIds = new WeakMap<WasmMemory, number>();
   private readonly released = new FinalizationRegistry<number>((id) => this.forget(id));
   private nextMemoryId = 1;
@@ -87,12 +89,15 @@ export class ScanPool {
 
   /**
    * Runs `kernel(...args)` in a worker over `memory` (pointers in `args` are byte offsets into it).
-   * Resolves once the kernel returned; its output is in the memory.
+   * Resolves once the kernel returned; its output is in the memory. A `background` task (work
+   * ahead of need, such as prefaulting) waits until no other task does, so searches and loads
+   * never queue behind it.
    */
-  run(memory: WasmMemory, kernel: ScanKernel, args: readonly number[]): Promise<void> {
+  run(memory: WasmMemory, kernel: ScanKernel, args: readonly number[], options: { background?: boolean } = {}): Promise<void> {
     if (this.closed) return Promise.reject(closedError());
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ id: this.nextTaskId++, kind: 'kernel', memory, kernel, args, resolve: () => resolve(), reject });
+      const task: ScanTask = { id: this.nextTaskId++, kind: 'kernel', memory, kernel, args, resolve: () => resolve(), reject };
+      (options.background ? this.background : this.queue).push(task);
       this.dispatch();
     });
   }
@@ -128,6 +133,7 @@ export class ScanPool {
     this.closed = true;
     const error = closedError();
     for (const task of this.queue.splice(0)) task.reject(error);
+    for (const task of this.background.splice(0)) task.reject(error);
     const workers = this.workers.splice(0);
     for (const w of workers) {
       w.task?.reject(error);
@@ -142,10 +148,10 @@ export class ScanPool {
   }
 
   private dispatch(): void {
-    while (this.queue.length > 0) {
+    while (this.queue.length > 0 || this.background.length > 0) {
       const w = this.workers.find((x) => x.task === undefined) ?? (this.workers.length < this.threads ? this.spawn() : undefined);
       if (!w) return;
-      this.send(w, this.queue.shift()!);
+      this.send(w, (this.queue.length > 0 ? this.queue : this.background).shift()!);
     }
   }
 
