@@ -2,8 +2,7 @@ import { appendFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RecordLog, type LogEntry, type LogReadOptions } from '../src/memory-storage/record-log.js';
-import { ScanPool } from '../src/memory-storage/scan-pool.js';
+import { RecordLog, type LogEntry } from '../src/memory-storage/record-log.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -204,104 +203,6 @@ describe('RecordLog streaming read', () => {
     await expect(new RecordLog(dir, false).load()).rejects.toThrow(SyntaxError);
   });
 });
-
-describe('RecordLog streaming read with checksums checked on a scan thread', () => {
-  const written: LogEntry[] = [];
-  for (let i = 0; i < 2500; i++) written.push(upsert(i, 1000 + (i % 13), i % 5 === 0 ? 3000 : 10));
-  written.push(upsert(2500, 384, 5 * 1024 * 1024)); // one entry larger than a chunk
-  written.push({ op: 'delete', id: 'r3' });
-  for (let i = 2501; i < 2600; i++) written.push(upsert(i, 1024));
-
-  const pools: ScanPool[] = [];
-  afterAll(async () => {
-    for (const pool of pools) await pool.close();
-  });
-  /** Read options whose verifier runs on a real scan pool, for logs of any size; counts its checks. */
-  const onPool = () => {
-    const pool = new ScanPool(1);
-    pools.push(pool);
-    const calls = { checks: 0 };
-    const options: LogReadOptions = {
-      verifyFromBytes: 0,
-      verifier: (buffer, start, end) => {
-        calls.checks++;
-        return pool.verifyLogEntries(buffer, start, end);
-      },
-    };
-    return { pool, options, calls };
-  };
-
-  it('reads back every entry across chunk boundaries, in order, each checked by the worker', async () => {
-    const dir = await tempDir();
-    const log = new RecordLog(dir, false);
-    await log.append(written);
-    await log.close();
-    const { pool, options, calls } = onPool();
-    const seen: string[] = [];
-    const loaded = await new RecordLog(dir, false).loadEach((e) => seen.push(summary(e)), options);
-    expect(seen).toEqual(written.map(summary));
-    expect(loaded.entries).toBe(written.length);
-    expect(loaded.end).toBe((await stat(join(dir, 'records.log'))).size);
-    expect(calls.checks).toBeGreaterThan(3); // the file spans several chunks
-    expect(pool.tasksRun).toBe(calls.checks);
-  });
-
-  it('stops at an entry the worker finds corrupt, visits nothing after it, and cuts from there', async () => {
-    const dir = await tempDir();
-    const log = new RecordLog(dir, false);
-    const { end } = await log.append(written.slice(0, 1200));
-    await log.append(written.slice(1200, 1300));
-    await log.close();
-    const file = join(dir, 'records.log');
-    const { open } = await import('node:fs/promises');
-    const handle = await open(file, 'r+');
-    await handle.write(Buffer.from([0xff]), 0, 1, end + 200); // inside entry 1201's vector, chunks into the file
-    await handle.close();
-    const { options } = onPool();
-    const reader = new RecordLog(dir, false);
-    const seen: string[] = [];
-    await reader.loadEach((e) => seen.push(summary(e)), options);
-    expect(seen).toEqual(written.slice(0, 1200).map(summary));
-    expect(reader.lastCut?.recordIds).toEqual(written.slice(1200, 1300).map((e) => (e.op === 'upsert' ? e.record.id : e.id)));
-    expect((await stat(file)).size).toBe(end);
-  });
-
-  it('checks the entries itself when the worker cannot (its pool closed), and still finds a corrupt one', async () => {
-    const dir = await tempDir();
-    const log = new RecordLog(dir, false);
-    const { end } = await log.append(written.slice(0, 900));
-    await log.append(written.slice(900, 950));
-    await log.close();
-    const { open } = await import('node:fs/promises');
-    const handle = await open(join(dir, 'records.log'), 'r+');
-    await handle.write(Buffer.from([0x00, 0x01]), 0, 2, end + 40);
-    await handle.close();
-    const { pool, options } = onPool();
-    await pool.close();
-    const seen: string[] = [];
-    const loaded = await new RecordLog(dir, false).readEachFrom(0, (e) => seen.push(summary(e)), options);
-    expect(seen).toEqual(written.slice(0, 900).map(summary));
-    expect(loaded.end).toBe(end);
-  });
-
-  it("rejects with the visitor's error while a check and a read are in flight, and the log reads again afterwards", async () => {
-    const dir = await tempDir();
-    const log = new RecordLog(dir, false);
-    await log.append(written);
-    await log.close();
-    const { options } = onPool();
-    let visited = 0;
-    const failing = new RecordLog(dir, false).loadEach(() => {
-      if (++visited === 100) throw new Error('visitor failed');
-    }, options);
-    await expect(failing).rejects.toThrow('visitor failed');
-    expect(visited).toBe(100);
-    const seen: string[] = [];
-    await new RecordLog(dir, false).readEachFrom(0, (e) => seen.push(summary(e)), onPool().options);
-    expect(seen).toEqual(written.map(summary));
-  });
-});
-
 describe('RecordLog append that fails part way', () => {
   it('cuts what the failed write left, so later appends load (a full disk)', async () => {
     const { open } = await import('node:fs/promises');

@@ -65,33 +65,6 @@ export class CodeSegment {
     return row;
   }
 
-  /**
-   * Appends a row whose codes a scan thread writes (a bulk load, see `BulkRows`), and the layout
-   * it writes them by; the caller reports the row's scale with {@link noteScale}.
-   */
-  appendPending(): number {
-    const row = this.count;
-    this.ensureRows(row + 1);
-    this.count++;
-    return row;
-  }
-
-  /** The byte layout a worker writes codes by (see `RowsJob.codes`). */
-  get layout(): { memory: WasmMemory; codesOffset: number; codeStride: number; codeBytes: number; encodeOffset: number } {
-    return {
-      memory: this.memory,
-      codesOffset: this.codesOffset,
-      codeStride: this.codeStride,
-      codeBytes: this.codeBytes,
-      encodeOffset: this.encodeOffset,
-    };
-  }
-
-  /** Records a scale written elsewhere (by a worker): the bound of every row's approximation. */
-  noteScale(scale: number): void {
-    if (scale > this.maxScale) this.maxScale = scale;
-  }
-
   /** Overwrites a row's codes and scale. */
   write(row: number, vector: Float32Array): void {
     const start = this.codesOffset + row * this.codeStride;
@@ -106,11 +79,6 @@ export class CodeSegment {
   rowCodes(row: number, dimensions = this.codeBytes): Int8Array {
     const start = this.codesOffset + row * this.codeStride;
     return this.bytes.slice(start, start + dimensions);
-  }
-
-  /** @internal A row's scale, for tests. */
-  rowScale(row: number): number {
-    return this.floats[(this.codesOffset + row * this.codeStride + this.codeBytes) >> 2]!;
   }
 
   /** Copies the last row into `row` and drops the last row (swap-remove), as the vector segment does. */

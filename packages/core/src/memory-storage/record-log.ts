@@ -19,32 +19,9 @@ export type LogEntry =
 
 /**
  * Receives each intact entry of a log read in order. The entry's vector is a scratch array the
- * reader reuses for the next entry: copy it to keep it. A visitor that returns a promise is
- * awaited before the next entry is decoded (its entry stays valid until then).
+ * reader reuses for the next entry: copy it to keep it.
  */
-export type LogVisitor = (entry: LogEntry) => unknown;
-
-/**
- * Checks the crc32 of the whole entries in `buffer[start, end)` on another thread (the scan
- * pool's, see `ScanPool.verifyLogEntries`); resolves to the offset of the first corrupt entry,
- * or -1. `buffer` is backed by a SharedArrayBuffer.
- */
-export type EntryVerifier = (buffer: SharedArrayBuffer, start: number, end: number) => Promise<number>;
-
-/** Options of a streaming read ({@link RecordLog.loadEach}, {@link RecordLog.readEachFrom}). */
-export interface LogReadOptions {
-  /**
-   * Checks checksums on another thread while this one decodes and visits the entries already
-   * checked (logs of at least {@link VERIFY_ELSEWHERE_BYTES} to read); when it fails, the
-   * entries are checked here instead.
-   */
-  verifier?: EntryVerifier | undefined;
-  /** @internal Smallest read checked by the verifier (tests use small logs). @default VERIFY_ELSEWHERE_BYTES */
-  verifyFromBytes?: number | undefined;
-}
-
-/** Smallest read worth checking on another thread: below it the thread's start-up costs more than it saves. */
-export const VERIFY_ELSEWHERE_BYTES = 32 * 1024 * 1024;
+export type LogVisitor = (entry: LogEntry) => void;
 
 /** What `load()` cut from the end of a log: its size and the record ids it still names. */
 export interface TornTail {
@@ -95,7 +72,7 @@ export class RecordLog {
    * `load()` does. Returns the number of entries, where the last one ends (the file's size after
    * the cut) and the file's inode (0 when there is no log).
    */
-  async loadEach(visit: LogVisitor, options: LogReadOptions = {}): Promise<{ entries: number; end: number; ino: number }> {
+  async loadEach(visit: LogVisitor): Promise<{ entries: number; end: number; ino: number }> {
     let handle: FileHandle;
     try {
       handle = await open(this.path, 'r');
@@ -109,7 +86,7 @@ export class RecordLog {
     try {
       const info = await handle.stat();
       ino = info.ino;
-      scanned = await scan(handle, 0, info.size, visit, options);
+      scanned = await scan(handle, 0, info.size, visit);
       // The cut runs from the last intact entry to the end of the file, wherever the scan stopped.
       if (scanned.end < info.size) cut = await salvageRange(handle, scanned.end, info.size);
     } finally {
@@ -146,11 +123,7 @@ export class RecordLog {
   }
 
   /** {@link readFrom} streaming each entry to `visit` (its vector is reused); returns how many there were. */
-  async readEachFrom(
-    offset: number,
-    visit: LogVisitor,
-    options: LogReadOptions = {},
-  ): Promise<{ entries: number; end: number; ino: number }> {
+  async readEachFrom(offset: number, visit: LogVisitor): Promise<{ entries: number; end: number; ino: number }> {
     let handle: FileHandle;
     try {
       handle = await open(this.path, 'r');
@@ -161,7 +134,7 @@ export class RecordLog {
     try {
       const { size, ino } = await handle.stat();
       if (size <= offset) return { entries: 0, end: offset, ino };
-      const scanned = await scan(handle, offset, size, visit, options);
+      const scanned = await scan(handle, offset, size, visit);
       return { entries: scanned.entries, end: scanned.end, ino };
     } finally {
       await handle.close();
@@ -253,11 +226,7 @@ interface Scanned {
  * corrupt entry. An entry whose length field runs past `size` is torn: a buffer only grows for
  * entries that fit.
  */
-async function scan(handle: FileHandle, offset: number, size: number, visit: LogVisitor, options: LogReadOptions): Promise<Scanned> {
-  const verifier = options.verifier;
-  if (verifier && size - offset >= (options.verifyFromBytes ?? VERIFY_ELSEWHERE_BYTES)) {
-    return scanVerifiedElsewhere(handle, offset, size, visit, verifier);
-  }
+async function scan(handle: FileHandle, offset: number, size: number, visit: LogVisitor): Promise<Scanned> {
   const chunk = Math.min(READ_CHUNK, Math.max(HEADER, size - offset));
   let buffer: Buffer = Buffer.allocUnsafe(chunk);
   let spare: Buffer | undefined;
@@ -296,8 +265,7 @@ async function scan(handle: FileHandle, offset: number, size: number, visit: Log
         const end = at + HEADER + buffer.readUInt32LE(at);
         const body = buffer.subarray(at + HEADER, end);
         if (crc32(body) !== buffer.readUInt32LE(at + 4)) return { end: base + at, entries };
-        const visited = visit(decoder.decode(body));
-        if (visited instanceof Promise) await visited;
+        visit(decoder.decode(body));
         entries++;
         at = end;
       }
@@ -313,127 +281,6 @@ async function scan(handle: FileHandle, offset: number, size: number, visit: Log
     buffer = next;
     base += complete;
     filled = leftover + bytesRead;
-  }
-}
-
-/** A chunk of the file in a shared buffer: where it starts, how much is read, where its whole entries end. */
-interface SharedChunk {
-  buffer: Buffer;
-  base: number;
-  filled: number;
-  complete: number;
-  /** An entry follows the whole ones whose length field is impossible or runs past the file. */
-  torn: boolean;
-}
-
-/** Where the whole entries of `buffer[0, filled)` end, and whether a torn one follows them. */
-function wholeEntries(buffer: Buffer, base: number, filled: number, size: number): { complete: number; torn: boolean } {
-  let complete = 0;
-  while (complete + HEADER <= filled) {
-    const length = buffer.readUInt32LE(complete);
-    const end = complete + HEADER + length;
-    if (length < 5 || base + end > size) return { complete, torn: true };
-    if (end > filled) break;
-    complete = end;
-  }
-  return { complete, torn: false };
-}
-
-/** Offset of the first entry of `buffer[start, end)` whose crc32 is wrong, or -1. */
-function firstCorruptEntry(buffer: Buffer, start: number, end: number): number {
-  for (let at = start; at < end; ) {
-    const next = at + HEADER + buffer.readUInt32LE(at);
-    if (crc32(buffer.subarray(at + HEADER, next)) !== buffer.readUInt32LE(at + 4)) return at;
-    at = next;
-  }
-  return -1;
-}
-
-/**
- * {@link scan} with the checksums checked on another thread: three shared buffers turn, one
- * being read (libuv's pool), one being checked (`verifier`), one being decoded and visited here.
- * Entries are visited only once checked; the first corrupt one stops the scan there, as in
- * {@link scan}. When the verifier fails (its thread died, its pool closed) the chunk is checked here.
- */
-async function scanVerifiedElsewhere(
-  handle: FileHandle,
-  offset: number,
-  size: number,
-  visit: LogVisitor,
-  verifier: EntryVerifier,
-): Promise<Scanned> {
-  const chunkBytes = Math.min(READ_CHUNK, size - offset);
-  const spares: Buffer[] = [];
-  const take = (capacity: number): Buffer => {
-    const at = spares.findIndex((b) => b.length >= capacity);
-    return at >= 0 ? spares.splice(at, 1)[0]! : Buffer.from(new SharedArrayBuffer(capacity));
-  };
-  const pending = new Set<Promise<unknown>>();
-  const track = <T>(promise: Promise<T>): Promise<T> => {
-    pending.add(promise);
-    const done = () => pending.delete(promise);
-    promise.then(done, done);
-    return promise;
-  };
-  const check = (chunk: SharedChunk): Promise<number> => {
-    if (chunk.complete === 0) return Promise.resolve(-1);
-    const shared = chunk.buffer.buffer as SharedArrayBuffer;
-    return track(
-      verifier(shared, chunk.buffer.byteOffset, chunk.buffer.byteOffset + chunk.complete).then(
-        (bad) => (bad < 0 ? -1 : bad - chunk.buffer.byteOffset),
-        () => firstCorruptEntry(chunk.buffer, 0, chunk.complete),
-      ),
-    );
-  };
-  // Reads what follows `chunk` (its unread part first) into a free buffer; undefined at the end.
-  const readAfter = (chunk: SharedChunk): Promise<SharedChunk | undefined> | undefined => {
-    if (chunk.torn || chunk.base + chunk.filled >= size) return undefined;
-    const leftover = chunk.filled - chunk.complete;
-    const needed = leftover >= HEADER ? HEADER + chunk.buffer.readUInt32LE(chunk.complete) : HEADER;
-    const buffer = take(Math.max(chunkBytes, Math.min(needed, size - chunk.base - chunk.complete)));
-    chunk.buffer.copy(buffer, 0, chunk.complete, chunk.filled);
-    const base = chunk.base + chunk.complete;
-    const want = Math.min(buffer.length - leftover, size - chunk.base - chunk.filled);
-    return track(
-      handle.read(buffer, leftover, want, chunk.base + chunk.filled).then(({ bytesRead }) => {
-        if (bytesRead === 0) return undefined;
-        const filled = leftover + bytesRead;
-        return { buffer, base, filled, ...wholeEntries(buffer, base, filled, size) };
-      }),
-    );
-  };
-
-  const decoder = new EntryDecoder();
-  let entries = 0;
-  const first = take(chunkBytes);
-  const filled = (await handle.read(first, 0, chunkBytes, offset)).bytesRead;
-  let current: SharedChunk = { buffer: first, base: offset, filled, ...wholeEntries(first, offset, filled, size) };
-  let checked = check(current);
-  let reading = readAfter(current);
-  try {
-    for (;;) {
-      const next = reading ? await reading : undefined;
-      const nextChecked = next ? check(next) : undefined;
-      const nextReading = next ? readAfter(next) : undefined;
-      const bad = await checked;
-      const stop = bad >= 0 ? bad : current.complete;
-      for (let at = 0; at < stop; ) {
-        const end = at + HEADER + current.buffer.readUInt32LE(at);
-        const visited = visit(decoder.decode(current.buffer.subarray(at + HEADER, end)));
-        if (visited instanceof Promise) await visited;
-        entries++;
-        at = end;
-      }
-      if (bad >= 0 || !next || !nextChecked) return { end: current.base + stop, entries };
-      spares.push(current.buffer);
-      current = next;
-      checked = nextChecked;
-      reading = nextReading;
-    }
-  } finally {
-    // Reads and checks still running when the scan stops early (or the visitor throws) must not
-    // outlive the handle the caller closes: wait for them; their results no longer matter.
-    await Promise.all([...pending].map((p) => p.catch(() => undefined)));
   }
 }
 

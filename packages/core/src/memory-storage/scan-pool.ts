@@ -7,40 +7,13 @@ import type { VectorKernels, WasmMemory } from './wasm/vector-kernels.js';
 /** A kernel a worker can run (see vector-kernels.wat); its results go to the shared memory. */
 export type ScanKernel = keyof VectorKernels;
 
-/** A task of a worker: a kernel over a shared WebAssembly memory, or a check of log-entry checksums. */
-type ScanTask = {
+interface ScanTask {
   readonly id: number;
-  resolve(result: number): void;
+  readonly memory: WasmMemory;
+  readonly kernel: ScanKernel;
+  readonly args: readonly number[];
+  resolve(): void;
   reject(error: Error): void;
-} & (
-  | { readonly kind: 'kernel'; readonly memory: WasmMemory; readonly kernel: ScanKernel; readonly args: readonly number[] }
-  | { readonly kind: 'verify'; readonly buffer: SharedArrayBuffer; readonly start: number; readonly end: number }
-  | { readonly kind: 'rows'; readonly job: RowsJob }
-);
-
-/**
- * Rows a bulk load copied raw into a vector segment, to be finished on a worker (see
- * `BulkRows`): each row's norm goes to `norms`, the row is divided by it, and with `codes` its
- * int8 codes and scale are written. Offsets are bytes into the memories.
- */
-export interface RowsJob {
-  readonly vectorMemory: WasmMemory;
-  readonly rowsOffset: number;
-  /** Floats per row. */
-  readonly stride: number;
-  readonly dimensions: number;
-  /** Row numbers (an Int32Array's shared buffer). */
-  readonly rows: SharedArrayBuffer;
-  /** Receives each row's norm (a Float64Array's shared buffer, as long as `rows`). */
-  readonly norms: SharedArrayBuffer;
-  readonly codes?: {
-    readonly memory: WasmMemory;
-    readonly codesOffset: number;
-    readonly codeStride: number;
-    readonly codeBytes: number;
-    /** Where a row's floats are copied to be encoded (only one rows job per code memory runs at a time). */
-    readonly encodeOffset: number;
-  };
 }
 
 interface PoolWorker {
@@ -96,33 +69,8 @@ export class ScanPool {
   run(memory: WasmMemory, kernel: ScanKernel, args: readonly number[], options: { background?: boolean } = {}): Promise<void> {
     if (this.closed) return Promise.reject(closedError());
     return new Promise<void>((resolve, reject) => {
-      const task: ScanTask = { id: this.nextTaskId++, kind: 'kernel', memory, kernel, args, resolve: () => resolve(), reject };
+      const task: ScanTask = { id: this.nextTaskId++, memory, kernel, args, resolve, reject };
       (options.background ? this.background : this.queue).push(task);
-      this.dispatch();
-    });
-  }
-
-  /**
-   * Checks the crc32 of the record-log entries in `buffer[start, end)` (whole entries, see
-   * record-log.ts) in a worker, so a load decodes entries while the next chunk is checked.
-   * Resolves to the offset of the first corrupt entry, or -1 when all are intact.
-   */
-  verifyLogEntries(buffer: SharedArrayBuffer, start: number, end: number): Promise<number> {
-    if (this.closed) return Promise.reject(closedError());
-    return new Promise<number>((resolve, reject) => {
-      this.queue.push({ id: this.nextTaskId++, kind: 'verify', buffer, start, end, resolve, reject });
-      this.dispatch();
-    });
-  }
-
-  /**
-   * Finishes rows a bulk load copied raw (see {@link RowsJob}) in a worker; resolves to the largest
-   * int8 scale written (0 without codes).
-   */
-  finishRows(job: RowsJob): Promise<number> {
-    if (this.closed) return Promise.reject(closedError());
-    return new Promise<number>((resolve, reject) => {
-      this.queue.push({ id: this.nextTaskId++, kind: 'rows', job, resolve, reject });
       this.dispatch();
     });
   }
@@ -156,19 +104,11 @@ export class ScanPool {
   }
 
   private send(w: PoolWorker, task: ScanTask): void {
+    const memoryId = this.idOf(task.memory);
+    const first = !w.memories.has(memoryId);
     w.task = task;
     w.worker.ref(); // a running task keeps the process alive until it answers
     try {
-      if (task.kind === 'verify') {
-        w.worker.postMessage({ id: task.id, verify: { buffer: task.buffer, start: task.start, end: task.end } });
-        return;
-      }
-      if (task.kind === 'rows') {
-        w.worker.postMessage({ id: task.id, rows: this.rowsMessage(w, task.job) });
-        return;
-      }
-      const memoryId = this.idOf(task.memory);
-      const first = !w.memories.has(memoryId);
       w.worker.postMessage({ id: task.id, memoryId, memory: first ? task.memory : undefined, kernel: task.kernel, args: task.args });
       w.memories.add(memoryId);
     } catch (error) {
@@ -180,7 +120,7 @@ export class ScanPool {
     const worker = new Worker(SCAN_WORKER_SOURCE, { eval: true, workerData: { wasm: VECTOR_KERNELS_WASM_BASE64 } });
     worker.unref();
     const w: PoolWorker = { worker, memories: new Set(), task: undefined, error: undefined, exited: false };
-    worker.on('message', (message: { id: number; error?: string; result?: number }) => this.settle(w, message));
+    worker.on('message', (message: { id: number; error?: string }) => this.settle(w, message));
     worker.on('error', (error) => {
       w.error = error;
     });
@@ -189,14 +129,14 @@ export class ScanPool {
     return w;
   }
 
-  private settle(w: PoolWorker, message: { id: number; error?: string; result?: number }): void {
+  private settle(w: PoolWorker, message: { id: number; error?: string }): void {
     const task = w.task;
     if (!task || task.id !== message.id) return;
     w.task = undefined;
     w.worker.unref();
     this.completed++;
-    if (message.error === undefined) task.resolve(message.result ?? 0);
-    else task.reject(new KmError('invalid_argument', `${taskName(task)} failed: ${message.error}`));
+    if (message.error === undefined) task.resolve();
+    else task.reject(new KmError('invalid_argument', `scan kernel ${task.kernel} failed: ${message.error}`));
     this.dispatch();
   }
 
@@ -211,41 +151,13 @@ export class ScanPool {
       this.completed++;
       const reason = w.error ? `: ${w.error.message}` : '';
       task.reject(
-        new KmError('transient', `scan worker exited with code ${code} while running ${taskName(task)}${reason}`, {
+        new KmError('transient', `scan worker exited with code ${code} while running ${task.kernel}${reason}`, {
           cause: w.error,
           transient: true,
         }),
       );
     }
     this.dispatch(); // replaces it when tasks are waiting
-  }
-
-  /** The message of a rows job: memories by id, each sent with its first task to this worker. */
-  private rowsMessage(w: PoolWorker, job: RowsJob): Record<string, unknown> {
-    const vectorMemoryId = this.idOf(job.vectorMemory);
-    const message: Record<string, unknown> = {
-      vectorMemoryId,
-      vectorMemory: w.memories.has(vectorMemoryId) ? undefined : job.vectorMemory,
-      rowsOffset: job.rowsOffset,
-      stride: job.stride,
-      dimensions: job.dimensions,
-      rows: job.rows,
-      norms: job.norms,
-    };
-    if (job.codes) {
-      const codeMemoryId = this.idOf(job.codes.memory);
-      Object.assign(message, {
-        codeMemoryId,
-        codeMemory: w.memories.has(codeMemoryId) ? undefined : job.codes.memory,
-        codesOffset: job.codes.codesOffset,
-        codeStride: job.codes.codeStride,
-        codeBytes: job.codes.codeBytes,
-        encodeOffset: job.codes.encodeOffset,
-      });
-      w.memories.add(codeMemoryId);
-    }
-    w.memories.add(vectorMemoryId);
-    return message;
   }
 
   private idOf(memory: WasmMemory): number {
@@ -265,10 +177,6 @@ export class ScanPool {
       w.worker.postMessage({ forget: id });
     }
   }
-}
-
-function taskName(task: ScanTask): string {
-  return task.kind === 'kernel' ? `scan kernel ${task.kernel}` : task.kind === 'verify' ? 'log checksum check' : 'bulk row finishing';
 }
 
 function closedError(): KmError {

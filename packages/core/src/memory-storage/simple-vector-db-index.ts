@@ -5,7 +5,7 @@ import { PayloadFields } from '../models/memory-record.js';
 import { Bm25Index } from '../text-search/bm25-index.js';
 import { partitionText } from './partition-text.js';
 import type { CheckedRecord } from './record-input.js';
-import { RecordLog, type LogEntry, type LogReadOptions } from './record-log.js';
+import { RecordLog, type LogEntry } from './record-log.js';
 import { VectorIndex, type IndexEntry, type VectorIndexOptions } from './vector-index.js';
 
 const CONNECTOR = 'simple-vector-db';
@@ -50,18 +50,9 @@ export function dropRecord(loaded: LoadedIndex, id: string): void {
 
 /**
  * Applies one log entry (a load, or another process's writes) to the in-memory views; the
- * entry's vector is copied (it may be a reader's scratch array). During a bulk load, an entry
- * that replaces or deletes a record waits for the rows in flight first (the returned promise).
+ * entry's vector is copied (it may be a reader's scratch array).
  */
-export function applyEntry(loaded: LoadedIndex, e: LogEntry): Promise<void> | undefined {
-  if (loaded.vectors.bulkPending && loaded.vectors.has(e.op === 'delete' ? e.id : e.record.id)) {
-    return loaded.vectors.drainBulk().then(() => applyEntryNow(loaded, e));
-  }
-  applyEntryNow(loaded, e);
-  return undefined;
-}
-
-function applyEntryNow(loaded: LoadedIndex, e: LogEntry): void {
+export function applyEntry(loaded: LoadedIndex, e: LogEntry): void {
   if (e.op === 'delete') {
     if (loaded.vectors.has(e.id)) dropRecord(loaded, e.id);
   } else if (e.vector && e.vector.length === loaded.vectors.dimensions) {
@@ -104,35 +95,13 @@ export async function readIndexFolder(
   const log = new RecordLog(folder, durable);
   const loaded = emptyIndex(meta.vectorSize, log, 0, 0, options);
   const apply = (entry: LogEntry) => applyEntry(loaded, entry);
-  // A large log loads in bulk: a scan thread finishes the rows (norms, division, codes) while this one decodes.
-  const pool = options.scan?.pool;
-  const size = pool ? ((await log.position())?.size ?? 0) : 0;
-  const bulk = pool !== undefined && size >= (options.bulkLoadFromBytes ?? BULK_LOAD_BYTES);
-  if (bulk) loaded.vectors.beginBulk(pool);
   // Entries stream from the file straight into the views: no list of entries, no copy of each vector.
-  let read: { entries: number; end: number; ino: number };
-  try {
-    read = repair ? await log.loadEach(apply, readOptions(options)) : await log.readEachFrom(0, apply, readOptions(options));
-  } catch (error) {
-    if (bulk) await loaded.vectors.endBulk().catch(() => undefined);
-    throw error;
-  }
-  if (bulk) await loaded.vectors.endBulk();
+  const read = repair ? await log.loadEach(apply) : await log.readEachFrom(0, apply);
   loaded.ino = read.ino;
   loaded.applied = read.end;
   log.deadEntries = read.entries - loaded.vectors.size;
   await loaded.vectors.startAnn();
   return loaded;
-}
-
-/** Smallest log loaded in bulk (see `VectorIndex.beginBulk`): below it a scan thread's start-up costs more than it saves. */
-const BULK_LOAD_BYTES = 32 * 1024 * 1024;
-
-/** With scan threads, a large log's checksums are checked on one of them while this thread applies the entries. */
-function readOptions(options: VectorIndexOptions): LogReadOptions {
-  const pool = options.scan?.pool;
-  if (!pool) return {};
-  return { verifier: (buffer, start, end) => pool.verifyLogEntries(buffer, start, end), verifyFromBytes: options.bulkLoadFromBytes };
 }
 
 /** Creates an index folder (its metadata written atomically) and its empty in-memory views. */
@@ -169,9 +138,7 @@ export async function catchUpIndex(
     if (position.size === loaded.applied) return loaded; // nothing new
     const log = loaded.log;
     // Entries apply while the log is read: searches running on worker threads finish first.
-    const { end } = await loaded.vectors.exclusive(() =>
-      log.readEachFrom(loaded.applied, (entry) => applyEntry(loaded, entry), readOptions(options)),
-    );
+    const { end } = await loaded.vectors.exclusive(() => log.readEachFrom(loaded.applied, (entry) => applyEntry(loaded, entry)));
     loaded.applied = end;
     await loaded.vectors.startAnn();
     return loaded;

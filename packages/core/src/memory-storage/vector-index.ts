@@ -3,7 +3,6 @@ import type { MemoryFilter } from '../models/memory-filter.js';
 import type { TagCollection } from '../models/tag-collection.js';
 import type { Logger } from '../util/logger.js';
 import { AnnIndex, type AnnStatus, type HnswIndexOptions } from './ann-index.js';
-import { BulkRows } from './bulk-rows.js';
 import { KmError } from '../errors/km-error.js';
 import { MAX_PLACED_SEGMENTS, placeOf, SlotSpace } from './ann-space.js';
 import { prefaultOn } from './prefault.js';
@@ -81,8 +80,6 @@ export interface VectorIndexOptions extends SimpleVectorIndexOptions {
   logger?: Logger | undefined;
   /** @internal Fewer rows per segment than the default (tests span several segments with few records). */
   segmentRows?: number | undefined;
-  /** @internal Smallest log whose load is bulk and checked on a scan thread (tests load small logs that way). */
-  bulkLoadFromBytes?: number | undefined;
 }
 
 /** `records matching the filters * FEW_MATCHES < size`: score only the matching rows. */
@@ -112,8 +109,6 @@ export class VectorIndex {
   private readonly lanes: ScanLanes | undefined;
   /** The HNSW graph, when on (see {@link SimpleVectorIndexOptions.hnsw}). */
   private readonly ann: AnnIndex | undefined;
-  /** While a bulk load runs (see {@link beginBulk}): the rows a scan thread still has to finish. */
-  private bulk: BulkRows | undefined;
   /** @internal Scans run on the calling thread and on the scan pool, for tests and benchmarks. */
   readonly scanCounts = { callingThread: 0, workers: 0 };
 
@@ -181,23 +176,6 @@ export class VectorIndex {
     else await this.ann.stopWithoutSaving();
   }
 
-  /** @internal A copy of a record's stored row (unit vector), its int8 codes and norm, for tests. */
-  storedRow(id: string): { floats: Float32Array; codes: Int8Array | undefined; scale: number | undefined; norm: number } | undefined {
-    const entry = this.entry(id);
-    if (!entry) return undefined;
-    return {
-      floats: this.segments[entry.segment]!.read(entry.row, this.dimensions),
-      codes: this.codeSegments?.[entry.segment]!.rowCodes(entry.row, this.dimensions),
-      scale: this.codeSegments?.[entry.segment]!.rowScale(entry.row),
-      norm: entry.norm,
-    };
-  }
-
-  /** @internal The largest int8 scale of each segment (empty without codes), for tests. */
-  get codeScales(): number[] {
-    return (this.codeSegments ?? []).map((c) => c.maxScale);
-  }
-
   /** @internal The pool worker scans run on, if any. */
   get scanPool(): ScanPool | undefined {
     return this.scan?.pool;
@@ -225,52 +203,8 @@ export class VectorIndex {
     return this.ids.has(id);
   }
 
-  /**
-   * Starts a bulk load: new records' rows are copied as given and finished (norm, division, int8
-   * codes) on a thread of `pool` while this thread goes on. Until {@link endBulk}, a replacement
-   * or a delete must wait for {@link drainBulk} when {@link bulkPending}.
-   */
-  beginBulk(pool: ScanPool): void {
-    this.bulk = new BulkRows(pool, {
-      segments: this.segments,
-      codeSegments: this.codeSegments,
-      dimensions: this.dimensions,
-      setNorm: (slot, norm) => {
-        this.entries[slot]!.norm = norm;
-      },
-    });
-  }
-
-  /** True while a bulk load has rows not yet finished. */
-  get bulkPending(): boolean {
-    return this.bulk?.pending ?? false;
-  }
-
-  /** Waits until every row of the bulk load so far is finished. */
-  async drainBulk(): Promise<void> {
-    await this.bulk?.drain();
-  }
-
-  /** Ends a bulk load once its rows are finished; rejects when one could not be. */
-  async endBulk(): Promise<void> {
-    const bulk = this.bulk;
-    if (!bulk) return;
-    try {
-      await bulk.drain();
-    } finally {
-      this.bulk = undefined;
-    }
-  }
-
   /** Inserts or replaces a record. */
   upsert(id: string, vector: ArrayLike<number>, tags: TagCollection, payloadJson: string): void {
-    if (this.bulk) {
-      if (!this.ids.has(id)) {
-        this.appendBulk(id, vector, tags, payloadJson, this.bulk);
-        return;
-      }
-      if (this.bulk.pending) throw new Error(`bulk load: record "${id}" replaced before its rows were drained`);
-    }
     const norm = l2norm(vector);
     // The unit vector is written straight into its row (no temporary array per record).
     const existing = this.ids.get(id);
@@ -300,21 +234,6 @@ export class VectorIndex {
     this.ann?.upserted(slot);
   }
 
-  /** A new record of a bulk load: its row copied as given, finished later by the bulk's thread. */
-  private appendBulk(id: string, vector: ArrayLike<number>, tags: TagCollection, payloadJson: string, bulk: BulkRows): void {
-    const segmentIndex = this.segmentWithRoom();
-    const row = this.segments[segmentIndex]!.appendRaw(vector);
-    this.codeSegments?.[segmentIndex]!.appendPending();
-    const slot = this.freeSlots.pop() ?? this.entries.length;
-    this.entries[slot] = { id, tags, payloadJson, norm: Number.NaN, segment: segmentIndex, row };
-    this.setPlace(slot, segmentIndex, row);
-    this.rowSlots[segmentIndex]![row] = slot;
-    this.ids.set(id, slot);
-    this.tagIndex.add(slot, tags);
-    this.ann?.upserted(slot);
-    bulk.add(segmentIndex, row, slot);
-  }
-
   private setPlace(slot: number, segment: number, row: number): void {
     if (slot >= this.slotPlaces.length) {
       const grown = new Int32Array(Math.max(1024, slot + 1, this.slotPlaces.length * 2));
@@ -328,7 +247,6 @@ export class VectorIndex {
   delete(id: string): boolean {
     const slot = this.ids.get(id);
     if (slot === undefined) return false;
-    if (this.bulk?.pending) throw new Error(`bulk load: record "${id}" deleted before its rows were drained`);
     this.ann?.deleting(slot);
     const entry = this.entries[slot]!;
     const segment = this.segments[entry.segment]!;

@@ -127,25 +127,6 @@ export class VectorSegment {
     floats.fill(0, start + n, start + this.stride);
   }
 
-  /**
-   * Appends `vector` as given (not normalised), for a bulk load that finishes its rows on a scan
-   * thread (see `BulkRows`); returns its row.
-   */
-  appendRaw(vector: ArrayLike<number>): number {
-    const row = this.count;
-    this.ensureRows(row + 1);
-    this.count++;
-    const start = (this.rowsOffset >> 2) + row * this.stride;
-    this.floats.set(vector, start);
-    this.floats.fill(0, start + vector.length, start + this.stride);
-    return row;
-  }
-
-  /** Where the rows start in the memory, in bytes (for a worker finishing rows). */
-  get rowsByteOffset(): number {
-    return this.rowsOffset;
-  }
-
   /** Copies the last row into `row` and drops the last row (swap-remove). Returns the moved row's old index. */
   removeBySwap(row: number): number {
     const last = this.count - 1;
