@@ -26,4 +26,3 @@ export { toRedisVectorQuery, MATCH_NOTHING } from './vector-store/redis-vector-f
 export { attributeNames, createCollectionCommand, SCORE_ALIAS } from './vector-store/redis-vector-schema.js';
 export { decodeTagValue, encodeTagValue, fromVectorHash, toVectorHash } from './vector-store/redis-vector-hash.js';
 export { DISTANCE_METRICS, scoreFromRedisDistance } from './vector-store/redis-vector-scores.js';
-export { recordOrder } from './vector-store/redis-vector-order.js';

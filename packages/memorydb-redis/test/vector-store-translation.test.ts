@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { MATCH_NOTHING, toRedisVectorQuery } from '../src/vector-store/redis-vector-filter.js';
 import { decodeTagValue, encodeTagValue, fromVectorHash, toVectorHash } from '../src/vector-store/redis-vector-hash.js';
 import { attributeNames, createCollectionCommand } from '../src/vector-store/redis-vector-schema.js';
-import { recordOrder } from '../src/vector-store/redis-vector-order.js';
 import { scoreFromRedisDistance } from '../src/vector-store/redis-vector-scores.js';
 import { Counter, Hotel, property } from './vector-store-fixtures.js';
 
@@ -245,30 +244,5 @@ describe('scores', () => {
     expect(scoreFromRedisDistance('cosine', 1 - cos)).toBeCloseTo(vectorScore('cosine', a, b), 6);
     expect(scoreFromRedisDistance('dot', 1 - dot)).toBeCloseTo(vectorScore('dot', a, b), 6);
     expect(scoreFromRedisDistance('euclidean', squaredL2)).toBeCloseTo(vectorScore('euclidean', a, b), 6);
-  });
-});
-
-describe('query order', () => {
-  const rows = [
-    { id: 10, rating: null, pets: true, opened: new Date(5) },
-    { id: 2, rating: 3, pets: false, opened: new Date(9) },
-    { id: 7, rating: 3, pets: null, opened: new Date(1) },
-    { id: 1, rating: 4.5, pets: true, opened: null },
-  ];
-  const keys = (orderBy: Array<{ storageName: string; descending: boolean }>) =>
-    [...rows].sort(recordOrder('id', orderBy)).map((r) => r.id);
-
-  it('missing values last in either direction, ties by the key (integers by value), booleans false first, dates by time', () => {
-    expect(keys([{ storageName: 'rating', descending: false }])).toEqual([2, 7, 1, 10]);
-    expect(keys([{ storageName: 'rating', descending: true }])).toEqual([1, 2, 7, 10]);
-    expect(keys([{ storageName: 'pets', descending: false }])).toEqual([2, 1, 10, 7]);
-    expect(keys([{ storageName: 'opened', descending: true }])).toEqual([2, 10, 7, 1]);
-    expect(keys([])).toEqual([1, 2, 7, 10]);
-    expect(
-      keys([
-        { storageName: 'rating', descending: false },
-        { storageName: 'opened', descending: true },
-      ]),
-    ).toEqual([2, 7, 1, 10]);
   });
 });

@@ -1,6 +1,12 @@
 import { SearchClient, SearchIndexClient, type SearchOptions } from '@azure/search-documents';
 import { InvalidInputError, isKmError, KmError, type KeyValue, type RecordDefinition } from '@km/core';
-import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import {
+  type DriverRecordQuery,
+  type DriverVectorQuery,
+  recordOrder,
+  type StorageRecord,
+  type VectorStoreDriver,
+} from '@km/core/connector';
 import { clientOptions, credentialOf } from '../azure-ai-search-config.js';
 import { indexingError, statusOf, translateAzureSearchError } from '../azure-ai-search-errors.js';
 import { azureIndexName, checkIndexPrefix, MAX_AZURE_INDEX_NAME_LENGTH } from '../index-names.js';
@@ -9,7 +15,6 @@ import type { AzureAiSearchVectorStoreOptions } from './azure-ai-search-vector-s
 import { type AzureVectorDocument, checkFieldNames, documentKeyFor, fromAzureDocument, toAzureDocument } from './azure-vector-documents.js';
 import { MATCH_NOTHING, toODataVectorFilter } from './azure-vector-filter.js';
 import { checkDimensions, checkVectorIndex, MAX_DIMENSIONS, vectorIndexDefinition } from './azure-vector-index.js';
-import { recordOrder } from './azure-vector-order.js';
 import { scoreOfHit } from './azure-vector-scores.js';
 
 const CONNECTOR = 'azureaisearch';

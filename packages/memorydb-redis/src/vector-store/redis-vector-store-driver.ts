@@ -1,5 +1,11 @@
 import { InvalidInputError, KmError, type KeyValue, type RecordDefinition } from '@km/core';
-import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import {
+  type DriverRecordQuery,
+  type DriverVectorQuery,
+  recordOrder,
+  type StorageRecord,
+  type VectorStoreDriver,
+} from '@km/core/connector';
 import { resolveRedisOptions, type ResolvedRedisOptions } from '../redis-config.js';
 import { RedisConnection } from '../redis-connection.js';
 import { isMissingIndex, translateRedisError } from '../redis-errors.js';
@@ -8,7 +14,6 @@ import { replyFields, replyList, replyNumber } from '../reply-fields.js';
 import { toFloat32Blob } from '../vector-blob.js';
 import { MATCH_NOTHING, toRedisVectorQuery } from './redis-vector-filter.js';
 import { decodeTagValue, fromVectorHash, keyOfHashKey, keyText, toVectorHash } from './redis-vector-hash.js';
-import { recordOrder } from './redis-vector-order.js';
 import { attributeNames, createCollectionCommand, indexKind, SCORE_ALIAS } from './redis-vector-schema.js';
 import { scoreFromRedisDistance } from './redis-vector-scores.js';
 import type { RedisVectorStoreOptions } from './redis-vector-store-options.js';
