@@ -62,4 +62,6 @@ describeVectorStore({
   skip: 'skip' in backend ? backend.skip : false,
   createStore: async () => new MongoDbVectorStore({ url, database, collectionPrefix: prefix }),
   existingSchema: { definition: Item, create: createNatively },
+  // Search indexes lag writes (as in the memory-DB suite of this backend).
+  visibilityTimeoutMs: 30_000,
 });

@@ -31,7 +31,15 @@ export function describeVectorStore(options: VectorStoreSuiteOptions): void {
     for (const [group, cases] of Object.entries(vectorStoreCaseGroups())) {
       describe(group, () => {
         for (const [rule, run] of Object.entries(cases)) {
-          it(rule, (ctx) => runVectorStoreCase(options, run, { skip: (reason) => ctx.skip(reason) as never }), CASE_TIMEOUT_MS);
+          it(
+            rule,
+            (ctx) =>
+              runVectorStoreCase(options, run, {
+                visibilityTimeoutMs: options.visibilityTimeoutMs,
+                skip: (reason) => ctx.skip(reason) as never,
+              }),
+            CASE_TIMEOUT_MS,
+          );
         }
       });
     }

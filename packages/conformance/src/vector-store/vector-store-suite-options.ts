@@ -12,6 +12,11 @@ export interface VectorStoreSuiteOptions {
   /** A reason to skip the whole suite (one line, e.g. "set KM_TEST_QDRANT_URL"). */
   skip?: string | false;
   /**
+   * How long reads are retried for writes to become visible, in ms (backends whose searches
+   * lag their writes, such as MongoDB Atlas Search or Azure AI Search). @default 5000
+   */
+  visibilityTimeoutMs?: number;
+  /**
    * A table or collection made by the backend's own DDL, with its own column names and key
    * type, and the definition that maps onto it through `storageName`. Without it the
    * existing-schema cases are a named skip.
