@@ -31,11 +31,16 @@ describeMemoryDb('MemoryDb over SimpleVectorStoreDriver (disk)', {
   dispose: (db) => (db as MemoryDb).close(),
 });
 
-// The same over the Postgres typed driver: PGlite in process, with pgvector.
+// The same over the Postgres typed driver: PGlite in process, with pgvector, one database for
+// the file (tests isolate themselves with random index names; starting PGlite takes a second).
+let database: Promise<PGlite> | undefined;
+afterAll(async () => {
+  await (await database)?.close();
+});
 describeMemoryDb('MemoryDb over PostgresVectorStoreDriver (PGlite)', {
   create: async () => {
-    const pglite = await PGlite.create({ extensions: { vector } });
-    return new MemoryDb(new VectorStoreMemoryDbDriver(new PostgresVectorStoreDriver({ pglite })));
+    database ??= PGlite.create({ extensions: { vector } });
+    return new MemoryDb(new VectorStoreMemoryDbDriver(new PostgresVectorStoreDriver({ pglite: await database })));
   },
   dispose: (db) => (db as MemoryDb).close(),
 });
