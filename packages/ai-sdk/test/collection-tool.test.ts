@@ -3,36 +3,17 @@ import {
   type CollectionSearchToolOutput,
   collectionSearchTool,
   defineRecord,
-  type ITextEmbeddingGenerator,
   isKmError,
   SimpleVectorStore,
 } from '@km/core';
+import { VocabularyEmbeddingGenerator } from '@km/conformance';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { collectionTool, collectionTools, type ToolCallOptions } from '../src/index.js';
 
 const VOCABULARY = ['sea', 'mountain', 'quiet', 'pool', 'spa', 'city', 'old', 'view'];
-const DIMENSIONS = VOCABULARY.length + 1;
-
-/** Deterministic embedding: a constant component plus the count of each vocabulary word. */
-class WordCountEmbeddings implements ITextEmbeddingGenerator {
-  readonly maxTokens = 1000;
-  readonly dimensions = DIMENSIONS;
-  readonly maxBatchSize = 64;
-  readonly tokenizer = { countTokens: (text: string) => text.split(/\s+/).length, getTokens: (text: string) => text.split(/(?=\s)/) };
-  async generateEmbeddings(texts: string[]): Promise<Float32Array[]> {
-    return texts.map((text) => {
-      const vector = new Float32Array(DIMENSIONS);
-      vector[VOCABULARY.length] = 0.1;
-      for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) {
-        const at = VOCABULARY.indexOf(word);
-        if (at >= 0) vector[at]! += 1;
-      }
-      return vector;
-    });
-  }
-}
+const DIMENSIONS = VOCABULARY.length + 1; // VocabularyEmbeddingGenerator: one dimension per word, plus a constant one
 
 const Hotel = defineRecord({
   key: 'hotelId',
@@ -70,7 +51,7 @@ let searchHotels: CollectionSearchTool;
 let searchFrance: CollectionSearchTool;
 
 beforeAll(async () => {
-  const store = new SimpleVectorStore({ embeddingGenerator: new WordCountEmbeddings() });
+  const store = new SimpleVectorStore({ embeddingGenerator: new VocabularyEmbeddingGenerator(VOCABULARY) });
   const hotels = store.getCollection('hotels', Hotel);
   await hotels.ensureExists();
   await hotels.upsert(HOTELS);

@@ -11,3 +11,4 @@ export { startRequestRecorder, type RecordedRequest, type RecorderAnswer, type R
 export { describeVectorStore } from './vector-store/describe-vector-store.js';
 export type { VectorStoreSuiteOptions } from './vector-store/vector-store-suite-options.js';
 export { WordHashEmbeddingGenerator } from './vector-store/word-hash-embedding-generator.js';
+export { VocabularyEmbeddingGenerator } from './vector-store/vocabulary-embedding-generator.js';
