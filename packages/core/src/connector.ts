@@ -196,7 +196,12 @@ export { isBetter, passesMinScore, vectorScore } from './vector-store/vector-sco
 export { checkVectorValue, fromStorageRecord, storedKey, toStorageRecord, type MappedRecord } from './vector-store/record-mapping.js';
 export { checkKey, keyProblem, MAX_STRING_KEY_BYTES } from './vector-store/record-key.js';
 export { toDateValue } from './vector-store/date-value.js';
-export { checkCollectionName, MAX_COLLECTION_NAME_LENGTH } from './vector-store/collection-name.js';
+export {
+  checkCollectionName,
+  collectionNamesUnderPrefix,
+  isCollectionName,
+  MAX_COLLECTION_NAME_LENGTH,
+} from './vector-store/collection-name.js';
 export { checkDefinitionSupported } from './vector-store/definition-support.js';
 export { FILTER_OPERATORS } from './vector-store/vector-store.js';
 export { VectorStoreCollection } from './vector-store/vector-store-collection.js';

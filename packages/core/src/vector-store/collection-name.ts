@@ -34,3 +34,27 @@ export function checkCollectionName(name: unknown, driver: Pick<VectorStoreDrive
   }
   return name;
 }
+
+/** True when `name` is a valid collection name (see {@link checkCollectionName}). */
+export function isCollectionName(name: string): boolean {
+  return name.length <= MAX_COLLECTION_NAME_LENGTH && COLLECTION_NAME.test(name);
+}
+
+/**
+ * The collections among a backend's names: those starting with `prefix`, without it, that are
+ * valid collection names (others, such as a memory DB's tables, are not collections), sorted.
+ * For `VectorStoreDriver.listCollections`.
+ *
+ * ```ts
+ * collectionNamesUnderPrefix(['kmvs-hotels', 'kmvs-a b', 'other'], 'kmvs-'); // ['hotels']
+ * ```
+ */
+export function collectionNamesUnderPrefix(names: Iterable<string>, prefix: string): string[] {
+  const out: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const collection = name.slice(prefix.length);
+    if (isCollectionName(collection)) out.push(collection);
+  }
+  return out.sort();
+}

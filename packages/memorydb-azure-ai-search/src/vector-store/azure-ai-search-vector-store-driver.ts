@@ -6,6 +6,7 @@ import {
   recordOrder,
   type StorageRecord,
   type VectorStoreDriver,
+  collectionNamesUnderPrefix,
 } from '@km/core/connector';
 import { clientOptions, credentialOf } from '../azure-ai-search-config.js';
 import { indexingError, statusOf, translateAzureSearchError } from '../azure-ai-search-errors.js';
@@ -21,7 +22,6 @@ const CONNECTOR = 'azureaisearch';
 /** The service's largest page of results (`top`) and indexing batch. */
 const MAX_PAGE = 1000;
 /** Collection names as core checks them, lower case (the service's index names are). */
-const COLLECTION_NAME = /^[a-z0-9][a-z0-9_-]{0,127}$/;
 
 /**
  * The Azure AI Search driver of {@link AzureAiSearchVectorStore}: one index per collection
@@ -66,11 +66,8 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
     } catch (error) {
       throw translateAzureSearchError(error, '');
     }
-    return names
-      .filter((n) => n.startsWith(this.collectionPrefix))
-      .map((n) => n.slice(this.collectionPrefix.length))
-      .filter((n) => COLLECTION_NAME.test(n))
-      .sort();
+    // Azure index names are lower case, so every collection listed is too.
+    return collectionNamesUnderPrefix(names, this.collectionPrefix);
   }
 
   async collectionExists(name: string): Promise<boolean> {

@@ -1,5 +1,11 @@
 import { InvalidInputError, KmError, type KeyValue, type RecordDefinition } from '@km/core';
-import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import {
+  collectionNamesUnderPrefix,
+  type DriverRecordQuery,
+  type DriverVectorQuery,
+  type StorageRecord,
+  type VectorStoreDriver,
+} from '@km/core/connector';
 import { type AnyBulkWriteOperation, type Collection, type Db, type Document, type Filter, MongoClient } from 'mongodb';
 import { checkCollectionPrefix, checkDatabaseName, collectionNameLimit } from '../collection-names.js';
 import { codeOf, isAlreadyExists, translateMongoError, VectorSearchUnavailableError } from '../mongodb-errors.js';
@@ -17,7 +23,6 @@ const CONNECTOR = 'mongodb';
 const NAMESPACE_EXISTS = 48;
 const NAMESPACE_NOT_FOUND = 26;
 /** Collection names as core checks them; other collections under the prefix are not listed. */
-const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 /** The field a search adds for the score (no storage name may start with `$`, and none is this). */
 export const SCORE_FIELD = '__km_score';
 
@@ -67,12 +72,10 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
 
   async listCollections(): Promise<string[]> {
     const collections = await this.call('', () => this.db.listCollections({}, { nameOnly: true }).toArray());
-    return collections
-      .map((c) => c.name)
-      .filter((n) => n.startsWith(this.collectionPrefix))
-      .map((n) => n.slice(this.collectionPrefix.length))
-      .filter((n) => COLLECTION_NAME.test(n))
-      .sort();
+    return collectionNamesUnderPrefix(
+      collections.map((c) => c.name),
+      this.collectionPrefix,
+    );
   }
 
   async collectionExists(name: string): Promise<boolean> {

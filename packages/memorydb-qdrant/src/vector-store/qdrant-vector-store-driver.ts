@@ -5,6 +5,7 @@ import {
   recordOrder,
   type StorageRecord,
   type VectorStoreDriver,
+  collectionNamesUnderPrefix,
 } from '@km/core/connector';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { httpStatus, isMissingCollection, qdrantMessage } from '../qdrant-errors.js';
@@ -17,7 +18,6 @@ import type { QdrantVectorStoreOptions } from './qdrant-vector-store-options.js'
 
 const CONNECTOR = 'qdrant';
 const MAX_COLLECTION_NAME_BYTES = 255;
-const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 const SCROLL_PAGE = 256;
 
 /**
@@ -69,11 +69,10 @@ export class QdrantVectorStoreDriver implements VectorStoreDriver {
 
   async listCollections(): Promise<string[]> {
     const { collections } = await this.call('', () => this.client.getCollections());
-    return collections
-      .map((c) => c.name)
-      .filter((n) => n.startsWith(this.prefix) && COLLECTION_NAME.test(n.slice(this.prefix.length)))
-      .map((n) => n.slice(this.prefix.length))
-      .sort();
+    return collectionNamesUnderPrefix(
+      collections.map((c) => c.name),
+      this.prefix,
+    );
   }
 
   async collectionExists(name: string): Promise<boolean> {

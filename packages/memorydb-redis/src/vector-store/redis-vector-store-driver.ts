@@ -5,6 +5,7 @@ import {
   recordOrder,
   type StorageRecord,
   type VectorStoreDriver,
+  collectionNamesUnderPrefix,
 } from '@km/core/connector';
 import { resolveRedisOptions, type ResolvedRedisOptions } from '../redis-config.js';
 import { RedisConnection } from '../redis-connection.js';
@@ -20,7 +21,6 @@ import type { RedisVectorStoreOptions } from './redis-vector-store-options.js';
 
 const CONNECTOR = 'redis';
 /** Collection names as core checks them; other search indexes under the prefix are not listed. */
-const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 /** RediSearch's largest DIM. */
 const MAX_DIMENSIONS = 32_768;
 
@@ -68,11 +68,7 @@ export class RedisVectorStoreDriver implements VectorStoreDriver {
 
   async listCollections(): Promise<string[]> {
     const names = replyList(await this.call('', (c) => c.sendCommand(['FT._LIST']))).map(String);
-    return names
-      .filter((n) => n.startsWith(this.collectionPrefix))
-      .map((n) => n.slice(this.collectionPrefix.length))
-      .filter((n) => COLLECTION_NAME.test(n))
-      .sort();
+    return collectionNamesUnderPrefix(names, this.collectionPrefix);
   }
 
   async collectionExists(name: string): Promise<boolean> {

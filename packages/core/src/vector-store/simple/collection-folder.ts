@@ -1,13 +1,14 @@
 import { open, readdir, rename, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { InvalidInputError } from '../../errors/km-error.js';
+import { isCollectionName } from '../collection-name.js';
 
-/** The folder of a collection, named as core allows collection names (1–128 of `[A-Za-z0-9_-]`, not starting with `_` or `-`). */
-const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-
-/** Whether `name` is a collection name that is safe as a folder name (core's rule, checked again here). */
+/**
+ * Whether `name` is a collection name that is safe as a folder name (core's rule, 1–128 of
+ * `[A-Za-z0-9_-]` not starting with `_` or `-`, checked again here).
+ */
 export function isCollectionFolderName(name: string): boolean {
-  return COLLECTION_NAME.test(name);
+  return isCollectionName(name);
 }
 
 /** Throws `invalid_argument` unless `name` is a collection name (core's rule, checked again by the driver). */
