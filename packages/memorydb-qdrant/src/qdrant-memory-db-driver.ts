@@ -1,11 +1,12 @@
-import { InvalidInputError, KmError, type MemoryRecord } from '@km/core';
+import { KmError, type MemoryRecord } from '@km/core';
 import { compareRecordIds, indexNameLimit, indexNamesUnderPrefix } from '@km/core/connector';
 import type { CheckedRecord, DriverList, DriverSearch, MemoryDbDriver } from '@km/core/connector';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import type { QdrantClient } from '@qdrant/js-client-rest';
 import { PayloadFields } from './payload-fields.js';
 import { pointIdOf } from './point-id.js';
 import { toPoint, toRecord, type QdrantPoint } from './point-mapping.js';
 import type { QdrantMemoryDbOptions } from './qdrant-config.js';
+import { MAX_COLLECTION_NAME_BYTES, openQdrant } from './qdrant-connection.js';
 import { toQdrantFilter, type QdrantFilter } from './qdrant-filters.js';
 import { isMissingCollection, translateQdrantError } from './qdrant-errors.js';
 
@@ -30,26 +31,12 @@ export class QdrantMemoryDbDriver implements MemoryDbDriver {
   private readonly prefix: string;
 
   constructor(options: QdrantMemoryDbOptions) {
-    if (!options.client && !options.url && !options.host) {
-      throw new InvalidInputError('invalid_argument', 'give QdrantMemoryDb a client, a url or a host', { connector: CONNECTOR });
-    }
+    const { client, prefix, batchSize } = openQdrant(options, 'QdrantMemoryDb');
     this.options = options;
-    this.prefix = options.collectionPrefix ?? '';
-    if (this.prefix && !/^[A-Za-z0-9_-]+$/.test(this.prefix)) {
-      throw new InvalidInputError('invalid_argument', `collectionPrefix may hold letters, digits, "_" and "-" only, got "${this.prefix}"`, {
-        connector: CONNECTOR,
-      });
-    }
-    this.indexNameLimit = indexNameLimit('Qdrant collection names', 255, this.prefix);
-    this.maxBatchSize = Math.max(1, options.batchSize ?? 256);
-    this.client =
-      options.client ??
-      new QdrantClient({
-        ...(options.url ? { url: options.url } : { host: options.host!, port: options.port ?? 6333, https: options.https ?? false }),
-        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-        timeout: options.timeoutMs ?? 30_000,
-        checkCompatibility: false,
-      });
+    this.client = client;
+    this.prefix = prefix;
+    this.indexNameLimit = indexNameLimit('Qdrant collection names', MAX_COLLECTION_NAME_BYTES, prefix);
+    this.maxBatchSize = batchSize;
   }
 
   async vectorSize(index: string): Promise<number | undefined> {

@@ -6,8 +6,9 @@ import {
   type StorageRecord,
   type VectorStoreDriver,
   collectionNamesUnderPrefix,
+  indexNameLimit,
 } from '@km/core/connector';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import type { QdrantClient } from '@qdrant/js-client-rest';
 import { httpStatus, isMissingCollection, qdrantMessage } from '../qdrant-errors.js';
 import { checkPayloadPaths } from './qdrant-payload-path.js';
 import { checkExistingCollection, payloadIndexes, vectorsConfig } from './qdrant-vector-collection-schema.js';
@@ -15,9 +16,9 @@ import { collectionNotFound, translateQdrantVectorError } from './qdrant-vector-
 import { toQdrantVectorFilter } from './qdrant-vector-filter.js';
 import { fromVectorPoint, pointIdOfKey, toVectorPoint, VECTOR_COPIES_FIELD } from './qdrant-vector-points.js';
 import type { QdrantVectorStoreOptions } from './qdrant-vector-store-options.js';
+import { MAX_COLLECTION_NAME_BYTES, openQdrant } from '../qdrant-connection.js';
 
 const CONNECTOR = 'qdrant';
-const MAX_COLLECTION_NAME_BYTES = 255;
 const SCROLL_PAGE = 256;
 
 /**
@@ -41,30 +42,12 @@ export class QdrantVectorStoreDriver implements VectorStoreDriver {
   private readonly prefix: string;
 
   constructor(options: QdrantVectorStoreOptions) {
-    if (!options.client && !options.url && !options.host) {
-      throw new InvalidInputError('invalid_argument', 'give QdrantVectorStore a client, a url or a host', { connector: CONNECTOR });
-    }
+    const { client, prefix, batchSize } = openQdrant(options, 'QdrantVectorStore');
     this.options = options;
-    this.prefix = options.collectionPrefix ?? '';
-    if (this.prefix && !/^[A-Za-z0-9_-]+$/.test(this.prefix)) {
-      throw new InvalidInputError('invalid_argument', `collectionPrefix may hold letters, digits, "_" and "-" only, got "${this.prefix}"`, {
-        connector: CONNECTOR,
-      });
-    }
-    const prefixBytes = Buffer.byteLength(this.prefix, 'utf8');
-    this.collectionNameLimit = {
-      bytes: MAX_COLLECTION_NAME_BYTES - prefixBytes,
-      reason: `Qdrant collection names hold ${MAX_COLLECTION_NAME_BYTES} bytes and the prefix "${this.prefix}" takes ${prefixBytes}`,
-    };
-    this.maxBatchSize = Math.max(1, options.batchSize ?? 256);
-    this.client =
-      options.client ??
-      new QdrantClient({
-        ...(options.url ? { url: options.url } : { host: options.host!, port: options.port ?? 6333, https: options.https ?? false }),
-        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-        timeout: options.timeoutMs ?? 30_000,
-        checkCompatibility: false,
-      });
+    this.client = client;
+    this.prefix = prefix;
+    this.collectionNameLimit = indexNameLimit('Qdrant collection names', MAX_COLLECTION_NAME_BYTES, prefix);
+    this.maxBatchSize = batchSize;
   }
 
   async listCollections(): Promise<string[]> {
