@@ -1,34 +1,13 @@
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { isKmError, type Logger } from '@km/core';
-import { collect, startTcpProxy, type TcpProxy } from '@km/conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collect } from '@km/conformance';
+import { describe, expect, it } from 'vitest';
 import { PostgresMemoryDb } from '../src/index.js';
-import { startPgliteServer, type PgliteServer } from '../src/testing.js';
+import { useProxiedDatabase } from './proxied-database.js';
 
 // PostgreSQL (PGlite served on TCP) behind a proxy that can cut every connection, as a database
 // restart, a failover or an idle timeout would.
-let pglite: PGlite;
-let server: PgliteServer;
-let port: number;
-let proxy: TcpProxy;
-const uncaught: unknown[] = [];
-const onUncaught = (error: unknown) => uncaught.push(error);
-
-beforeAll(async () => {
-  pglite = await PGlite.create({ extensions: { vector } });
-  server = await startPgliteServer(pglite);
-  port = Number(new URL(server.url).port);
-  proxy = await startTcpProxy({ host: '127.0.0.1', port });
-  process.on('uncaughtException', onUncaught);
-});
-afterAll(async () => {
-  process.off('uncaughtException', onUncaught);
-  await proxy.close();
-  await server.stop();
-  await pglite.close();
-});
+const database = useProxiedDatabase();
 
 describe('PostgresMemoryDb when the database drops its connections', () => {
   it('survives idle connections cut, fails as transient while the database is down, and recovers on the same pool slot', async () => {
@@ -36,7 +15,7 @@ describe('PostgresMemoryDb when the database drops its connections', () => {
     const logger: Logger = { debug() {}, info() {}, error() {}, warn: (message) => warnings.push(message) };
     // One connection only: a slot lost to a broken client would make every later call time out.
     const db = new PostgresMemoryDb({
-      connectionString: `postgres://postgres@127.0.0.1:${proxy.port}/postgres`,
+      connectionString: database.url,
       maxConnections: 1,
       connectionTimeoutMs: 5000,
       logger,
@@ -47,13 +26,13 @@ describe('PostgresMemoryDb when the database drops its connections', () => {
       expect(await collect(db.getList('outage'))).toHaveLength(1);
 
       // The idle connection dies: pg emits 'error' on the pool, which must not be uncaught.
-      expect(proxy.cut()).toBeGreaterThan(0);
+      expect(database.cut()).toBeGreaterThan(0);
       await expect.poll(() => warnings.some((w) => w.includes('idle connection was lost'))).toBe(true);
       expect((await collect(db.getSimilarList('outage', [1, 0, 0]))).map(([r]) => r.id)).toEqual(['a']);
 
       // The database goes away: every kind of call fails as a transient KmError, none hangs or crashes.
-      proxy.cut();
-      await server.stop();
+      database.cut();
+      await database.stop();
       const transient = (e: unknown) => isKmError(e, 'transient') && (e as { transient: boolean }).transient;
       await expect(db.upsert('outage', { id: 'b', vector: [0, 1, 0], tags: {}, payload: { text: 'during' } })).rejects.toSatisfy(transient);
       await expect(collect(db.getSimilarList('outage', [0, 1, 0]))).rejects.toSatisfy(transient); // a transaction
@@ -61,11 +40,11 @@ describe('PostgresMemoryDb when the database drops its connections', () => {
       await expect(db.getIndexes()).rejects.toSatisfy(transient);
 
       // Back on the same port: the same instance works again.
-      server = await startPgliteServer(pglite, { port });
+      await database.restart();
       await db.upsert('outage', { id: 'b', vector: [0, 1, 0], tags: {}, payload: { text: 'after' } });
       expect((await collect(db.getSimilarList('outage', [0, 1, 0]))).map(([r]) => r.id)).toEqual(['b', 'a']);
       expect(await db.getIndexes()).toContain('outage');
-      expect(uncaught).toEqual([]);
+      expect(database.uncaught).toEqual([]);
     } finally {
       await db.close();
     }
@@ -73,16 +52,16 @@ describe('PostgresMemoryDb when the database drops its connections', () => {
 
   it('a pool given in without an error listener gets one, so an idle cut does not end the process', async () => {
     const { default: pg } = await import('pg');
-    const pool = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${proxy.port}/postgres`, max: 1 });
+    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
     const warnings: string[] = [];
     const db = new PostgresMemoryDb({ pool, logger: { debug() {}, info() {}, error() {}, warn: (m) => warnings.push(m) } });
     try {
       expect(await db.getIndexes()).toBeInstanceOf(Array);
       expect(pool.listenerCount('error')).toBe(1);
-      proxy.cut();
+      database.cut();
       await expect.poll(() => warnings.length).toBeGreaterThan(0);
       expect(await db.getIndexes()).toBeInstanceOf(Array);
-      expect(uncaught).toEqual([]);
+      expect(database.uncaught).toEqual([]);
     } finally {
       await pool.end();
     }
@@ -149,7 +128,7 @@ describe('PostgresMemoryDb on a half-open connection (the server stops answering
   it('a query that gets no answer within queryTimeoutMs fails as transient instead of hanging, and the pool slot is not lost', {
     timeout: 30_000,
   }, async () => {
-    const silent = await startSilenceableProxy(Number(new URL(server.url).port));
+    const silent = await startSilenceableProxy(database.serverPort);
     const logger: Logger = { debug() {}, info() {}, error() {}, warn() {} };
     const db = new PostgresMemoryDb({
       connectionString: `postgres://postgres@127.0.0.1:${silent.port}/postgres`,

@@ -1,33 +1,11 @@
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { defineRecord, isKmError, type Logger } from '@km/core';
-import { startTcpProxy, type TcpProxy } from '@km/conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresVectorStore } from '../src/index.js';
-import { startPgliteServer, type PgliteServer } from '../src/testing.js';
+import { useProxiedDatabase } from './proxied-database.js';
 
 // PostgresVectorStore through `pg` over TCP (PGlite served by startPgliteServer) behind a proxy
 // that can cut every connection, as a restart, a failover or an idle timeout would.
-let pglite: PGlite;
-let server: PgliteServer;
-let port: number;
-let proxy: TcpProxy;
-const uncaught: unknown[] = [];
-const onUncaught = (error: unknown) => uncaught.push(error);
-
-beforeAll(async () => {
-  pglite = await PGlite.create({ extensions: { vector } });
-  server = await startPgliteServer(pglite);
-  port = Number(new URL(server.url).port);
-  proxy = await startTcpProxy({ host: '127.0.0.1', port });
-  process.on('uncaughtException', onUncaught);
-});
-afterAll(async () => {
-  process.off('uncaughtException', onUncaught);
-  await proxy.close();
-  await server.stop();
-  await pglite.close();
-});
+const database = useProxiedDatabase();
 
 const Visit = defineRecord({
   key: { name: 'visitId', type: 'integer', storageName: 'visit_id' },
@@ -45,7 +23,7 @@ describe('PostgresVectorStore through pg', () => {
     const warnings: string[] = [];
     const logger: Logger = { debug() {}, info() {}, error() {}, warn: (message) => warnings.push(message) };
     const store = new PostgresVectorStore({
-      connectionString: `postgres://postgres@127.0.0.1:${proxy.port}/postgres`,
+      connectionString: database.url,
       maxConnections: 1,
       connectionTimeoutMs: 2000,
       retry: { maxRetries: 6, initialDelayMs: 200, maxDelayMs: 2000 },
@@ -70,18 +48,18 @@ describe('PostgresVectorStore through pg', () => {
       expect(hits).toEqual([{ record: expect.objectContaining({ visitId: 9007199254740991 }), score: 1 }]);
 
       // Idle connections die: pg reports them on the pool, which must not be uncaught; the next call works.
-      expect(proxy.cut()).toBeGreaterThan(0);
+      expect(database.cut()).toBeGreaterThan(0);
       expect((await visits.search([0, 3, 4], { top: 1 })).map((h) => [h.record.visitId, h.score])).toEqual([[2, 0]]);
 
       // The database goes away, and is back while a call keeps retrying: the call succeeds.
-      proxy.cut();
-      await server.stop();
+      database.cut();
+      await database.stop();
       const during = visits.getMany([2, 9007199254740991]);
       await new Promise((resolve) => setTimeout(resolve, 100));
-      server = await startPgliteServer(pglite, { port });
+      await database.restart();
       expect((await during).map((r) => r.visitId)).toEqual([2, 9007199254740991]);
       expect(warnings.some((w) => w.includes('postgres request failed, retrying'))).toBe(true);
-      expect(uncaught).toEqual([]);
+      expect(database.uncaught).toEqual([]);
     } finally {
       await store.close();
     }
@@ -89,7 +67,7 @@ describe('PostgresVectorStore through pg', () => {
 
   it('fails as transient, not with an empty answer, when the database stays down past the retries', async () => {
     const store = new PostgresVectorStore({
-      connectionString: `postgres://postgres@127.0.0.1:${proxy.port}/postgres`,
+      connectionString: database.url,
       maxConnections: 1,
       connectionTimeoutMs: 2000,
       retry: { maxRetries: 1, initialDelayMs: 10, maxDelayMs: 10 },
@@ -98,15 +76,15 @@ describe('PostgresVectorStore through pg', () => {
     try {
       const visits = store.getCollection('visits', Visit);
       expect(await visits.exists()).toBe(true);
-      proxy.cut();
-      await server.stop();
+      database.cut();
+      await database.stop();
       const transient = (e: unknown) => isKmError(e, 'transient') && (e as { transient: boolean }).transient;
       await expect(visits.get(2)).rejects.toSatisfy(transient);
       await expect(visits.search([1, 1, 1])).rejects.toSatisfy(transient);
       await expect(visits.upsert({ visitId: 3, guests: 1, at: new Date(), scores: [], embedding: [1, 1, 1] })).rejects.toSatisfy(transient);
       await expect(store.listCollections()).rejects.toSatisfy(transient);
     } finally {
-      server = await startPgliteServer(pglite, { port });
+      await database.restart();
       await store.close();
     }
   });
