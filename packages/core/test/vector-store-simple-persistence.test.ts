@@ -1,4 +1,4 @@
-import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, open, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -140,14 +140,18 @@ describe('SimpleVectorStoreDriver with a directory', () => {
     const driver = new SimpleVectorStoreDriver({ directory, durable: false, logger: capture() });
     await driver.createCollection('hotels', Hotel);
     await driver.upsert('hotels', Hotel, [records[0]!]);
-    const log = join(directory, 'hotels', 'records.log');
     // A write that fails half way (a full disk): part of an entry reaches the file, then an error.
-    const append = vi.spyOn(RecordLog.prototype, 'append').mockImplementationOnce(async () => {
-      await appendFile(log, Buffer.from([200, 1, 0, 0, 7, 7, 7, 7, 1]));
+    const probe = await open(join(directory, 'probe'), 'w');
+    const handles = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const realWrite = handles.write;
+    const write = vi.spyOn(handles, 'write').mockImplementationOnce(async function (this: unknown, data: unknown) {
+      const bytes = data as Buffer;
+      await realWrite.call(this, bytes.subarray(0, bytes.length >> 1));
       throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
     });
     await expect(driver.upsert('hotels', Hotel, [records[1]!])).rejects.toThrow(/ENOSPC/);
-    append.mockRestore();
+    write.mockRestore();
     expect(await driver.get('hotels', Hotel, ['h0001'], false)).toEqual([]);
     await driver.upsert('hotels', Hotel, [records[2]!]);
     await driver.close();

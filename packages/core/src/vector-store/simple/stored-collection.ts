@@ -1,5 +1,3 @@
-import { truncate } from 'node:fs/promises';
-import { join } from 'node:path';
 import { InvalidInputError } from '../../errors/km-error.js';
 import { RecordLog, type LogEntry } from '../../memory-storage/record-log.js';
 import type { Logger } from '../../util/logger.js';
@@ -26,15 +24,13 @@ export class StoredCollection {
   private readonly verified = new WeakSet<RecordDefinition>();
   /** Entries in the log file, live or not. */
   private logEntries = 0;
-  /** Where the last complete entry of the log ends: a failed append is cut back to it. */
-  private logBytes = 0;
   private readonly log: RecordLog | undefined;
 
   /** @param folder the collection's folder (its log lives there); undefined for a collection in memory only. */
   constructor(
     readonly name: string,
     readonly definition: StoredDefinition,
-    private readonly folder: string | undefined,
+    folder: string | undefined,
     private readonly connector: string,
     durable = true,
   ) {
@@ -54,9 +50,8 @@ export class StoredCollection {
   ): Promise<StoredCollection> {
     const collection = new StoredCollection(name, definition, folder, options.connector, options.durable);
     const log = collection.log!;
-    const { entries, end } = await log.loadEach((entry) => collection.apply(entry));
+    const { entries } = await log.loadEach((entry) => collection.apply(entry));
     collection.logEntries = entries;
-    collection.logBytes = end;
     if (log.lastCut) {
       const { bytes, recordIds } = log.lastCut;
       const message = `[km] [${options.connector}] collection "${name}": cut a torn log tail of ${bytes} bytes (a crash mid-write); records whose last write was lost: ${recordIds.join(', ') || 'none readable'}`;
@@ -105,20 +100,12 @@ export class StoredCollection {
   }
 
   /**
-   * Appends entries in one write. When the write fails (a full disk, say) the bytes it may have
-   * left are cut off, so that later entries never follow a torn one (loading stops at the first
-   * torn entry and would drop them).
+   * Appends entries in one write. A write that fails part way (a full disk) leaves nothing
+   * behind: `RecordLog.append` cuts what it wrote, so later entries never follow a torn one.
    */
   private async append(entries: LogEntry[]): Promise<void> {
     if (!this.log || entries.length === 0) return;
-    try {
-      const { end } = await this.log.append(entries);
-      this.logBytes = end;
-    } catch (error) {
-      await this.log.close().catch(() => undefined);
-      await truncate(join(this.folder!, LOG_FILE), this.logBytes).catch(() => undefined);
-      throw error;
-    }
+    await this.log.append(entries);
     this.logEntries += entries.length;
   }
 
@@ -140,6 +127,5 @@ export class StoredCollection {
     if (!this.log) return;
     await this.log.rewrite([...this.rows.values()].map((row) => rowToLogEntry(this.definition, row)));
     this.logEntries = this.rows.size;
-    this.logBytes = (await this.log.position())?.size ?? 0;
   }
 }
