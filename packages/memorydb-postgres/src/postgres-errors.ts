@@ -9,6 +9,9 @@ export function sqlState(error: unknown): string | undefined {
 }
 
 /** True when the error says the table does not exist. */
+/** SQLSTATEs of a refused login (28P01 wrong password, 28000 role or pg_hba refusal) or a missing privilege (42501). */
+export const AUTH_STATES: ReadonlySet<string> = new Set(['28P01', '28000', '42501']);
+
 export const isUndefinedTable = (error: unknown): boolean => sqlState(error) === '42P01';
 
 /**

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { createConsoleLogger, IndexNotFoundError, InvalidInputError, KmError, type Logger, type MemoryRecord } from '@km/core';
 import { decodeTags, encodeTags, indexNameLimit, indexNamesUnderPrefix } from '@km/core/connector';
 import type { CheckedRecord, DriverLexicalSearch, DriverList, DriverSearch, MemoryDbDriver } from '@km/core/connector';
@@ -10,7 +9,7 @@ import { DEFAULT_COLUMNS, type PostgresColumns, type PostgresMemoryDbOptions } f
 import { PostgresConnection } from './postgres-connection.js';
 import { translateError } from './postgres-errors.js';
 import { PostgresStatements } from './postgres-statements.js';
-import { withSetupLock } from './schema-setup.js';
+import { tableLockKey, withSetupLock } from './schema-setup.js';
 import type { SqlQueryable } from './sql-client.js';
 
 const CONNECTOR = 'postgres';
@@ -89,7 +88,7 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
             await tx.query(sql.createVectorIndex(this.options.hnsw?.m ?? 16, this.options.hnsw?.efConstruction ?? 64));
           }
         },
-        tableLockKey(sql.table),
+        tableLockKey('table', sql.table),
       ),
     );
   }
@@ -160,7 +159,7 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
     const client = await this.connection.client();
     const rows = await this.guard(index, async () => {
       // A table from an earlier version has no full-text column: added here only with upgradeTablesOnSearch.
-      const config = await this.fullText.configOf(client, sql, (fn) => withSetupLock(client, fn, tableLockKey(sql.table)));
+      const config = await this.fullText.configOf(client, sql, (fn) => withSetupLock(client, fn, tableLockKey('table', sql.table)));
       if (config === undefined)
         return (await this.vectorSize(index)) === undefined ? Promise.reject(new IndexNotFoundError(index, { connector: CONNECTOR })) : [];
       const text = query.text.slice(0, MAX_LEXICAL_QUERY_CHARS).replace(/[\uD800-\uDBFF]$/, '');
@@ -229,11 +228,6 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
     );
     return rows[0] ? Number(rows[0].atttypmod) : undefined;
   }
-}
-
-/** Key of the advisory lock serialising creators of one table. */
-function tableLockKey(table: string): bigint {
-  return BigInt.asIntN(64, BigInt(`0x${createHash('sha256').update(`km:table:${table}`).digest('hex').slice(0, 16)}`));
 }
 
 function toRecord(row: Row): MemoryRecord {

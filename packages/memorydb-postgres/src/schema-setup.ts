@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { KmError } from '@km/core';
 import { pgvectorFeatures, MIN_PGVECTOR_VERSION, type PgvectorFeatures } from './pgvector-version.js';
 import { isSetupRace, sqlState } from './postgres-errors.js';
@@ -9,6 +10,18 @@ import type { SqlClient, SqlQueryable } from './sql-client.js';
  * The number spells "km:setup" in ASCII.
  */
 export const SCHEMA_SETUP_LOCK_KEY = 0x6b6d3a7365747570n;
+/**
+ * Key of the advisory lock serialising the creators of one table: `kind` keeps the memory DB's
+ * (`table`) and the typed store's (`collection`) keys apart.
+ *
+ * ```ts
+ * await withSetupLock(client, create, tableLockKey('collection', '"public"."hotels"'));
+ * ```
+ */
+export function tableLockKey(kind: 'table' | 'collection', table: string): bigint {
+  return BigInt.asIntN(64, BigInt(`0x${createHash('sha256').update(`km:${kind}:${table}`).digest('hex').slice(0, 16)}`));
+}
+
 /** Attempts of a setup step that lost a creation race (23505, 42P07, 42710) before giving up (as transient). */
 export const SETUP_ATTEMPTS = 5;
 

@@ -1,10 +1,8 @@
 import { KmError } from '@km/core';
-import { isTransientError, sqlState } from '../postgres-errors.js';
+import { AUTH_STATES, isTransientError, sqlState } from '../postgres-errors.js';
 
 const CONNECTOR = 'postgres';
 
-/** SQLSTATEs of a refused login (28P01 wrong password, 28000 role or pg_hba refusal) or a missing privilege (42501). */
-const AUTH_STATES = new Set(['28P01', '28000', '42501']);
 /** SQLSTATEs of a server out of connection slots: the nearest PostgreSQL has to throttling. */
 const THROTTLE_STATES = new Set(['53300']);
 

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { createConsoleLogger, InvalidInputError, type KeyValue, type Logger, type RecordDefinition } from '@km/core';
 import { checkCollectionName, withConnectorRetries } from '@km/core/connector';
 import pgvector from 'pgvector';
@@ -6,7 +5,7 @@ import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDr
 import { MAX_IDENTIFIER_BYTES, qualified } from '../identifiers.js';
 import { PostgresConnection } from '../postgres-connection.js';
 import { isUndefinedTable } from '../postgres-errors.js';
-import { withSetupLock } from '../schema-setup.js';
+import { tableLockKey, withSetupLock } from '../schema-setup.js';
 import type { SqlClient, SqlQueryable } from '../sql-client.js';
 import { CollectionStatements } from './collection-statements.js';
 import { checkExistingTable, readColumns } from './existing-table.js';
@@ -107,7 +106,7 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
             }
           }
         },
-        tableLockKey(sql.table),
+        tableLockKey('collection', sql.table),
       ),
     );
   }
@@ -269,9 +268,4 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
     }
     return false;
   }
-}
-
-/** Key of the advisory lock serialising creators of one collection's table. */
-function tableLockKey(table: string): bigint {
-  return BigInt.asIntN(64, BigInt(`0x${createHash('sha256').update(`km:collection:${table}`).digest('hex').slice(0, 16)}`));
 }

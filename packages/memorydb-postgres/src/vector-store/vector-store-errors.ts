@@ -1,10 +1,8 @@
 import { InvalidInputError, KmError } from '@km/core';
-import { isUndefinedTable, sqlState, translateError } from '../postgres-errors.js';
+import { AUTH_STATES, isUndefinedTable, sqlState, translateError } from '../postgres-errors.js';
 
 const CONNECTOR = 'postgres';
 
-/** SQLSTATEs of a refused login (28P01, 28000) or a missing privilege (42501). */
-const AUTH_STATES = new Set(['28P01', '28000', '42501']);
 /** SQLSTATEs of values or columns that do not fit: undefined column (42703), datatype mismatch (42804), wrong object type (42809). */
 const MISFIT_STATES = new Set(['42703', '42804', '42809']);
 
