@@ -174,8 +174,12 @@ try {
           continue;
         }
         print(`${at}_${config.key}_records_log`, load.logBytes / 1e6, 'MB');
-        print(`${at}_${config.key}_load_readfile`, load.readFileMs, 'ms (readFile of records.log, median of 3)');
-        print(`${at}_${config.key}_load_open`, load.openMs, 'ms (new SimpleVectorDb on the directory + count)');
+        print(`${at}_${config.key}_load_readfile`, load.readFileMs, 'ms (readFile of records.log in a fresh process, median of 3)');
+        print(
+          `${at}_${config.key}_load_open`,
+          load.openMs,
+          'ms (new SimpleVectorDb on the directory + count, in a fresh process, median of 3)',
+        );
         print(`${at}_${config.key}_load_vs_readfile`, load.ratio, 'x (target <= 2)');
         print(`${at}_${config.key}_load_first_search`, load.firstSearchMs, 'ms');
         loadRows.push({ at, label: config.label, load });
