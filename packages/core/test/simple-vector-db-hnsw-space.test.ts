@@ -26,12 +26,16 @@ describe('SlotSpace (the HNSW space of a vector index)', () => {
     expect(space.between(0, 4)).toBeCloseTo(data.between(0, 4), 5);
   });
 
-  it('scores batches across segments exactly as a scan scores those rows, for slot and vector queries in turn', () => {
+  // One segment takes a path of its own (no grouping by segment): both must score as a scan does.
+  it.each([
+    ['across three segments', 3],
+    ['in one segment', 1],
+  ])('scores batches %s exactly as a scan scores those rows, for slot and vector queries in turn', (_, count) => {
     const data = clusteredVectors(700, DIMS, 6, 0.2, 5);
-    const segments = [new VectorSegment(DIMS), new VectorSegment(DIMS), new VectorSegment(DIMS)];
+    const segments = Array.from({ length: count }, () => new VectorSegment(DIMS));
     const where: Array<{ segment: number; row: number }> = [];
     for (let slot = 0; slot < data.count; slot++) {
-      const segment = (slot * 7) % 3;
+      const segment = (slot * 7) % count;
       where.push({ segment, row: segments[segment]!.append(data.vector(slot)) });
     }
     const places = Int32Array.from(where, ({ segment, row }) => placeOf(segment, row));

@@ -246,6 +246,32 @@ describe('SimpleVectorDb with HNSW on disk', () => {
     expect(seen.length).toBe(1);
   });
 
+  it('takes writes made between build slices: slots queued meanwhile are inserted, deleted ones never, and a later batch after the build ran dry', async () => {
+    const { vectors, queries } = dataset(7);
+    const index = new VectorIndex(DIMS, { hnsw: { minRecords: 500 } });
+    vectors.slice(0, 2000).forEach((v, i) => index.upsert(`r${i}`, v, tagsOf(i), '{}'));
+    await index.startAnn();
+    while (index.annStatus().nodes === 0) await new Promise((next) => setImmediate(next));
+    // Mid-build: more records queue behind the cursor, and queued ones are deleted before their turn.
+    expect(index.annStatus().pending).toBeGreaterThan(500);
+    vectors.slice(2000, 2500).forEach((v, i) => index.upsert(`r${2000 + i}`, v, tagsOf(2000 + i), '{}'));
+    for (let i = 1900; i < 2000; i++) index.delete(`r${i}`);
+    await index.annIdle();
+    expect(index.annStatus()).toEqual({ nodes: 2400, pending: 0, ready: true });
+    // After the build ran dry: a new batch starts a new pass.
+    vectors.slice(2500).forEach((v, i) => index.upsert(`r${2500 + i}`, v, tagsOf(2500 + i), '{}'));
+    await index.startAnn();
+    await index.annIdle();
+    expect(index.annStatus()).toEqual({ nodes: N - 100, pending: 0, ready: true });
+    const exact = new VectorIndex(DIMS);
+    vectors.forEach((v, i) => {
+      if (i < 1900 || i >= 2000) exact.upsert(`r${i}`, v, tagsOf(i), '{}');
+    });
+    const { recall, scoreMismatches } = await recallAt10(exact, index, queries);
+    expect(recall).toBeGreaterThanOrEqual(0.99);
+    expect(scoreMismatches).toBe(0);
+  });
+
   it('close() during a build stops it and saves the partial graph; the next open finishes it', async () => {
     const dir = await tempDir();
     const data = records(10);

@@ -77,6 +77,8 @@ export class AnnIndex {
   private graph: HnswGraph;
   /** Slots to (re-)insert, in write order. */
   private readonly pending = new Set<number>();
+  /** Where the background build is in {@link pending} (see {@link slice}). */
+  private cursor: Iterator<number> | undefined;
   private active = false;
   private starting: Promise<void> | undefined;
   private stopped = false;
@@ -254,9 +256,19 @@ export class AnnIndex {
     try {
       this.host.space.forget();
       const end = performance.now() + SLICE_MS;
-      for (const slot of this.pending) {
-        this.pending.delete(slot);
-        this.graph.insert(slot);
+      // One cursor across slices: a new iterator per slice would step again over every entry
+      // deleted before it (a Set keeps them as holes until it shrinks), quadratic in a large
+      // build (12 s of a 1M build). A Set iterator sees the slots added meanwhile and skips the
+      // deleted ones; once done it stays done, so the next slice starts a new one.
+      const cursor = (this.cursor ??= this.pending.values());
+      for (;;) {
+        const next = cursor.next();
+        if (next.done) {
+          this.cursor = undefined;
+          break;
+        }
+        this.pending.delete(next.value);
+        this.graph.insert(next.value);
         this.counts.inserted++;
         if (performance.now() >= end) break;
       }

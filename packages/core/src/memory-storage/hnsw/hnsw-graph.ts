@@ -99,6 +99,8 @@ export class HnswGraph {
   private readonly selected: Int32Array;
   private readonly linkScores: Float64Array;
   private readonly prunedAt: Int32Array;
+  /** Sink of the reads that bring the next candidate's links into cache (see searchLayer). */
+  private touched = 0;
 
   constructor(
     private readonly space: HnswSpace,
@@ -367,6 +369,10 @@ export class HnswGraph {
       const list = level === 0 ? this.links0 : this.upper[current]!;
       const base = level === 0 ? current * stride0 : upperBase;
       const n = list[base]!;
+      // The next candidate is most often the one on top now: reading its level-0 list here puts
+      // that cache miss beside this one rather than after this node's work (JavaScript has no
+      // prefetch; a large graph's lists are out of cache).
+      if (level === 0 && candidates.size > 0) this.touched ^= list[candidates.topNode() * stride0]!;
       let b = 0;
       for (let i = 1; i <= n; i++) {
         const other = list[base + i]!;
