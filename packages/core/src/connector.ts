@@ -159,7 +159,7 @@ export { checkQueueConnect, type QueueClientState } from './queue/connect-checks
 export { fileQueueFactory, memoryQueueFactory } from './factories/queue-factories.js';
 
 // Lexical and hybrid search
-export { Bm25Index, type Bm25SearchOptions } from './text-search/bm25-index.js';
+export { Bm25Index, type Bm25IndexOptions, type Bm25SearchOptions } from './text-search/bm25-index.js';
 export { tokenize, foldText } from './text-search/tokenizer.js';
 export { checkFusion, fuseRankings, type FusedHit, type ResolvedFusion } from './memory-storage/hybrid-fusion.js';
 

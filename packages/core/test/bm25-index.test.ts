@@ -143,3 +143,32 @@ describe('Bm25Index documents without terms', () => {
     expect(ids(empty.search('orbit', { limit: 10 }))).toEqual(['b1']);
   });
 });
+
+describe('Bm25Index with the documents counted by its owner (documentCount)', () => {
+  it('scores as the self-counting index does, keeps no blank documents, and still drops the terms of a document replaced by a blank one', () => {
+    const owned = new Map<string, string>();
+    const counted = new Bm25Index({ documentCount: () => owned.size });
+    const selfCounting = new Bm25Index();
+    const add = (id: string, text: string) => {
+      owned.set(id, text);
+      counted.add(id, text);
+      selfCounting.add(id, text);
+    };
+    add('moon', 'moon orbit');
+    add('rock', 'rock dust moon soil');
+    for (let i = 0; i < 3; i++) add(`b${i}`, '');
+    expect(counted.size).toBe(5);
+    expect(counted.search('moon', { limit: 10 })).toEqual(selfCounting.search('moon', { limit: 10 }));
+    // Blank documents are only counted by the owner: nothing here to remove.
+    expect(counted.remove('b0')).toBe(false);
+    owned.delete('b0');
+    selfCounting.remove('b0');
+    expect(counted.search('moon', { limit: 10 })).toEqual(selfCounting.search('moon', { limit: 10 }));
+    // A document replaced by a blank one loses its terms.
+    add('moon', '');
+    expect(ids(counted.search('orbit', { limit: 10 }))).toEqual([]);
+    expect(counted.search('moon', { limit: 10 })).toEqual(selfCounting.search('moon', { limit: 10 }));
+    add('b1', 'orbit of the moon');
+    expect(counted.search('orbit moon', { limit: 10 })).toEqual(selfCounting.search('orbit moon', { limit: 10 }));
+  });
+});

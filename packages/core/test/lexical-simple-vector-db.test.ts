@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryFilters, SimpleVectorDb, type MemoryRecord } from '../src/index.js';
+import { Bm25Index } from '../src/text-search/bm25-index.js';
 import { collect } from './helpers.js';
 
 const dirs: string[] = [];
@@ -79,6 +80,30 @@ describe('SimpleVectorDb lexical search (BM25 over payload.text)', () => {
     await db.delete('docs', { id: 'apollo' });
     expect(await lexical(db, 'landed')).toEqual([]);
     expect(await lexical(db, 'volcano')).toEqual(['mars']);
+  });
+
+  it('counts records without text in N, as BM25 does, also after deletes and a reopen', async () => {
+    const dir = await tempDir();
+    const db = new SimpleVectorDb({ directory: dir, durable: false });
+    const blank = Array.from({ length: 5 }, (_, i) => ({ id: `blank${i}`, vector: [0, 1, 0], tags: {}, payload: { n: i } }));
+    await db.upsertBatch('docs', [...seed, ...blank]);
+    await db.delete('docs', { id: 'blank4' });
+    // The same documents in a self-counting BM25 index: 4 with text, 4 without.
+    const reference = new Bm25Index();
+    for (const r of seed) reference.add(r.id, r.payload.text as string);
+    for (let i = 0; i < 4; i++) reference.add(`blank${i}`, '');
+    const want = reference.search('landed moon', { limit: 10 });
+    const scores = async (target: SimpleVectorDb) =>
+      (await collect(target.getSimilarList('docs', 'landed moon', { mode: 'lexical', minRelevance: 0 }))).map(([r, s]) => [r.id, s]);
+    expect(await scores(db)).toEqual(want);
+    // Without the blank records N is smaller and the scores differ: the count is what is tested.
+    const textOnly = new Bm25Index();
+    for (const r of seed) textOnly.add(r.id, r.payload.text as string);
+    expect(textOnly.search('landed moon', { limit: 10 })).not.toEqual(want);
+    await db.close();
+    const reopened = new SimpleVectorDb({ directory: dir });
+    expect(await scores(reopened)).toEqual(want);
+    await reopened.close();
   });
 
   it('a missing index yields nothing', async () => {

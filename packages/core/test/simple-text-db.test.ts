@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryFilters, SimpleTextDb, isKmError } from '../src/index.js';
+import { Bm25Index } from '../src/text-search/bm25-index.js';
 import { collect } from './helpers.js';
 
 const dirs: string[] = [];
@@ -34,6 +35,28 @@ describe('SimpleTextDb keyword search', () => {
     expect((await collect(db.getSimilarList('docs', 'earth', { filters: [MemoryFilters.notTag('k', '1')] }))).map(([r]) => r.id)).toEqual([
       'b',
     ]);
+  });
+
+  it('counts records without text in N, as BM25 does, also after deletes and a restart', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'km-text-blank-'));
+    dirs.push(dir);
+    const db = new SimpleTextDb({ directory: dir, durable: false });
+    opened.push(db);
+    await seed(db);
+    for (let i = 0; i < 4; i++) await db.upsert('docs', { id: `blank${i}`, vector: [], tags: {}, payload: { n: i } });
+    await db.delete('docs', { id: 'blank3' });
+    const reference = new Bm25Index();
+    reference.add('a', 'The Moon orbits the Earth.');
+    reference.add('b', 'The Sun is a star; the Earth orbits it.');
+    reference.add('c', 'Carbon is an element.');
+    for (let i = 0; i < 3; i++) reference.add(`blank${i}`, '');
+    const want = reference.search('moon earth', { limit: 10 });
+    const scores = async (target: SimpleTextDb) => (await collect(target.getSimilarList('docs', 'moon earth'))).map(([r, s]) => [r.id, s]);
+    expect(await scores(db)).toEqual(want);
+    await db.close();
+    const restarted = new SimpleTextDb({ directory: dir, durable: false });
+    opened.push(restarted);
+    expect(await scores(restarted)).toEqual(want);
   });
 
   it('has the lexicalSearch capability: mode lexical ranks the same way; hybrid is refused (no vectors)', async () => {

@@ -100,7 +100,7 @@ export class SimpleTextDbDriver extends LogBackedDriver<TextIndex> implements Me
 
   protected async loadIndex(name: string): Promise<TextIndex> {
     const log = new RecordLog(join(this.directory!, name), this.durable);
-    const target: TextIndex = { records: new Map(), words: new Bm25Index(), log };
+    const target = emptyTextIndex(log);
     for (const e of await log.load()) {
       if (e.op === 'upsert') put(target, e.record.id, e.record.tags as TagCollection, e.record.payloadJson);
       else if (target.records.delete(e.id)) target.words.remove(e.id);
@@ -117,7 +117,7 @@ export class SimpleTextDbDriver extends LogBackedDriver<TextIndex> implements Me
         await mkdir(join(this.directory, name), { recursive: true });
         log = new RecordLog(join(this.directory, name), this.durable);
       }
-      target = { records: new Map(), words: new Bm25Index(), log };
+      target = emptyTextIndex(log);
       this.indexes.set(name, target);
     }
     return target;
@@ -131,4 +131,10 @@ function put(target: TextIndex, id: string, tags: TagCollection, payloadJson: st
 
 function toRecord(entry: TextEntry): MemoryRecord {
   return { id: entry.id, vector: [], tags: cloneTags(entry.tags), payload: JSON.parse(entry.payloadJson) as Record<string, unknown> };
+}
+
+/** A text index with no records; its words count the records (blank ones included), each added to both. */
+function emptyTextIndex(log: RecordLog | undefined): TextIndex {
+  const records: TextIndex['records'] = new Map();
+  return { records, words: new Bm25Index({ documentCount: () => records.size }), log };
 }

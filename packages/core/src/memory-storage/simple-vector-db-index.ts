@@ -200,5 +200,7 @@ function emptyIndex(
   applied: number,
   options: VectorIndexOptions,
 ): LoadedIndex {
-  return { vectors: new VectorIndex(vectorSize, options), words: new Bm25Index(), log, ino, applied };
+  const vectors = new VectorIndex(vectorSize, options);
+  // Every record is in both views: the vectors count the documents, blank ones included.
+  return { vectors, words: new Bm25Index({ documentCount: () => vectors.size }), log, ino, applied };
 }

@@ -44,6 +44,17 @@ class PostingList {
   }
 }
 
+/** Options of {@link Bm25Index}. */
+export interface Bm25IndexOptions {
+  /**
+   * The number of documents (N), when the owner keeps every document itself, blank ones
+   * included: then documents without terms are not kept here at all (at a million records
+   * without text, a set of a million ids and two lookups in it per write). Every document must
+   * still be added (`add(id, '')` for one without text) so that a replaced one loses its terms.
+   */
+  documentCount?: () => number;
+}
+
 /**
  * An incremental in-memory inverted index ranked with Okapi BM25 (k1 = 1.2, b = 0.75, Lucene's
  * idf `ln(1 + (N − df + 0.5) / (df + 0.5))`), over {@link tokenize}d text.
@@ -72,8 +83,12 @@ export class Bm25Index {
   private readonly terms: Array<string | undefined> = [];
   private readonly freeTerms: number[] = [];
   private readonly slots = new Map<string, number>();
-  /** Documents without terms: they count in N (and add 0 to the average length) but need no slot. */
+  /**
+   * Documents without terms: they count in N (and add 0 to the average length) but need no slot.
+   * Not kept when the owner counts the documents ({@link Bm25IndexOptions.documentCount}).
+   */
   private readonly blank = new Set<string>();
+  private readonly documentCount: (() => number) | undefined;
   private readonly ids: Array<string | undefined> = [];
   private readonly docTerms: Array<Int32Array | undefined> = [];
   private readonly lengths: number[] = [];
@@ -82,9 +97,13 @@ export class Bm25Index {
   /** Scratch term counts of the document being added (all zero between calls). */
   private counts = new Uint32Array(64);
 
+  constructor(options: Bm25IndexOptions = {}) {
+    this.documentCount = options.documentCount;
+  }
+
   /** Number of documents. */
   get size(): number {
-    return this.slots.size + this.blank.size;
+    return this.documentCount ? this.documentCount() : this.slots.size + this.blank.size;
   }
 
   /** Number of distinct terms held (a term leaves with the last document holding it). */
@@ -97,7 +116,7 @@ export class Bm25Index {
     this.remove(id);
     const tokens = text === '' ? [] : tokenize(text);
     if (tokens.length === 0) {
-      this.blank.add(id);
+      if (!this.documentCount) this.blank.add(id);
       return;
     }
     const slot = this.freeSlots.pop() ?? this.ids.length;
@@ -120,9 +139,9 @@ export class Bm25Index {
     this.slots.set(id, slot);
   }
 
-  /** Removes a document; false when it was not there. */
+  /** Removes a document; false when it was not there (or, with `documentCount`, had no terms). */
   remove(id: string): boolean {
-    if (this.blank.delete(id)) return true;
+    if (!this.documentCount && this.blank.delete(id)) return true;
     const slot = this.slots.get(id);
     if (slot === undefined) return false;
     for (const number of this.docTerms[slot]!) {
