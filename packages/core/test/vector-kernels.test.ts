@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codeBytesOf, encodeRow, quantizeQuery } from '../src/memory-storage/int8-codes.js';
+import { codeBytesOf, encodeRow, quantizeQuery, ROW_ERROR_STEPS } from '../src/memory-storage/int8-codes.js';
 import { createVectorKernels, createWasmMemory } from '../src/memory-storage/wasm/vector-kernels.js';
 
 /** Seeded uniform numbers in [-0.5, 0.5). */
@@ -94,13 +94,20 @@ describe('int8 code kernel', () => {
     }
   }
 
-  it('encodeRow keeps every value within half a step of its code', () => {
+  it('encodeRow keeps every value within ROW_ERROR_STEPS of its code, and rounds to the nearest code away from half steps', () => {
     const random = seeded(3);
-    const v = Float32Array.from({ length: 101 }, random);
-    const codes = new Int8Array(101);
-    const scale = encodeRow(v, codes, 0);
-    for (let i = 0; i < v.length; i++) expect(Math.abs(v[i]! - codes[i]! * scale)).toBeLessThanOrEqual(scale / 2 + 1e-9);
-    expect(Math.max(...Array.from(codes, Math.abs))).toBe(127);
+    for (let round = 0; round < 200; round++) {
+      const v = Float32Array.from({ length: 101 }, () => random() - 0.5);
+      const codes = new Int8Array(101);
+      const scale = encodeRow(v, codes, 0);
+      for (let i = 0; i < v.length; i++) {
+        const t = v[i]! / scale;
+        expect(Math.abs(t - codes[i]!)).toBeLessThanOrEqual(ROW_ERROR_STEPS);
+        // Far enough from a half step, the float32 arithmetic cannot change the rounding.
+        if (Math.abs(Math.abs(t % 1) - 0.5) > 1e-4) expect(codes[i]).toBe(Math.max(-127, Math.min(127, Math.round(t))) + 0);
+      }
+      expect(Math.max(...Array.from(codes, Math.abs))).toBe(127);
+    }
   });
 
   it('quantizeQuery bounds the codes so the int32 sums of long vectors cannot overflow', () => {

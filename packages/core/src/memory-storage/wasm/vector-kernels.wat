@@ -353,13 +353,13 @@
         (local.set $p (i32.add (local.get $p) (i32.const 4)))
         (br $next))))
 
-  ;; The int8 codes of the $n floats at $src (see int8-codes.ts): writes round(x / scale) clamped
-  ;; to [-127, 127] at $dst, with scale = f32(max|x| / 127), and returns the scale (0, and zero
-  ;; codes, for a zero vector). Rounds as Math.round does (half up). SIMD over 4 floats (the
-  ;; maximum) and 16 codes (each lane the scalar f64 arithmetic), then the rest one by one.
+  ;; The int8 codes of the $n floats at $src (see int8-codes.ts): writes floor(x * inv + 0.5)
+  ;; clamped to [-127, 127] at $dst, with scale = f32(max|x| / 127) and inv = f32(1 / scale), every
+  ;; step in float32 as encodeRow computes it; returns the scale (0, and zero codes, for a zero
+  ;; vector). SIMD over 4 floats (the maximum) and 16 codes, then the rest one by one.
   (func (export "encodeCodes") (param $src i32) (param $dst i32) (param $n i32) (result f32)
-    (local $i i32) (local $max f32) (local $scale f64) (local $c f64) (local $m v128) (local $s v128) (local $at i32)
-    (local $v v128) (local $w0 v128) (local $w1 v128) (local $w2 v128) (local $w3 v128) (local $lo v128) (local $hi v128) (local $half v128)
+    (local $i i32) (local $max f32) (local $scale f32) (local $inv f32) (local $c f32) (local $m v128) (local $s v128) (local $at i32)
+    (local $w0 v128) (local $w1 v128) (local $w2 v128) (local $w3 v128) (local $half v128)
     (block $max4_done
       (loop $max4_next
         (br_if $max4_done (i32.gt_u (i32.add (local.get $i) (i32.const 4)) (local.get $n)))
@@ -376,52 +376,42 @@
         (local.set $max (f32.max (local.get $max) (f32.abs (f32.load (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 2)))))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $max_next)))
-    (local.set $scale (f64.promote_f32 (f32.demote_f64 (f64.div (f64.promote_f32 (local.get $max)) (f64.const 127)))))
+    (local.set $scale (f32.demote_f64 (f64.div (f64.promote_f32 (local.get $max)) (f64.const 127))))
     (local.set $i (i32.const 0))
-    (if (f64.gt (local.get $scale) (f64.const 0))
+    (if (f32.gt (local.get $scale) (f32.const 0))
       (then
-        (local.set $s (f64x2.splat (local.get $scale)))
-        (local.set $lo (f64x2.splat (f64.const -127)))
-        (local.set $hi (f64x2.splat (f64.const 127)))
-        (local.set $half (f64x2.splat (f64.const 0.5)))
+        (local.set $inv (f32.div (f32.const 1) (local.get $scale)))
+        (local.set $s (f32x4.splat (local.get $inv)))
+        (local.set $half (f32x4.splat (f32.const 0.5)))
         (block $codes16_done
           (loop $codes16_next
             (br_if $codes16_done (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $n)))
             (local.set $at (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 2))))
-            (local.set $v (v128.load (local.get $at)))
-            (local.set $w0 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (local.get $v)) (local.get $s)) (local.get $half))))))
-              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))) (local.get $s)) (local.get $half))))))))
-            (local.set $v (v128.load offset=16 (local.get $at)))
-            (local.set $w1 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (local.get $v)) (local.get $s)) (local.get $half))))))
-              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))) (local.get $s)) (local.get $half))))))))
-            (local.set $v (v128.load offset=32 (local.get $at)))
-            (local.set $w2 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (local.get $v)) (local.get $s)) (local.get $half))))))
-              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))) (local.get $s)) (local.get $half))))))))
-            (local.set $v (v128.load offset=48 (local.get $at)))
-            (local.set $w3 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (local.get $v)) (local.get $s)) (local.get $half))))))
-              (i32x4.trunc_sat_f64x2_s_zero (f64x2.min (local.get $hi) (f64x2.max (local.get $lo) (f64x2.floor (f64x2.add (f64x2.div (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))) (local.get $s)) (local.get $half))))))))
+            (local.set $w0 (i32x4.trunc_sat_f32x4_s (f32x4.floor (f32x4.add (f32x4.mul (v128.load offset=0 (local.get $at)) (local.get $s)) (local.get $half)))))
+            (local.set $w1 (i32x4.trunc_sat_f32x4_s (f32x4.floor (f32x4.add (f32x4.mul (v128.load offset=16 (local.get $at)) (local.get $s)) (local.get $half)))))
+            (local.set $w2 (i32x4.trunc_sat_f32x4_s (f32x4.floor (f32x4.add (f32x4.mul (v128.load offset=32 (local.get $at)) (local.get $s)) (local.get $half)))))
+            (local.set $w3 (i32x4.trunc_sat_f32x4_s (f32x4.floor (f32x4.add (f32x4.mul (v128.load offset=48 (local.get $at)) (local.get $s)) (local.get $half)))))
+            ;; narrowing saturates at 127; -128 is lifted to -127
             (v128.store (i32.add (local.get $dst) (local.get $i))
-              (i8x16.narrow_i16x8_s
-                (i16x8.narrow_i32x4_s (local.get $w0) (local.get $w1))
-                (i16x8.narrow_i32x4_s (local.get $w2) (local.get $w3))))
+              (i8x16.max_s
+                (i8x16.narrow_i16x8_s
+                  (i16x8.narrow_i32x4_s (local.get $w0) (local.get $w1))
+                  (i16x8.narrow_i32x4_s (local.get $w2) (local.get $w3)))
+                (i8x16.splat (i32.const -127))))
             (local.set $i (i32.add (local.get $i) (i32.const 16)))
             (br $codes16_next)))))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (local.set $c (f64.const 0))
-        (if (f64.gt (local.get $scale) (f64.const 0))
+        (local.set $c (f32.const 0))
+        (if (f32.gt (local.get $scale) (f32.const 0))
           (then
-            (local.set $c (f64.floor (f64.add (f64.div (f64.promote_f32 (f32.load (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 2))))) (local.get $scale)) (f64.const 0.5))))
-            (local.set $c (f64.min (f64.const 127) (f64.max (f64.const -127) (local.get $c))))))
-        (i32.store8 (i32.add (local.get $dst) (local.get $i)) (i32.trunc_f64_s (local.get $c)))
+            (local.set $c (f32.floor (f32.add (f32.mul (f32.load (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 2)))) (local.get $inv)) (f32.const 0.5))))
+            (local.set $c (f32.min (f32.const 127) (f32.max (f32.const -127) (local.get $c))))))
+        (i32.store8 (i32.add (local.get $dst) (local.get $i)) (i32.trunc_f32_s (local.get $c)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)))
-    (f32.demote_f64 (local.get $scale)))
+    (local.get $scale))
 
   ;; Faults in the pages of [$start, $end) ahead of the thread that will write them: an atomic
   ;; add of 0 to one word per 4 KiB page, which leaves any value written meanwhile as it is.
