@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect, vi } from 'vitest';
@@ -175,4 +175,21 @@ export abstract class SearchOnlyDb implements IMemoryDb {
   protected abstract matches(query: string | Float32Array | number[], options: SimilarityOptions): Promise<Array<[MemoryRecord, number]>>;
   async *getList(): AsyncIterable<MemoryRecord> {}
   async delete(): Promise<void> {}
+}
+
+/**
+ * Makes the next file write of the process (any `FileHandle.write`) fail half way, as on a full
+ * disk: half its bytes reach the file, then it rejects with ENOSPC. `directory` takes a probe
+ * file (to reach the handles' shared prototype). Returns the spy: `mockRestore()` it after.
+ */
+export async function failNextFileWriteHalfWay(directory: string) {
+  const probe = await open(join(directory, 'probe'), 'w');
+  const handles = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
+  await probe.close();
+  const realWrite = handles.write;
+  return vi.spyOn(handles, 'write').mockImplementationOnce(async function (this: unknown, data: unknown) {
+    const bytes = data as Buffer;
+    await realWrite.call(this, bytes.subarray(0, bytes.length >> 1));
+    throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+  });
 }

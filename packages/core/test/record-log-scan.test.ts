@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RecordLog, type LogEntry } from '../src/memory-storage/record-log.js';
+import { failNextFileWriteHalfWay } from './helpers.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -205,21 +206,11 @@ describe('RecordLog streaming read', () => {
 });
 describe('RecordLog append that fails part way', () => {
   it('cuts what the failed write left, so later appends load (a full disk)', async () => {
-    const { open } = await import('node:fs/promises');
-    const { vi } = await import('vitest');
     const dir = await tempDir();
     const log = new RecordLog(dir, false);
     const first = await log.append([upsert(1, 8)]);
-    // The file handles' shared prototype: its write leaves half the bytes, then fails.
-    const probe = await open(join(dir, 'probe'), 'w');
-    const prototype = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
-    await probe.close();
-    const realWrite = prototype.write;
-    const write = vi.spyOn(prototype, 'write').mockImplementationOnce(async function (this: unknown, data: unknown) {
-      const bytes = data as Buffer;
-      await realWrite.call(this, bytes.subarray(0, bytes.length >> 1));
-      throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-    });
+    // The next write leaves half its bytes, then fails.
+    const write = await failNextFileWriteHalfWay(dir);
     await expect(log.append([upsert(2, 8)])).rejects.toThrow(/ENOSPC/);
     write.mockRestore();
     expect((await stat(join(dir, 'records.log'))).size).toBe(first.end);

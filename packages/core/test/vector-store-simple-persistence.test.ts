@@ -1,12 +1,13 @@
-import { appendFile, mkdir, mkdtemp, open, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { isKmError } from '../src/errors/km-error.js';
 import { RecordLog } from '../src/memory-storage/record-log.js';
 import type { Logger } from '../src/util/logger.js';
 import { defineRecord } from '../src/vector-store/record-definition.js';
 import { SimpleVectorStoreDriver } from '../src/vector-store/simple/simple-vector-store-driver.js';
+import { failNextFileWriteHalfWay } from './helpers.js';
 import { Hotel, hotels, oracleSearch, vectorQuery } from './vector-store-simple-fixtures.js';
 
 const dirs: string[] = [];
@@ -141,15 +142,7 @@ describe('SimpleVectorStoreDriver with a directory', () => {
     await driver.createCollection('hotels', Hotel);
     await driver.upsert('hotels', Hotel, [records[0]!]);
     // A write that fails half way (a full disk): part of an entry reaches the file, then an error.
-    const probe = await open(join(directory, 'probe'), 'w');
-    const handles = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
-    await probe.close();
-    const realWrite = handles.write;
-    const write = vi.spyOn(handles, 'write').mockImplementationOnce(async function (this: unknown, data: unknown) {
-      const bytes = data as Buffer;
-      await realWrite.call(this, bytes.subarray(0, bytes.length >> 1));
-      throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-    });
+    const write = await failNextFileWriteHalfWay(directory);
     await expect(driver.upsert('hotels', Hotel, [records[1]!])).rejects.toThrow(/ENOSPC/);
     write.mockRestore();
     expect(await driver.get('hotels', Hotel, ['h0001'], false)).toEqual([]);
