@@ -1,10 +1,5 @@
 import type { ITextEmbeddingGenerator, ITextTokenizer } from '@km/core';
-
-/** Splits on whitespace, keeping it, so the tokens joined give back the text. */
-const whitespaceTokenizer: ITextTokenizer = {
-  countTokens: (text) => whitespaceTokenizer.getTokens(text).length,
-  getTokens: (text) => text.split(/(\s+)/).filter((t) => t.length > 0),
-};
+import { whitespaceTokenizer, wordsOf } from './test-text.js';
 
 /**
  * A test embedding generator whose dimensions are words: each dimension counts one word of
@@ -35,7 +30,7 @@ export class VocabularyEmbeddingGenerator implements ITextEmbeddingGenerator {
     return texts.map((text) => {
       const vector = new Float32Array(this.dimensions);
       vector[this.dimensions - 1] = 0.1;
-      for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+      for (const word of wordsOf(text)) {
         const at = this.index.get(word);
         if (at !== undefined) vector[at]! += 1;
       }

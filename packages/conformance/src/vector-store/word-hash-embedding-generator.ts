@@ -1,6 +1,5 @@
 import type { ITextEmbeddingGenerator, ITextTokenizer } from '@km/core';
-
-const WORD = /[\p{L}\p{N}]+/gu;
+import { whitespaceTokenizer, wordsOf } from './test-text.js';
 
 /** FNV-1a over the UTF-16 code units of `text`. */
 function fnv1a(text: string): number {
@@ -8,12 +7,6 @@ function fnv1a(text: string): number {
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
   return hash;
 }
-
-/** Splits on whitespace, keeping it, so the tokens joined give back the text. */
-const whitespaceTokenizer: ITextTokenizer = {
-  countTokens: (text) => whitespaceTokenizer.getTokens(text).length,
-  getTokens: (text) => text.split(/(\s+)/).filter((t) => t.length > 0),
-};
 
 /**
  * The suite's own embedding generator: each lower-cased word adds a signed weight to two
@@ -45,7 +38,7 @@ export class WordHashEmbeddingGenerator implements ITextEmbeddingGenerator {
   embed(text: string): Float32Array {
     const vector = new Float32Array(this.dimensions);
     vector[this.dimensions - 1] = 0.25; // never a zero vector, whose cosine is undefined
-    for (const [word] of text.toLowerCase().matchAll(WORD)) {
+    for (const word of wordsOf(text)) {
       const hash = fnv1a(word);
       vector[hash % this.dimensions]! += hash & 0x100 ? 1 : -1;
       vector[(hash >>> 12) % this.dimensions]! += hash & 0x200 ? 0.5 : -0.5;
