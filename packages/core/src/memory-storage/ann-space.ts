@@ -83,14 +83,22 @@ export class SlotSpace implements HnswSpace {
     out: Float64Array,
   ): void {
     const segments = this.segments;
+    const places = this.places();
     if (segments.length === 1) {
-      this.scoreOneSegment(token, vector, nodes, from, to, out);
+      // Every row in one segment (up to a million rows of 384 floats): no grouping by segment;
+      // the same kernel, so the same scores bit for bit.
+      const segment = segments[0]!;
+      const rows = segment.graphRows;
+      for (let i = from; i < to; i++) rows[i - from] = places[nodes[i]!]! & ROW_MASK;
+      if (this.held[0] !== token) this.load(0, token, vector);
+      segment.scoreGraphRows(to - from);
+      const scores = segment.graphScores;
+      for (let i = from; i < to; i++) out[i] = scores[i - from]!;
       return;
     }
     if (this.batchCounts.length < segments.length) this.batchCounts = new Int32Array(segments.length * 2);
     const counts = this.batchCounts;
     const touched = this.touched;
-    const places = this.places();
     for (let i = from; i < to; i++) {
       const at = places[nodes[i]!]!;
       const s = at >>> ROW_BITS;
@@ -108,28 +116,6 @@ export class SlotSpace implements HnswSpace {
     for (let i = from; i < to; i++) out[i] = segments[this.segmentOf[i - from]!]!.graphScores[this.positionOf[i - from]!]!;
     for (const s of touched) counts[s] = 0;
     touched.length = 0;
-  }
-
-  /**
-   * {@link scoreBatch} when every row is in one segment (up to a million rows of 384 floats): no
-   * grouping by segment; the same kernel, so the same scores bit for bit.
-   */
-  private scoreOneSegment(
-    token: number,
-    vector: Float32Array | undefined,
-    nodes: Int32Array,
-    from: number,
-    to: number,
-    out: Float64Array,
-  ): void {
-    const segment = this.segments[0]!;
-    const places = this.places();
-    const rows = segment.graphRows;
-    for (let i = from; i < to; i++) rows[i - from] = places[nodes[i]!]! & ROW_MASK;
-    if (this.held[0] !== token) this.load(0, token, vector);
-    segment.scoreGraphRows(to - from);
-    const scores = segment.graphScores;
-    for (let i = from; i < to; i++) out[i] = scores[i - from]!;
   }
 
   /** Puts the query `token` (a vector, or the vector of slot `token`) in a segment's graph area. */
