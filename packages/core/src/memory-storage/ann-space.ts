@@ -12,6 +12,16 @@ export function placeOf(segment: number, row: number): number {
   return (segment << ROW_BITS) | row;
 }
 
+/** The segment of a place ({@link placeOf}). */
+export function segmentOfPlace(place: number): number {
+  return place >>> ROW_BITS;
+}
+
+/** The row of a place ({@link placeOf}). */
+export function rowOfPlace(place: number): number {
+  return place & ROW_MASK;
+}
+
 /**
  * The {@link HnswSpace} of a vector index: similarities read from the segment rows through the
  * segments' graph areas (never a scan's lane). A query's vector is copied into the graph query

@@ -65,6 +65,32 @@ export class CodeSegment {
     return row;
   }
 
+  /**
+   * Appends `rows` code rows (codes, scale and padding, as {@link rowBytes} gives them) that
+   * `fill` writes into the view it is given; they count (and their scales raise
+   * {@link maxScale}) once it resolves.
+   */
+  async appendRowsFrom(rows: number, fill: (view: Uint8Array) => Promise<void>): Promise<void> {
+    const first = this.count;
+    if (first + rows > this.capacity) throw new RangeError(`a code segment holds ${this.capacity} rows, not ${first + rows}`);
+    this.ensureRows(first + rows);
+    await fill(new Uint8Array(this.memory.buffer, this.codesOffset + first * this.codeStride, rows * this.codeStride));
+    const floats = this.floats;
+    let maxScale = this.maxScale;
+    for (let r = first; r < first + rows; r++) {
+      const scale = floats[(this.codesOffset + r * this.codeStride + this.codeBytes) >> 2]!;
+      if (!(scale >= 0 && scale < Number.POSITIVE_INFINITY)) throw new RangeError(`code row ${r} has scale ${scale}`);
+      if (scale > maxScale) maxScale = scale;
+    }
+    this.maxScale = maxScale;
+    this.count = first + rows;
+  }
+
+  /** The code rows `0..count)` as stored, a view of the memory (for a base file). */
+  rowBytes(): Uint8Array {
+    return new Uint8Array(this.memory.buffer, this.codesOffset, this.count * this.codeStride);
+  }
+
   /** Overwrites a row's codes and scale. */
   write(row: number, vector: Float32Array): void {
     const start = this.codesOffset + row * this.codeStride;

@@ -5,6 +5,12 @@
  * {@link approximationBound}, which lets the search rescore few rows exactly yet stay exact.
  */
 
+/**
+ * Names the encoding below, for codes kept in a base file: a reader uses stored codes only when
+ * they carry its own encoding (else it encodes the rows again). Change it with {@link encodeRow}.
+ */
+export const CODE_ENCODING = 'int8-max-abs-f32-nearest-1';
+
 /** Largest row code magnitude. */
 const ROW_MAX = 127;
 

@@ -14,8 +14,10 @@ import { ScanPool } from './scan-pool.js';
 import {
   advance,
   catchUpIndex,
-  compactIfNeeded,
+  checkpointIfDue,
+  type CheckpointPolicy,
   createIndexFolder,
+  DEFAULT_CHECKPOINT,
   dropRecord,
   putRecord,
   HNSW_GRAPH_FILE,
@@ -41,6 +43,8 @@ export interface SimpleVectorDbDriverOptions extends LogBackedDriverOptions {
   scanThreads?: number | undefined;
   /** Smallest index (records × dimensions) whose searches use the scan threads. @default {@link DEFAULT_PARALLEL_SCAN_THRESHOLD} */
   parallelScanThreshold?: number | undefined;
+  /** @internal When logs are folded into base files (tests checkpoint small indexes). */
+  checkpoint?: CheckpointPolicy | undefined;
 }
 
 /**
@@ -73,9 +77,11 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
   private readonly overrides = new Map<string, SimpleVectorIndexOptions>();
   private readonly scan: ParallelScanOptions | undefined;
   private readonly logger: Logger | undefined;
+  private readonly checkpointPolicy: CheckpointPolicy;
 
   constructor(options: SimpleVectorDbDriverOptions = {}) {
     super(options);
+    this.checkpointPolicy = options.checkpoint ?? DEFAULT_CHECKPOINT;
     this.defaults = { quantization: options.quantization ?? 'int8', hnsw: options.hnsw ?? false };
     for (const hnsw of [options.hnsw, ...Object.values(options.indexes ?? {}).map((o) => o.hnsw)]) {
       const problem = hnsw ? hnswOptionsProblem(hnsw) : undefined;
@@ -128,7 +134,11 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
       const loaded = await this.catchUp(name);
       if (!loaded) throw new IndexNotFoundError(name, { connector: CONNECTOR }); // deleted by another process
       for (const r of records) this.checkSize(name, loaded.vectors, r.vector.length);
-      if (loaded.log) advance(loaded, await loaded.log.append(records.map(toLogEntry)));
+      if (loaded.log) {
+        advance(loaded, await loaded.log.append(records.map(toLogEntry)));
+        loaded.logEntries += records.length;
+        loaded.wrote = true;
+      }
       // Rows must not move under a scan running on the worker threads: wait for them.
       await loaded.vectors.exclusive(() => {
         for (const r of records) {
@@ -137,7 +147,7 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
         }
       });
       await loaded.vectors.startAnn();
-      await compactIfNeeded(loaded);
+      await this.checkpointIfDue(name, loaded, false);
     });
   }
 
@@ -170,10 +180,14 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
     await this.mutex.run(name, async () => {
       const loaded = await this.catchUp(name);
       if (!loaded || !loaded.vectors.has(id)) return;
-      if (loaded.log) advance(loaded, await loaded.log.append([{ op: 'delete', id }]));
+      if (loaded.log) {
+        advance(loaded, await loaded.log.append([{ op: 'delete', id }]));
+        loaded.logEntries++;
+        loaded.wrote = true;
+      }
       await loaded.vectors.exclusive(() => dropRecord(loaded, id));
       if (loaded.log) loaded.log.deadEntries += 2;
-      await compactIfNeeded(loaded);
+      await this.checkpointIfDue(name, loaded, false);
     });
   }
 
@@ -191,13 +205,34 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
   }
 
   /**
-   * Stops the HNSW builds (saving changed graphs), closes open files and stops the scan threads;
-   * the instance must not be used afterwards.
+   * Stops the HNSW builds (saving changed graphs), folds each log that grew enough since its
+   * base into a new base file (so the next start reads it; see `checkpointIfDue`), closes open
+   * files and stops the scan threads; the instance must not be used afterwards. A checkpoint
+   * that fails (a full disk) is reported and leaves the log as it was.
    */
   override async close(): Promise<void> {
     for (const loaded of this.indexes.values()) await loaded.vectors.closeAnn(true);
+    for (const [name, loaded] of this.indexes) {
+      // Only the process that writes an index folds its log.
+      if (loaded.wrote) await this.mutex.run(name, () => this.checkpointIfDue(name, loaded, true));
+    }
     await super.close();
     await this.scan?.pool.close();
+  }
+
+  /**
+   * Folds an index's log into a new base file when due (see `checkpointIfDue`; the caller holds
+   * the index's lock). A failure (a full disk) is reported, not thrown: the write that triggered
+   * it is in the log already, which stays as it was, and a later write tries again.
+   */
+  private async checkpointIfDue(name: string, loaded: LoadedIndex, closing: boolean): Promise<void> {
+    try {
+      await checkpointIfDue(loaded, this.checkpointPolicy, closing);
+    } catch (error) {
+      const message = `simple-vector-db: index "${name}" could not fold its log into a base file (the log is intact): ${String(error)}`;
+      if (this.logger) this.logger.warn(message);
+      else process.emitWarning(message);
+    }
   }
 
   /** @internal The in-memory index, for benchmarks. */

@@ -1,15 +1,23 @@
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KmError } from '../errors/km-error.js';
 import { PayloadFields } from '../models/memory-record.js';
 import { Bm25Index } from '../text-search/bm25-index.js';
+import { CODE_ENCODING } from './int8-codes.js';
 import { partitionText } from './partition-text.js';
+import { BaseFile, baseFilesSupported, writeBaseFile } from './record-base-file.js';
 import type { CheckedRecord } from './record-input.js';
 import { RecordLog, type LogEntry } from './record-log.js';
 import { VectorIndex, type IndexEntry, type VectorIndexOptions } from './vector-index.js';
 
 const CONNECTOR = 'simple-vector-db';
 const INDEX_META = 'index.json';
+/** The records as of the last checkpoint, column by column (see `record-base-file.ts`); the log holds the changes since. */
+export const BASE_FILE = 'records.base';
+/** index.json `format`: 1, the log alone; 2, a base file may sit beside the log (older versions would ignore it). */
+const FORMAT_WITH_BASE = 2;
+/** Attempts at reading a base and its log as one pair while another process checkpoints. */
+const PAIR_ATTEMPTS = 10;
 /** The HNSW graph of an index, beside its log (see `SimpleVectorIndexOptions.hnsw`). */
 export const HNSW_GRAPH_FILE = 'hnsw.graph';
 
@@ -21,10 +29,31 @@ export const HNSW_GRAPH_FILE = 'hnsw.graph';
 export interface LoadedIndex {
   vectors: VectorIndex;
   words: Bm25Index;
+  /** The index's folder (none: volatile). */
+  folder: string | undefined;
   log: RecordLog | undefined;
   ino: number;
   applied: number;
+  /** Records in the base file as of the last checkpoint (0: none). */
+  baseRecords: number;
+  /** Entries appended to the log since the base was written (or since it was read). */
+  logEntries: number;
+  /** index.json's format (see {@link FORMAT_WITH_BASE}). */
+  format: number;
+  /** True once this process wrote to the index (only the writer checkpoints on close). */
+  wrote: boolean;
+  /** After a failed checkpoint: the log entries to reach before the next attempt. */
+  retryAt: number;
 }
+
+/** When the log is folded into a new base file (see {@link checkpointIfDue}). */
+export interface CheckpointPolicy {
+  /** Fold once the log holds this many entries and as many as the base has records. @default 65536 */
+  entries: number;
+}
+
+/** The default {@link CheckpointPolicy}. */
+export const DEFAULT_CHECKPOINT: CheckpointPolicy = { entries: 65_536 };
 
 /**
  * Writes a record into the in-memory views (vectors, tags and words). `text` is its partition
@@ -62,7 +91,7 @@ export function applyEntry(loaded: LoadedIndex, e: LogEntry): void {
 }
 
 /** False when a payload's JSON cannot hold a `text` field (no `"text"`, no escapes): no need to parse it. */
-function mayHaveText(payloadJson: string): boolean {
+export function mayHaveText(payloadJson: string): boolean {
   return payloadJson.includes(`"${PayloadFields.text}"`) || payloadJson.includes('\\u');
 }
 
@@ -83,25 +112,93 @@ export async function readIndexFolder(
   repair: boolean,
   options: VectorIndexOptions = {},
 ): Promise<LoadedIndex | undefined> {
-  let meta: { vectorSize?: unknown };
+  let meta: { vectorSize?: unknown; format?: unknown };
   try {
-    meta = JSON.parse(await readFile(join(folder, INDEX_META), 'utf8')) as { vectorSize?: unknown };
+    meta = JSON.parse(await readFile(join(folder, INDEX_META), 'utf8')) as { vectorSize?: unknown; format?: unknown };
   } catch {
     return undefined; // not an index folder, or an index whose creation never finished
   }
   if (typeof meta.vectorSize !== 'number') {
     throw new KmError('storage_corrupt', `${join(folder, INDEX_META)} has no vector size`, { connector: CONNECTOR });
   }
+  const format = typeof meta.format === 'number' ? meta.format : 1;
+  if (format > FORMAT_WITH_BASE) {
+    throw new KmError('storage_corrupt', `${join(folder, INDEX_META)} has format ${format}, written by a newer version of km`, {
+      connector: CONNECTOR,
+    });
+  }
+  for (let attempt = 1; ; attempt++) {
+    const loaded = await readPair(folder, meta.vectorSize, durable, repair, format, options);
+    if (loaded) return loaded;
+    if (attempt === PAIR_ATTEMPTS) {
+      throw new KmError('storage_corrupt', `${folder} kept changing while it was read (another process checkpointing it)`, {
+        connector: CONNECTOR,
+      });
+    }
+  }
+}
+
+/**
+ * Reads the base file (if any) and then the log of an index folder; undefined when another
+ * process replaced the log meanwhile (a checkpoint), so the two may not belong together. A base
+ * and the log that was current when the base was opened always do: a checkpoint renames its
+ * base into place before it empties the log, and replaying a log over the base written from it
+ * changes nothing (each entry sets a record to what it already is). Without the check, a base
+ * missed just before a checkpoint wrote it and the emptied log read after would look empty.
+ */
+async function readPair(
+  folder: string,
+  vectorSize: number,
+  durable: boolean,
+  repair: boolean,
+  format: number,
+  options: VectorIndexOptions,
+): Promise<LoadedIndex | undefined> {
   const log = new RecordLog(folder, durable);
-  const loaded = emptyIndex(meta.vectorSize, log, 0, 0, options);
+  const before = (await log.position())?.ino ?? 0;
+  const base = await BaseFile.open(join(folder, BASE_FILE));
+  const loaded = emptyIndex(folder, vectorSize, log, 0, 0, options);
+  loaded.format = format;
+  try {
+    if (((await log.position())?.ino ?? 0) !== before) return undefined;
+    if (base) await loadBase(loaded, base);
+  } finally {
+    await base?.close();
+  }
   const apply = (entry: LogEntry) => applyEntry(loaded, entry);
   // Entries stream from the file straight into the views: no list of entries, no copy of each vector.
   const read = repair ? await log.loadEach(apply) : await log.readEachFrom(0, apply);
+  if (read.ino !== before) {
+    await loaded.vectors.closeAnn(false);
+    return undefined;
+  }
   loaded.ino = read.ino;
   loaded.applied = read.end;
-  log.deadEntries = read.entries - loaded.vectors.size;
+  loaded.logEntries = read.entries;
+  log.deadEntries = loaded.baseRecords + read.entries - loaded.vectors.size;
   await loaded.vectors.startAnn();
   return loaded;
+}
+
+/** Loads a base file into a fresh index's views. */
+async function loadBase(loaded: LoadedIndex, file: BaseFile): Promise<void> {
+  const { header } = file;
+  const vectors = loaded.vectors;
+  if (header.dimensions !== vectors.dimensions) {
+    throw new KmError('storage_corrupt', `${file.path} holds vectors of size ${header.dimensions}, its index ${vectors.dimensions}`, {
+      connector: CONNECTOR,
+    });
+  }
+  const { base, postings } = await file.readColumns();
+  const codes = header.codes?.encoding === CODE_ENCODING ? header.codes : undefined;
+  await vectors.loadBase(base, postings, {
+    readRows: (from, into) => file.readRegion('rows', from, into),
+    readCodes: codes && ((from, into) => file.readRegion('codes', from, into)),
+  });
+  for (let slot = 0; slot < base.count; slot++) {
+    if (base.hasText[slot] === 1) loaded.words.add(base.idAt(slot), partitionText(base.payloadAt(slot)));
+  }
+  loaded.baseRecords = base.count;
 }
 
 /** Creates an index folder (its metadata written atomically) and its empty in-memory views. */
@@ -114,13 +211,11 @@ export async function createIndexFolder(
   let log: RecordLog | undefined;
   if (folder) {
     await mkdir(folder, { recursive: true });
-    const temp = join(folder, `${INDEX_META}.tmp`);
-    await writeFile(temp, JSON.stringify({ vectorSize, format: 1 }));
-    await rename(temp, join(folder, INDEX_META));
+    await writeMeta(folder, vectorSize, 1);
     log = new RecordLog(folder, durable);
   }
   const position = await log?.position();
-  return emptyIndex(vectorSize, log, position?.ino ?? 0, position?.size ?? 0, options);
+  return emptyIndex(folder, vectorSize, log, position?.ino ?? 0, position?.size ?? 0, options);
 }
 
 /**
@@ -166,22 +261,88 @@ export function advance(loaded: LoadedIndex, written: { end: number; length: num
   if (written.ino === loaded.ino && written.end - written.length === loaded.applied) loaded.applied = written.end;
 }
 
-/** Rewrites the log with only the live records once dead entries outnumber them (and 1000). */
-export async function compactIfNeeded(loaded: LoadedIndex): Promise<void> {
+/**
+ * Folds the log into a new base file when it is due: dead entries outnumber the live records
+ * (and 1000); the log holds `policy.entries` entries and as many as the base has records (so
+ * loading replays at most about half of the records from the log, and each record is rewritten
+ * a bounded number of times as an index grows); or, on `closing`, the log holds an eighth of
+ * `policy.entries` and a quarter as many entries as the base has records (a restart then reads
+ * the base). After a failure (a full disk; the log stays as it was) the next attempt on a write
+ * waits for another eighth of `policy.entries` (and 1000) entries; closing tries again at once.
+ * The caller holds the index's lock.
+ */
+export async function checkpointIfDue(loaded: LoadedIndex, policy: CheckpointPolicy, closing = false): Promise<void> {
   const log = loaded.log;
-  if (!log || log.deadEntries < Math.max(1000, loaded.vectors.size)) return;
-  const entries: LogEntry[] = [];
-  for (const entry of loaded.vectors.all()) {
-    entries.push({
-      op: 'upsert',
-      record: { id: entry.id, tags: entry.tags, payloadJson: entry.payloadJson },
-      vector: loaded.vectors.vectorOf(entry),
-    });
+  if (!log || (!closing && loaded.logEntries < loaded.retryAt)) return;
+  const entries = loaded.logEntries;
+  const due =
+    log.deadEntries >= Math.max(1000, loaded.vectors.size) ||
+    entries >= Math.max(policy.entries, loaded.baseRecords) ||
+    (closing && entries > 0 && entries >= Math.max(policy.entries / 8, loaded.baseRecords / 4));
+  if (!due) return;
+  try {
+    await checkpoint(loaded);
+    loaded.retryAt = 0;
+  } catch (error) {
+    loaded.retryAt = entries + Math.max(1000, policy.entries / 8);
+    throw error;
   }
-  await log.rewrite(entries);
+}
+
+/**
+ * Writes every live record to a new base file and empties the log: the base is written to a
+ * temporary file, synced and renamed into place before the log is replaced by an empty one, so
+ * a crash in between leaves the new base and the old log, which replays to the same records.
+ * Without base files (a big-endian machine) the log is rewritten with the live records instead.
+ */
+export async function checkpoint(loaded: LoadedIndex): Promise<void> {
+  const log = loaded.log;
+  const folder = loaded.folder;
+  if (!log || !folder) return;
+  if (baseFilesSupported()) {
+    if (loaded.format < FORMAT_WITH_BASE) {
+      // Marked first: an older version would read the log alone and miss the base's records.
+      await writeMeta(folder, loaded.vectors.dimensions, FORMAT_WITH_BASE);
+      loaded.format = FORMAT_WITH_BASE;
+    }
+    await writeBaseFile(join(folder, BASE_FILE), loaded.vectors.baseSource(mayHaveText));
+    await syncFolder(folder);
+    await log.rewrite([]);
+    loaded.baseRecords = loaded.vectors.size;
+  } else {
+    const entries: LogEntry[] = [];
+    for (const entry of loaded.vectors.all()) {
+      entries.push({
+        op: 'upsert',
+        record: { id: entry.id, tags: entry.tags, payloadJson: entry.payloadJson },
+        vector: loaded.vectors.vectorOf(entry),
+      });
+    }
+    await log.rewrite(entries);
+  }
+  await syncFolder(folder);
+  loaded.logEntries = 0;
+  log.deadEntries = 0;
   const position = await log.position();
   loaded.ino = position?.ino ?? 0;
   loaded.applied = position?.size ?? 0;
+}
+
+/** Makes the renames in a folder durable. */
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes index.json atomically. */
+async function writeMeta(folder: string, vectorSize: number, format: number): Promise<void> {
+  const temp = join(folder, `${INDEX_META}.tmp`);
+  await writeFile(temp, JSON.stringify({ vectorSize, format }));
+  await rename(temp, join(folder, INDEX_META));
 }
 
 /** The log entry of an upsert. */
@@ -194,6 +355,7 @@ export function toLogEntry(r: CheckedRecord): LogEntry {
 }
 
 function emptyIndex(
+  folder: string | undefined,
   vectorSize: number,
   log: RecordLog | undefined,
   ino: number,
@@ -202,5 +364,6 @@ function emptyIndex(
 ): LoadedIndex {
   const vectors = new VectorIndex(vectorSize, options);
   // Every record is in both views: the vectors count the documents, blank ones included.
-  return { vectors, words: new Bm25Index({ documentCount: () => vectors.size }), log, ino, applied };
+  const words = new Bm25Index({ documentCount: () => vectors.size });
+  return { vectors, words, folder, log, ino, applied, baseRecords: 0, logEntries: 0, format: 1, wrote: false, retryAt: 0 };
 }

@@ -26,8 +26,8 @@ export interface SimpleVectorDbOptions {
   /**
    * Default quantisation of every index. 'int8': scan int8 codes kept beside the float32 vectors,
    * then rescore the candidates exactly (same results and scores, about 2x faster scans, ~26%
-   * more memory); codes are rebuilt on load, the files do not change. 'none': float32 scan
-   * only. @default 'int8'
+   * more memory); the codes are kept in the index's base file, not in its log. 'none': float32
+   * scan only. @default 'int8'
    */
   quantization?: 'none' | 'int8';
   /**
@@ -50,6 +50,8 @@ export interface SimpleVectorDbOptions {
    * @default 2^25 (e.g. 87,382 records of 384 dimensions)
    */
   parallelScanThreshold?: number;
+  /** @internal When logs are folded into base files (see `SimpleVectorDbDriver`). */
+  checkpoint?: { entries: number };
 }
 
 /**

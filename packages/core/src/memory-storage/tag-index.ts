@@ -27,6 +27,20 @@ export class TagIndex {
     }
   }
 
+  /** Adds `slots` to the pair `key`/`value` (a base file's postings). */
+  addSlots(key: string, value: string | null, slots: Iterable<number>): void {
+    let values = this.pairs.get(key);
+    if (!values) this.pairs.set(key, (values = new Map()));
+    const set = values.get(value);
+    if (set) for (const slot of slots) set.add(slot);
+    else values.set(value, new Set(slots));
+  }
+
+  /** Every tag pair with its slots (a view: do not change them). */
+  *postings(): Iterable<[string, string | null, ReadonlySet<number>]> {
+    for (const [key, values] of this.pairs) for (const [value, slots] of values) yield [key, value, slots];
+  }
+
   remove(slot: number, tags: TagCollection): void {
     for (const key of Object.keys(tags)) {
       const values = this.pairs.get(key);

@@ -4,11 +4,13 @@ import type { TagCollection } from '../models/tag-collection.js';
 import type { Logger } from '../util/logger.js';
 import { AnnIndex, type AnnStatus, type HnswIndexOptions } from './ann-index.js';
 import { KmError } from '../errors/km-error.js';
-import { MAX_PLACED_SEGMENTS, placeOf, SlotSpace } from './ann-space.js';
+import { MAX_PLACED_SEGMENTS, placeOf, rowOfPlace, segmentOfPlace, SlotSpace } from './ann-space.js';
 import { prefaultOn } from './prefault.js';
 import { CodeSegment } from './code-segment.js';
-import { approximationBound, quantizeQuery, type QuantizedQuery } from './int8-codes.js';
+import { approximationBound, CODE_ENCODING, quantizeQuery, type QuantizedQuery } from './int8-codes.js';
 import { type ParallelScanOptions, scanOnPool, settled, WORKER_LANES } from './parallel-scan.js';
+import type { BaseSource } from './record-base-file.js';
+import type { RecordBase } from './record-base.js';
 import { ScanGate } from './scan-gate.js';
 import { ScanLanes } from './scan-lanes.js';
 import type { ScanPool } from './scan-pool.js';
@@ -16,7 +18,17 @@ import { TagIndex } from './tag-index.js';
 import { compareRecordIds } from './result-order.js';
 import { TopK } from './top-k.js';
 import { l2norm } from './vector-math.js';
-import { VectorSegment } from './vector-segment.js';
+import { strideOf, VectorSegment } from './vector-segment.js';
+
+/**
+ * The rows of a base file as {@link VectorIndex.loadBase} reads them: `readRows` fills `into`
+ * from byte `from` of the stored rows; `readCodes` likewise for the code rows, when the file
+ * holds codes the index can use.
+ */
+export interface BaseRows {
+  readRows(from: number, into: Uint8Array): Promise<void>;
+  readCodes?: ((from: number, into: Uint8Array) => Promise<void>) | undefined;
+}
 
 /** A stored record: vector in a segment row, the rest here. */
 export interface IndexEntry {
@@ -99,8 +111,17 @@ export class VectorIndex {
   /** Where each slot's row is ({@link placeOf}), for the HNSW space: flat, so the graph does not chase entries. */
   private slotPlaces = new Int32Array(0);
   private readonly freeSlots: number[] = [];
+  /** Slots of the records not in {@link base} (written since it was loaded). */
   private readonly ids = new Map<string, number>();
-  private readonly tagIndex = new TagIndex(() => this.ids.values());
+  /**
+   * The records loaded from a base file, as slots `0..base.count)`: found through its id table,
+   * their entries built only when a record is read or changed (see {@link entryAt}).
+   */
+  private base: RecordBase | undefined;
+  /** 1 where the base record of a slot was deleted (its slot may hold a newer record since). */
+  private baseGone = new Uint8Array(0);
+  private baseLive = 0;
+  private readonly tagIndex = new TagIndex(() => this.liveSlots());
   private readonly scan: ParallelScanOptions | undefined;
   private readonly segmentRows: number | undefined;
   /** Worker scans see rows that do not move: mutations wait for them (see {@link exclusive}). */
@@ -126,11 +147,11 @@ export class VectorIndex {
         {
           space,
           size: () => this.size,
-          liveSlots: () => this.ids.values(),
-          keyOf: (slot) => ({ id: this.entries[slot]!.id, check: this.checkOf(this.entries[slot]!) }),
+          liveSlots: () => this.liveSlots(),
+          keyOf: (slot) => ({ id: this.idOf(slot), check: this.checkOf(slot) }),
           resolve: (id, check) => {
-            const slot = this.ids.get(id);
-            return slot !== undefined && this.checkOf(this.entries[slot]!) === check ? slot : undefined;
+            const slot = this.slotOf(id);
+            return slot !== undefined && this.checkOf(slot) === check ? slot : undefined;
           },
         },
         options.hnsw,
@@ -140,10 +161,49 @@ export class VectorIndex {
     }
   }
 
-  /** crc32 of a record's stored unit vector: names its version in the HNSW file. */
-  private checkOf(entry: IndexEntry): number {
-    const row = this.segments[entry.segment]!.rowView(entry.row, this.dimensions);
+  /** crc32 of a slot's stored unit vector: names its version in the HNSW file. */
+  private checkOf(slot: number): number {
+    const place = this.slotPlaces[slot]!;
+    const row = this.segments[segmentOfPlace(place)]!.rowView(rowOfPlace(place), this.dimensions);
     return crc32(new Uint8Array(row.buffer, row.byteOffset, row.byteLength));
+  }
+
+  /** The slot of record `id`, if it is here. */
+  private slotOf(id: string): number | undefined {
+    const slot = this.ids.get(id);
+    if (slot !== undefined || !this.base) return slot;
+    const at = this.base.find(id);
+    return at >= 0 && this.baseGone[at] === 0 ? at : undefined;
+  }
+
+  /** The entry of a live slot, built from the base when it is a base record not read yet. */
+  private entryAt(slot: number): IndexEntry {
+    const entry = this.entries[slot];
+    if (entry) return entry;
+    const base = this.base!;
+    const place = this.slotPlaces[slot]!;
+    const built: IndexEntry = {
+      id: base.idAt(slot),
+      tags: base.tagsAt(slot),
+      payloadJson: base.payloadAt(slot),
+      norm: base.norms[slot]!,
+      segment: segmentOfPlace(place),
+      row: rowOfPlace(place),
+    };
+    this.entries[slot] = built;
+    return built;
+  }
+
+  /** The id of a live slot (without building its entry). */
+  private idOf(slot: number): string {
+    return this.entries[slot]?.id ?? this.base!.idAt(slot);
+  }
+
+  /** Every live slot: the base's not deleted, then the others. */
+  private *liveSlots(): Iterable<number> {
+    const gone = this.baseGone;
+    for (let slot = 0; slot < gone.length; slot++) if (gone[slot] === 0) yield slot;
+    yield* this.ids.values();
   }
 
   /**
@@ -196,20 +256,20 @@ export class VectorIndex {
   }
 
   get size(): number {
-    return this.ids.size;
+    return this.ids.size + this.baseLive;
   }
 
   has(id: string): boolean {
-    return this.ids.has(id);
+    return this.slotOf(id) !== undefined;
   }
 
   /** Inserts or replaces a record. */
   upsert(id: string, vector: ArrayLike<number>, tags: TagCollection, payloadJson: string): void {
     const norm = l2norm(vector);
     // The unit vector is written straight into its row (no temporary array per record).
-    const existing = this.ids.get(id);
+    const existing = this.slotOf(id);
     if (existing !== undefined) {
-      const entry = this.entries[existing]!;
+      const entry = this.entryAt(existing);
       const segment = this.segments[entry.segment]!;
       segment.writeNormalised(entry.row, vector, norm);
       this.codeSegments?.[entry.segment]!.write(entry.row, segment.rowView(entry.row, this.dimensions));
@@ -245,10 +305,10 @@ export class VectorIndex {
 
   /** Removes a record; false when it was not there. */
   delete(id: string): boolean {
-    const slot = this.ids.get(id);
+    const slot = this.slotOf(id);
     if (slot === undefined) return false;
     this.ann?.deleting(slot);
-    const entry = this.entries[slot]!;
+    const entry = this.entryAt(slot);
     const segment = this.segments[entry.segment]!;
     const slots = this.rowSlots[entry.segment]!;
     const moved = segment.removeBySwap(entry.row);
@@ -256,20 +316,25 @@ export class VectorIndex {
     if (moved !== entry.row) {
       const movedSlot = slots[moved]!;
       slots[entry.row] = movedSlot;
-      this.entries[movedSlot]!.row = entry.row;
+      const movedEntry = this.entries[movedSlot];
+      if (movedEntry) movedEntry.row = entry.row;
       this.setPlace(movedSlot, entry.segment, entry.row);
     }
     this.tagIndex.remove(slot, entry.tags);
     this.entries[slot] = undefined;
     this.freeSlots.push(slot);
-    this.ids.delete(id);
+    if (this.ids.get(id) === slot) this.ids.delete(id);
+    else {
+      this.baseGone[slot] = 1; // a base record: its id stays in the base's table, marked gone
+      this.baseLive--;
+    }
     return true;
   }
 
   /** The record with this id, if any. */
   entry(id: string): IndexEntry | undefined {
-    const slot = this.ids.get(id);
-    return slot === undefined ? undefined : this.entries[slot];
+    const slot = this.slotOf(id);
+    return slot === undefined ? undefined : this.entryAt(slot);
   }
 
   /** The vector as given (unit vector times its norm). */
@@ -281,15 +346,15 @@ export class VectorIndex {
 
   /** Every live record, in no particular order. */
   *all(): Iterable<IndexEntry> {
-    for (const slot of this.ids.values()) yield this.entries[slot]!;
+    for (const slot of this.liveSlots()) yield this.entryAt(slot);
   }
 
   /** Records matching the filters, in id order, at most `limit` (`<= 0`: all). */
   list(filters: readonly MemoryFilter[] | undefined, limit: number): IndexEntry[] {
     const matched = this.tagIndex.match(filters);
-    const slots = matched === 'all' ? this.ids.values() : matched;
+    const slots = matched === 'all' ? this.liveSlots() : matched;
     const out: IndexEntry[] = [];
-    for (const slot of slots) out.push(this.entries[slot]!);
+    for (const slot of slots) out.push(this.entryAt(slot));
     out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return limit > 0 ? out.slice(0, limit) : out;
   }
@@ -319,8 +384,8 @@ export class VectorIndex {
     if (few) {
       // Few matches: score only their rows.
       for (const slot of matched) {
-        const entry = this.entries[slot]!;
-        const score = this.segments[entry.segment]!.scoreRow(entry.row);
+        const place = this.slotPlaces[slot]!;
+        const score = this.segments[segmentOfPlace(place)]!.scoreRow(rowOfPlace(place));
         if (score >= min && score >= top.threshold) top.push(score, slot);
       }
     } else if (this.codeSegments) {
@@ -355,7 +420,7 @@ export class VectorIndex {
   }
 
   /** Orders two slots of equal score by their records' ids (the TopK tie-break). */
-  private readonly bySlotId = (a: number, b: number): number => compareRecordIds(this.entries[a]!.id, this.entries[b]!.id);
+  private readonly bySlotId = (a: number, b: number): number => compareRecordIds(this.idOf(a), this.idOf(b));
 
   /**
    * The kept records, most relevant first (ties by id), copied now: the caller reads them after
@@ -364,7 +429,7 @@ export class VectorIndex {
   private ranked(top: TopK, withVectors: boolean | undefined): Array<[IndexHit, number]> {
     return top
       .sorted()
-      .map(([slot, score]): [IndexHit, number] => [this.hitOf(this.entries[slot]!, withVectors), Math.max(-1, Math.min(1, score))])
+      .map(([slot, score]): [IndexHit, number] => [this.hitOf(this.entryAt(slot), withVectors), Math.max(-1, Math.min(1, score))])
       .sort((a, b) => b[1] - a[1] || (a[0].id < b[0].id ? -1 : a[0].id > b[0].id ? 1 : 0));
   }
 
@@ -520,9 +585,96 @@ export class VectorIndex {
 
   /** Scores a record exactly (its segment's query set in `lane`) into `top`. */
   private rescore(slot: number, min: number, top: TopK, lane: number): void {
-    const entry = this.entries[slot]!;
-    const score = this.segments[entry.segment]!.scoreRow(entry.row, lane);
+    const place = this.slotPlaces[slot]!;
+    const score = this.segments[segmentOfPlace(place)]!.scoreRow(rowOfPlace(place), lane);
     if (score >= min && score >= top.threshold) top.push(score, slot);
+  }
+
+  /**
+   * Loads the records of a base file into this index, which must be empty: the rows (and codes,
+   * when the file has codes of this encoding; else they are encoded here) are read straight into
+   * the segments, the records become slots `0..count)` with their entries built on first use,
+   * and the tag index takes the file's postings.
+   */
+  async loadBase(base: RecordBase, postings: Iterable<[string, string | null, Uint32Array]>, rows: BaseRows): Promise<void> {
+    if (this.entries.length > 0) throw new Error('a base loads into an empty index only');
+    const n = base.count;
+    const rowBytes = strideOf(this.dimensions) * 4;
+    for (let first = 0; first < n; ) {
+      const s = this.segmentWithRoom();
+      const segment = this.segments[s]!;
+      const codes = this.codeSegments?.[s];
+      const start = segment.count;
+      const take = Math.min(segment.capacity - start, n - first);
+      await segment.appendRowsFrom(take, (view) => rows.readRows(first * rowBytes, view));
+      if (codes && rows.readCodes) {
+        const readCodes = rows.readCodes;
+        await codes.appendRowsFrom(take, (view) => readCodes(first * codes.codeStride, view));
+      } else if (codes) for (let r = start; r < start + take; r++) codes.append(segment.rowView(r, this.dimensions));
+      const slots = this.rowSlots[s]!;
+      for (let r = 0; r < take; r++) {
+        slots[start + r] = first + r;
+        this.setPlace(first + r, s, start + r);
+      }
+      first += take;
+    }
+    for (let slot = 0; slot < n; slot++) this.entries.push(undefined);
+    this.base = base;
+    this.baseGone = new Uint8Array(n);
+    this.baseLive = n;
+    for (const [key, value, slots] of postings) if (slots.length > 0) this.tagIndex.addSlots(key, value, slots);
+    if (this.ann) for (let slot = 0; slot < n; slot++) this.ann.upserted(slot);
+  }
+
+  /**
+   * The live records as a base file is written from them (see `writeBaseFile`), in the order of
+   * their rows; `hasText` tells from a payload's JSON whether it may hold partition text. Valid
+   * until the next write.
+   */
+  baseSource(hasText: (payloadJson: string) => boolean): BaseSource {
+    const order = new Int32Array(this.size);
+    let n = 0;
+    for (let s = 0; s < this.segments.length; s++) {
+      const slots = this.rowSlots[s]!;
+      for (let r = 0; r < this.segments[s]!.count; r++) order[n++] = slots[r]!;
+    }
+    const position = new Int32Array(this.entries.length);
+    for (let i = 0; i < n; i++) position[order[i]!] = i;
+    const base = this.base;
+    const segments = this.segments;
+    const codeSegments = this.codeSegments;
+    const entries = this.entries;
+    const tagIndex = this.tagIndex;
+    return {
+      dimensions: this.dimensions,
+      count: n,
+      rowBytes: strideOf(this.dimensions) * 4,
+      rowRegions: () => segments.map((segment) => segment.rowBytes()),
+      codes: codeSegments && {
+        encoding: CODE_ENCODING,
+        rowBytes: codeSegments[0]?.codeStride ?? 0,
+        regions: () => codeSegments.map((codes) => codes.rowBytes()),
+      },
+      idAt: (i) => this.idOf(order[i]!),
+      tagsJsonAt: (i) => {
+        const entry = entries[order[i]!];
+        return entry ? JSON.stringify(entry.tags) : base!.tags.bytesAt(order[i]!);
+      },
+      payloadJsonAt: (i) => entries[order[i]!]?.payloadJson ?? base!.payloads.bytesAt(order[i]!),
+      normAt: (i) => entries[order[i]!]?.norm ?? base!.norms[order[i]!]!,
+      hasTextAt: (i) => {
+        const entry = entries[order[i]!];
+        return entry ? hasText(entry.payloadJson) : base!.hasText[order[i]!] === 1;
+      },
+      *postings() {
+        for (const [key, value, slots] of tagIndex.postings()) {
+          const positions = new Uint32Array(slots.size);
+          let k = 0;
+          for (const slot of slots) positions[k++] = position[slot]!;
+          yield [key, value, positions];
+        }
+      },
+    };
   }
 
   private segmentWithRoom(): number {

@@ -95,6 +95,24 @@ export class VectorSegment {
     return row;
   }
 
+  /**
+   * Appends `rows` rows whose bytes (stored rows as {@link rowBytes} gives them: normalised,
+   * padded to the stride) `fill` writes into the view it is given; the rows count once it resolves.
+   */
+  async appendRowsFrom(rows: number, fill: (view: Uint8Array) => Promise<void>): Promise<void> {
+    const first = this.count;
+    if (first + rows > this.capacity) throw new RangeError(`a segment holds ${this.capacity} rows, not ${first + rows}`);
+    this.ensureRows(first + rows);
+    const rowBytes = this.stride * 4;
+    await fill(new Uint8Array(this.memory.buffer, this.rowsOffset + first * rowBytes, rows * rowBytes));
+    this.count = first + rows;
+  }
+
+  /** The stored bytes of rows `0..count)`, a view of the memory (for a base file). */
+  rowBytes(): Uint8Array {
+    return new Uint8Array(this.memory.buffer, this.rowsOffset, this.count * this.stride * 4);
+  }
+
   /** Overwrites a row. */
   write(row: number, vector: Float32Array): void {
     const start = (this.rowsOffset >> 2) + row * this.stride;
