@@ -173,15 +173,27 @@ try {
           notAvailable(`${at}_${config.key}_load`, load.error);
           continue;
         }
-        print(`${at}_${config.key}_records_log`, load.logBytes / 1e6, 'MB');
-        print(`${at}_${config.key}_load_readfile`, load.readFileMs, 'ms (readFile of records.log in a fresh process, median of 3)');
-        print(
-          `${at}_${config.key}_load_open`,
-          load.openMs,
-          'ms (new SimpleVectorDb on the directory + count, in a fresh process, median of 3)',
-        );
-        print(`${at}_${config.key}_load_vs_readfile`, load.ratio, 'x (target <= 2)');
-        print(`${at}_${config.key}_load_first_search`, load.firstSearchMs, 'ms');
+        for (const [state, figures, what] of [
+          ['load', load, 'closed: base file + log'],
+          ['load_log_only', load.logOnly, 'log only: no checkpoint yet'],
+        ]) {
+          if (!figures) continue;
+          const files = Object.entries(figures.sizes).map(([name, bytes]) => `${name} ${(bytes / 1e6).toFixed(1)} MB`);
+          print(`${at}_${config.key}_${state}_files`, figures.bytes / 1e6, `MB (${what}: ${files.join(', ')})`);
+          print(
+            `${at}_${config.key}_${state}_readfile`,
+            figures.readFileMs,
+            'ms (readFile of those files in a fresh process, median of 3)',
+          );
+          print(
+            `${at}_${config.key}_${state}_open`,
+            figures.openMs,
+            'ms (new SimpleVectorDb on the directory + count, in a fresh process, median of 3)',
+          );
+          print(`${at}_${config.key}_${state}_vs_readfile`, figures.ratio, 'x (target <= 2)');
+          print(`${at}_${config.key}_${state}_first_search`, figures.firstSearchMs, 'ms');
+          print(`${at}_${config.key}_${state}_close`, figures.closeMs, 'ms (close after the writes: the checkpoint, if any)');
+        }
         loadRows.push({ at, label: config.label, load });
       }
       tables.push({ at, floorP50, rows });
@@ -215,11 +227,17 @@ for (const { at, floorP50, rows } of tables) {
   console.log('');
 }
 if (loadRows.length > 0) {
-  console.log('| index load | records.log MB | readFile ms | open + count ms | open / readFile | first search ms |');
-  console.log('| --- | --- | --- | --- | --- | --- |');
+  console.log('| index load | state | files MB | readFile ms | open + count ms | open / readFile | first search ms | close ms |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const { at, label, load } of loadRows) {
-    console.log(
-      `| ${at}, ${label} | ${cell(load.logBytes / 1e6)} | ${cell(load.readFileMs)} | ${cell(load.openMs)} | ${cell(load.ratio)} | ${cell(load.firstSearchMs)} |`,
-    );
+    for (const [state, figures] of [
+      ['closed (base + log)', load],
+      ['log only', load.logOnly],
+    ]) {
+      if (!figures) continue;
+      console.log(
+        `| ${at}, ${label} | ${state} | ${cell(figures.bytes / 1e6)} | ${cell(figures.readFileMs)} | ${cell(figures.openMs)} | ${cell(figures.ratio)} | ${cell(figures.firstSearchMs)} | ${cell(figures.closeMs)} |`,
+      );
+    }
   }
 }

@@ -99,41 +99,76 @@ async function loadChild(args) {
   return JSON.parse(stdout.trim().split('\n').pop());
 }
 
+/** The files of an index folder a load reads: its base file (when there is one) and its log. */
+const LOAD_FILES = ['records.base', 'records.log'];
+
 /**
- * Index load time of a SimpleVectorDb built with `options`: the index is written to a temporary
- * directory (durable: false), the db closed and the log flushed to disk; then, each in a fresh
- * process (median of 3): `readFile` of its records.log (the floor: the bytes must be read
- * anyway; from the page cache), and a new SimpleVectorDb opened on the directory until `count`
- * answers, with the first search after it (which builds whatever loads lazily). A fresh process
- * is what a service that starts up has, and the same process reads a large file several times
- * slower right after building or closing an index (load-child.mjs).
+ * Index load time of a SimpleVectorDb built with `options`, in two states: `closed`, written
+ * and closed as a service shuts down (the db folds its log into a base file on close, when the
+ * build has base files), and `logOnly`, written without any checkpoint (`checkpoint.entries`
+ * Infinity), as a process that crashed before its first one leaves it: everything replays from
+ * the log. For each, the files are flushed to disk, then, each in a fresh process (median of 3):
+ * `readFile` of the files the load reads (the floor: the bytes must be read anyway; from the page
+ * cache), and a new SimpleVectorDb opened on the directory until `count` answers, with the first
+ * search after it (which builds whatever loads lazily). A fresh process is what a service that
+ * starts up has, and the same process reads a large file several times slower right after
+ * building or closing an index (load-child.mjs).
  */
 export async function measureLoad(core, options, data, index = 'bench') {
+  const closed = await measureLoadState(core, options, options, data, index);
+  const logOnly = await measureLoadState(core, { ...options, checkpoint: { entries: Number.POSITIVE_INFINITY } }, options, data, index);
+  return { ...closed, logOnly };
+}
+
+/** One state of {@link measureLoad}: written with `writeOptions`, opened with `options`. */
+async function measureLoadState(core, writeOptions, options, data, index) {
   const directory = await mkdtemp(join(tmpdir(), 'km-vector-bench-'));
   try {
-    const writer = new core.SimpleVectorDb({ ...options, directory, durable: false });
+    const writer = new core.SimpleVectorDb({ ...writeOptions, directory, durable: false });
     const writeStart = performance.now();
     await upsertAll(writer, index, data);
     const writeMs = performance.now() - writeStart;
+    const closeStart = performance.now();
     await writer.close();
-    const log = join(directory, index, 'records.log');
-    // Written back before timing: neither read competes with the write-back of the log.
-    const handle = await open(log, 'r+');
-    await handle.sync();
-    await handle.close();
-    const logBytes = (await stat(log)).size;
+    const closeMs = performance.now() - closeStart;
+    const files = [];
+    const sizes = {};
+    for (const name of LOAD_FILES) {
+      const path = join(directory, index, name);
+      const size = await stat(path).then(
+        (s) => s.size,
+        () => undefined,
+      );
+      if (size === undefined) continue;
+      // Written back before timing: neither read competes with the write-back.
+      const handle = await open(path, 'r+');
+      await handle.sync();
+      await handle.close();
+      files.push(path);
+      sizes[name] = size;
+    }
     const readTimes = [];
     const openTimes = [];
     const firstSearchTimes = [];
     for (let i = 0; i < LOAD_RUNS; i++) {
-      readTimes.push((await loadChild(['readfile', log])).ms);
+      readTimes.push((await loadChild(['readfile', ...files])).ms);
       const opened = await loadChild(['open', directory, index, JSON.stringify(options), String(data.count), String(data.dims)]);
       openTimes.push(opened.ms);
       firstSearchTimes.push(opened.firstSearchMs);
     }
     const readFileMs = percentile(readTimes, 50);
     const openMs = percentile(openTimes, 50);
-    return { writeMs, logBytes, readFileMs, openMs, firstSearchMs: percentile(firstSearchTimes, 50), ratio: openMs / readFileMs };
+    const bytes = Object.values(sizes).reduce((a, b) => a + b, 0);
+    return {
+      writeMs,
+      closeMs,
+      sizes,
+      bytes,
+      readFileMs,
+      openMs,
+      firstSearchMs: percentile(firstSearchTimes, 50),
+      ratio: openMs / readFileMs,
+    };
   } finally {
     collectGarbage();
     await rm(directory, { recursive: true, force: true });

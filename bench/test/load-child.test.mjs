@@ -36,6 +36,15 @@ test('readfile times one read of the file and prints it as JSON', async () => {
   });
 });
 
+test('readfile reads every file it is given (a base file and a log)', async () => {
+  await withIndex(5, async (directory) => {
+    const log = join(directory, 'bench', 'records.log');
+    const { stdout } = await run(process.execPath, [CHILD, 'readfile', join(directory, 'bench', 'index.json'), log]);
+    assert.ok(JSON.parse(stdout).ms >= 0);
+    await assert.rejects(run(process.execPath, [CHILD, 'readfile', log, join(directory, 'bench', 'missing')]), /ENOENT/);
+  });
+});
+
 test('open loads the index in a fresh process, checks its count and times the first search', async () => {
   await withIndex(7, async (directory) => {
     const options = JSON.stringify({ quantization: 'int8', scanThreads: 0 });
