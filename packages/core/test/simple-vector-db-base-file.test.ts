@@ -312,7 +312,7 @@ describe('VectorIndex.loadBase', () => {
   for (const [label, options, codes] of [
     ['float32, several segments', { segmentRows: 64 }, true],
     ['int8 codes read from the file', { segmentRows: 64, quantization: 'int8' }, true],
-    ['int8 codes encoded again (codes of another encoding)', { segmentRows: 64, quantization: 'int8' }, false],
+    ['int8 codes encoded again (codes of another layout)', { segmentRows: 64, quantization: 'int8' }, false],
   ] as Array<[string, VectorIndexOptions, boolean]>) {
     it(`holds what it was written from, and takes later writes as the index it came from (${label})`, async () => {
       const dir = await tempDir();
@@ -330,10 +330,16 @@ describe('VectorIndex.loadBase', () => {
       const loaded = new VectorIndex(DIMS, options);
       const file = (await BaseFile.open(path))!;
       const { base, postings } = await file.readColumns();
+      const header = file.header;
+      const read = (from: number, into: Uint8Array) => file.readRegion('codes', from, into);
+      const readCodes = vi.fn(read);
       await loaded.loadBase(base, postings, {
+        rowBytes: header.rowBytes,
         readRows: (from, into) => file.readRegion('rows', from, into),
-        readCodes: codes && options.quantization === 'int8' ? (from, into) => file.readRegion('codes', from, into) : undefined,
+        // Codes of another layout (as a later encoding could have) are not read but encoded again.
+        codes: header.codes && { rowBytes: codes ? header.codes.rowBytes : header.codes.rowBytes + 16, read: readCodes },
       });
+      if (options.quantization === 'int8') expect(readCodes).toHaveBeenCalledTimes(codes ? 5 : 0); // one call per segment (257 rows, 64 a segment)
       await file.close();
       const queries = Array.from({ length: 5 }, () => Float32Array.from({ length: DIMS }, random));
       expect(await results(loaded, queries)).toEqual(await results(source, queries));

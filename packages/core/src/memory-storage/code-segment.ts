@@ -5,6 +5,11 @@ import type { ScanKernel } from './scan-pool.js';
 import { createVectorKernels, createWasmMemory, type VectorKernels, type WasmMemory } from './wasm/vector-kernels.js';
 
 const PAGE = 65536;
+
+/** Bytes of one code row: the codes (padded to 16), the float32 scale, 12 bytes of padding. */
+export function codeStrideOf(dimensions: number): number {
+  return codeBytesOf(dimensions) + 16;
+}
 /** Most bytes the codes grow by at once (they double up to this step). */
 const MAX_GROWTH_BYTES = 64 * 1024 * 1024;
 
@@ -43,7 +48,7 @@ export class CodeSegment {
   ) {
     this.capacity = capacity;
     this.codeBytes = codeBytesOf(dimensions);
-    this.codeStride = this.codeBytes + 16;
+    this.codeStride = codeStrideOf(dimensions);
     this.scoresOffset = this.codeBytes * 2;
     this.laneBytes = align16(this.scoresOffset + capacity * 4);
     this.encodeOffset = this.laneBytes * lanes;

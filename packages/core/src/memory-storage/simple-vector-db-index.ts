@@ -192,8 +192,9 @@ async function loadBase(loaded: LoadedIndex, file: BaseFile): Promise<void> {
   const { base, postings } = await file.readColumns();
   const codes = header.codes?.encoding === CODE_ENCODING ? header.codes : undefined;
   await vectors.loadBase(base, postings, {
+    rowBytes: header.rowBytes,
     readRows: (from, into) => file.readRegion('rows', from, into),
-    readCodes: codes && ((from, into) => file.readRegion('codes', from, into)),
+    codes: codes && { rowBytes: codes.rowBytes, read: (from, into) => file.readRegion('codes', from, into) },
   });
   for (let slot = 0; slot < base.count; slot++) {
     if (base.hasText[slot] === 1) loaded.words.add(base.idAt(slot), partitionText(base.payloadAt(slot)));

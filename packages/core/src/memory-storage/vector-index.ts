@@ -6,7 +6,7 @@ import { AnnIndex, type AnnStatus, type HnswIndexOptions } from './ann-index.js'
 import { KmError } from '../errors/km-error.js';
 import { MAX_PLACED_SEGMENTS, placeOf, rowOfPlace, segmentOfPlace, SlotSpace } from './ann-space.js';
 import { prefaultOn } from './prefault.js';
-import { CodeSegment } from './code-segment.js';
+import { CodeSegment, codeStrideOf } from './code-segment.js';
 import { approximationBound, CODE_ENCODING, quantizeQuery, type QuantizedQuery } from './int8-codes.js';
 import { type ParallelScanOptions, scanOnPool, settled, WORKER_LANES } from './parallel-scan.js';
 import type { BaseSource } from './record-base-file.js';
@@ -26,8 +26,11 @@ import { strideOf, VectorSegment } from './vector-segment.js';
  * holds codes the index can use.
  */
 export interface BaseRows {
+  /** Bytes of one stored row in the file. */
+  rowBytes: number;
   readRows(from: number, into: Uint8Array): Promise<void>;
-  readCodes?: ((from: number, into: Uint8Array) => Promise<void>) | undefined;
+  /** The code rows, when the file holds them in this version's encoding, with their bytes per row. */
+  codes?: { rowBytes: number; read(from: number, into: Uint8Array): Promise<void> } | undefined;
 }
 
 /** A stored record: vector in a segment row, the rest here. */
@@ -600,6 +603,13 @@ export class VectorIndex {
     if (this.entries.length > 0) throw new Error('a base loads into an empty index only');
     const n = base.count;
     const rowBytes = strideOf(this.dimensions) * 4;
+    if (rows.rowBytes !== rowBytes) {
+      throw new KmError('storage_corrupt', `a base file holds rows of ${rows.rowBytes} bytes, this index ${rowBytes}`, {
+        connector: 'simple-vector-db',
+      });
+    }
+    // Codes of another layout are encoded again from the rows.
+    const storedCodes = rows.codes?.rowBytes === codeStrideOf(this.dimensions) ? rows.codes : undefined;
     for (let first = 0; first < n; ) {
       const s = this.segmentWithRoom();
       const segment = this.segments[s]!;
@@ -607,10 +617,8 @@ export class VectorIndex {
       const start = segment.count;
       const take = Math.min(segment.capacity - start, n - first);
       await segment.appendRowsFrom(take, (view) => rows.readRows(first * rowBytes, view));
-      if (codes && rows.readCodes) {
-        const readCodes = rows.readCodes;
-        await codes.appendRowsFrom(take, (view) => readCodes(first * codes.codeStride, view));
-      } else if (codes) for (let r = start; r < start + take; r++) codes.append(segment.rowView(r, this.dimensions));
+      if (codes && storedCodes) await codes.appendRowsFrom(take, (view) => storedCodes.read(first * codes.codeStride, view));
+      else if (codes) for (let r = start; r < start + take; r++) codes.append(segment.rowView(r, this.dimensions));
       const slots = this.rowSlots[s]!;
       for (let r = 0; r < take; r++) {
         slots[start + r] = first + r;
@@ -652,7 +660,7 @@ export class VectorIndex {
       rowRegions: () => segments.map((segment) => segment.rowBytes()),
       codes: codeSegments && {
         encoding: CODE_ENCODING,
-        rowBytes: codeSegments[0]?.codeStride ?? 0,
+        rowBytes: codeStrideOf(this.dimensions),
         regions: () => codeSegments.map((codes) => codes.rowBytes()),
       },
       idAt: (i) => this.idOf(order[i]!),
