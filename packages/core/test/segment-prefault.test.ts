@@ -4,6 +4,7 @@ import { encodeRow } from '../src/memory-storage/int8-codes.js';
 import { type Prefault, PREFAULT_MIN_BYTES, prefaultOn } from '../src/memory-storage/prefault.js';
 import { ScanPool } from '../src/memory-storage/scan-pool.js';
 import { VectorSegment } from '../src/memory-storage/vector-segment.js';
+import { seededUniform } from './seeded-uniform.js';
 
 const DIMS = 384;
 const ROWS = 12_000; // 18 MB of rows: several growths past PREFAULT_MIN_BYTES
@@ -14,11 +15,7 @@ afterEach(async () => {
 });
 
 function seededVector(seed: number): Float32Array {
-  let s = seed >>> 0;
-  return Float32Array.from({ length: DIMS }, () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32 - 0.5;
-  });
+  return Float32Array.from({ length: DIMS }, seededUniform(seed));
 }
 
 describe('segments faulted in ahead of their writes', () => {

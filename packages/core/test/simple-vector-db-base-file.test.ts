@@ -6,6 +6,7 @@ import { mayHaveText } from '../src/memory-storage/simple-vector-db-index.js';
 import { BaseFile, writeBaseFile } from '../src/memory-storage/record-base-file.js';
 import { VectorIndex, type VectorIndexOptions } from '../src/memory-storage/vector-index.js';
 import { collect, useTempDirs } from './helpers.js';
+import { seededUniform } from './seeded-uniform.js';
 
 const tempDir = useTempDirs('km-base-');
 const opened: SimpleVectorDb[] = [];
@@ -19,15 +20,6 @@ const open = (directory: string, options: ConstructorParameters<typeof SimpleVec
   opened.push(db);
   return db;
 };
-
-/** Seeded uniform numbers in [-0.5, 0.5). */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32 - 0.5;
-  };
-}
 
 const DIMS = 12;
 
@@ -76,7 +68,7 @@ describe('SimpleVectorDb base file', () => {
   for (const quantization of ['int8', 'none'] as const) {
     it(`a reopened index reads its base file and answers as before (${quantization})`, async () => {
       const dir = await tempDir();
-      const random = seeded(quantization === 'int8' ? 1 : 2);
+      const random = seededUniform(quantization === 'int8' ? 1 : 2);
       const db = open(dir, { quantization });
       const records = Array.from({ length: 500 }, (_, i) => record(i, random));
       for (let i = 0; i < 500; i += 100) await db.upsertBatch('docs', records.slice(i, i + 100));
@@ -101,7 +93,7 @@ describe('SimpleVectorDb base file', () => {
 
   it('replays the log over the base: writes since the checkpoint survive a restart without close', async () => {
     const dir = await tempDir();
-    const random = seeded(3);
+    const random = seededUniform(3);
     const db = open(dir);
     await db.upsertBatch(
       'docs',
@@ -123,7 +115,7 @@ describe('SimpleVectorDb base file', () => {
 
   it('a crash between the new base and the emptied log loses nothing: the old log replays to the same records', async () => {
     const dir = await tempDir();
-    const random = seeded(4);
+    const random = seededUniform(4);
     const folder = join(dir, 'docs');
     const db = open(dir);
     await db.upsertBatch(
@@ -146,7 +138,7 @@ describe('SimpleVectorDb base file', () => {
 
   it('a reader follows the writer across checkpoints and does not write a base on close', async () => {
     const dir = await tempDir();
-    const random = seeded(5);
+    const random = seededUniform(5);
     const writer = open(dir);
     const reader = open(dir);
     await writer.upsertBatch(
@@ -170,7 +162,7 @@ describe('SimpleVectorDb base file', () => {
 
   it('an index opened while its writer checkpoints reads a base and a log that belong together', async () => {
     const dir = await tempDir();
-    const random = seeded(11);
+    const random = seededUniform(11);
     const writer = open(dir);
     await writer.upsertBatch(
       'docs',
@@ -200,7 +192,7 @@ describe('SimpleVectorDb base file', () => {
 
   it('a failed checkpoint leaves the log as it was, is reported, and the write it followed stands', async () => {
     const dir = await tempDir();
-    const random = seeded(6);
+    const random = seededUniform(6);
     const warnings: string[] = [];
     const logger = { debug() {}, info() {}, error() {}, warn: (m: string) => warnings.push(m) };
     const db = open(dir, { logger });
@@ -234,7 +226,7 @@ describe('SimpleVectorDb base file', () => {
   });
 
   it('a damaged base file or an index.json from a newer version is a storage_corrupt error, not an empty index', async () => {
-    const random = seeded(7);
+    const random = seededUniform(7);
     const make = async () => {
       const dir = await tempDir();
       const db = open(dir);
@@ -267,7 +259,7 @@ describe('SimpleVectorDb base file', () => {
 
   it('an HNSW graph saved beside a base file loads back onto the base records', async () => {
     const dir = await tempDir();
-    const random = seeded(8);
+    const random = seededUniform(8);
     const hnsw = { minRecords: 100, exactBelow: 10 };
     const db = open(dir, { hnsw });
     await db.upsertBatch(
@@ -316,7 +308,7 @@ describe('VectorIndex.loadBase', () => {
   ] as Array<[string, VectorIndexOptions, boolean]>) {
     it(`holds what it was written from, and takes later writes as the index it came from (${label})`, async () => {
       const dir = await tempDir();
-      const random = seeded(9);
+      const random = seededUniform(9);
       const source = new VectorIndex(DIMS, options);
       for (let i = 0; i < 300; i++) {
         const v = Float32Array.from({ length: DIMS }, random);
@@ -346,7 +338,7 @@ describe('VectorIndex.loadBase', () => {
 
       // Overwrite, delete (freeing base slots, moving rows), re-add a deleted base id, add new ids into freed slots.
       both(source, loaded, (index) => {
-        const r = seeded(10);
+        const r = seededUniform(10);
         for (let i = 1; i < 300; i += 11) index.upsert(`id-${i}`, Float32Array.from({ length: DIMS }, r), { g: ['4'] }, '{"over":1}');
         for (let i = 2; i < 300; i += 5) index.delete(`id-${i}`);
         index.upsert('id-2', Float32Array.from({ length: DIMS }, r), { g: ['1'] }, '{"back":1}');

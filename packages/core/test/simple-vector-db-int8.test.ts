@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryFilters, SimpleVectorDb, type MemoryFilter, type MemoryRecord } from '../src/index.js';
 import { VectorIndex } from '../src/memory-storage/vector-index.js';
 import { collect, useTempDirs } from './helpers.js';
+import { seededUniform } from './seeded-uniform.js';
 
 const tempDir = useTempDirs('km-int8-');
 const opened: SimpleVectorDb[] = [];
@@ -14,18 +15,9 @@ const open = (options: ConstructorParameters<typeof SimpleVectorDb>[0]) => {
   return db;
 };
 
-/** Seeded uniform numbers in [-0.5, 0.5). */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32 - 0.5;
-  };
-}
-
 /** Seeded vectors: uniform random, or clustered (1000 random centres plus noise). */
 function vectorSource(kind: 'random' | 'clustered', dims: number, seed: number): () => Float32Array {
-  const random = seeded(seed);
+  const random = seededUniform(seed);
   if (kind === 'random') return () => Float32Array.from({ length: dims }, random);
   const centres = Array.from({ length: 1000 }, () => Float32Array.from({ length: dims }, random));
   return () => {

@@ -1,22 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { codeBytesOf, encodeRow, quantizeQuery, ROW_ERROR_STEPS } from '../src/memory-storage/int8-codes.js';
 import { createVectorKernels, createWasmMemory } from '../src/memory-storage/wasm/vector-kernels.js';
-
-/** Seeded uniform numbers in [-0.5, 0.5). */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32 - 0.5;
-  };
-}
+import { seededUniform } from './seeded-uniform.js';
 
 const strideOf = (dims: number) => Math.ceil(dims / 4) * 4;
 
 /** A memory holding a query and `rows` rows of `dims` floats (zero padded to the stride), and the kernels over it. */
 function floatFixture(dims: number, rows: number, seed: number) {
   const stride = strideOf(dims);
-  const random = seeded(seed);
+  const random = seededUniform(seed);
   const query = Array.from({ length: dims }, random);
   const data = Array.from({ length: rows }, () => Array.from({ length: dims }, random));
   const rowsOffset = stride * 4;
@@ -62,7 +54,7 @@ describe('int8 code kernel', () => {
   for (const dims of [3, 5, 383, 384, 1536]) {
     for (const rows of [1, 3, 4, 7, 13, 66]) {
       it(`codeDots is the int16 query . int8 codes times both scales (${dims} dims, ${rows} rows)`, () => {
-        const random = seeded(dims * 7 + rows);
+        const random = seededUniform(dims * 7 + rows);
         const codeBytes = codeBytesOf(dims);
         const codeStride = codeBytes + 16;
         const unit = (v: number[]) => {
@@ -95,7 +87,7 @@ describe('int8 code kernel', () => {
   }
 
   it('encodeRow keeps every value within ROW_ERROR_STEPS of its code, and rounds to the nearest code away from half steps', () => {
-    const random = seeded(3);
+    const random = seededUniform(3);
     for (let round = 0; round < 200; round++) {
       const v = Float32Array.from({ length: 101 }, () => random() - 0.5);
       const codes = new Int8Array(101);
@@ -143,7 +135,7 @@ describe('row kernels', () => {
   });
 
   it('normalise divides in place exactly as JavaScript stores x / norm in a Float32Array', () => {
-    const random = seeded(7);
+    const random = seededUniform(7);
     for (const n of [1, 3, 4, 5, 8, 11, 384]) {
       const values = Float32Array.from({ length: n }, () => (random() - 0.4) * 3);
       for (const norm of [Math.PI, 1e-30, 7, 0.3]) {
@@ -157,7 +149,7 @@ describe('row kernels', () => {
   });
 
   it('encodeCodes gives the codes and scale of encodeRow, for zero vectors too', () => {
-    const random = seeded(9);
+    const random = seededUniform(9);
     for (const n of [1, 3, 4, 7, 15, 16, 17, 33, 383, 384, 1536]) {
       for (const kind of ['random', 'zero', 'steps', 'halves']) {
         // 'halves': values at exactly half a step (x / scale = k + 0.5), where rounding could go either way.
@@ -177,7 +169,7 @@ describe('row kernels', () => {
   });
 
   it('touch leaves every byte as it was', () => {
-    const random = seeded(11);
+    const random = seededUniform(11);
     const before = Float32Array.from({ length: 50_000 }, random);
     floats.set(before, 0);
     kernels.touch(3, 200_000);
