@@ -64,7 +64,9 @@ export function defaultScanThreads(): number {
  * The driver of {@link SimpleVectorDb}: exact top-k cosine search over normalised vectors kept
  * in contiguous WebAssembly memory and scored with SIMD, a tag index for filters, a BM25 index of
  * the partition text for lexical search, and (with a directory) an append-only checksummed log
- * per index that survives restarts and crashes (the BM25 index is rebuilt from it on load).
+ * per index that survives restarts and crashes, folded at checkpoints into a columnar base file
+ * (`records.base`, see `checkpointIfDue`) read straight into memory on open; the BM25 index is
+ * rebuilt from the records' text on load.
  *
  * Several processes may open the same directory: reads first apply what other processes
  * appended to the log (one `stat` per read when nothing changed) and reload after another

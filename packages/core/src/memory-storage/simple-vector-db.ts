@@ -57,8 +57,9 @@ export interface SimpleVectorDbOptions {
 /**
  * The embedded vector DB: exact top-k cosine search over normalised vectors kept in
  * contiguous WebAssembly memory and scored with SIMD, a tag index for filters, and (with a
- * directory) an append-only checksummed log per index that survives restarts and crashes
- * (see {@link SimpleVectorDbDriver}). Upserting into a missing index creates it.
+ * directory) an append-only checksummed log per index that survives restarts and crashes,
+ * folded at checkpoints into a base file that opens at about the speed of reading it (see
+ * {@link SimpleVectorDbDriver}). Upserting into a missing index creates it.
  *
  * ```ts
  * const db = new SimpleVectorDb({ directory: './km-data/vectors' });
