@@ -225,6 +225,27 @@ describe('SimpleVectorDb base file', () => {
     expect(await snapshot(open(dir), 'docs', queries)).toEqual(last);
   });
 
+  it('an index whose records were all deleted checkpoints to an empty base and reopens empty, then takes writes', async () => {
+    const dir = await tempDir();
+    const random = seededUniform(12);
+    const db = open(dir);
+    await db.upsertBatch(
+      'docs',
+      Array.from({ length: 120 }, (_, i) => record(i, random)),
+    );
+    for (let i = 0; i < 120; i++) await db.delete('docs', { id: record(i, random).id });
+    await db.close(); // the deletes since the last checkpoint are folded on close: a base of no record
+    expect((await stat(join(dir, 'docs', 'records.log'))).size).toBe(0);
+    const base = (await BaseFile.open(join(dir, 'docs', 'records.base')))!;
+    expect(base.header.count).toBe(0);
+    await base.close();
+    const reopened = open(dir);
+    expect(await reopened.count('docs')).toBe(0);
+    expect(await collect(reopened.getList('docs'))).toEqual([]);
+    await reopened.upsert('docs', record(3, random));
+    expect((await collect(reopened.getList('docs'))).map((r) => r.id)).toEqual(['r3']);
+  });
+
   it('a damaged base file or an index.json from a newer version is a storage_corrupt error, not an empty index', async () => {
     const random = seededUniform(7);
     const make = async () => {
