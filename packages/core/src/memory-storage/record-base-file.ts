@@ -2,6 +2,7 @@ import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { crc32 } from 'node:zlib';
 import { KmError } from '../errors/km-error.js';
+import { openIfPresent } from '../util/open-if-present.js';
 import { BlobColumn, idHash, idTableSize, RecordBase } from './record-base.js';
 
 /**
@@ -179,13 +180,8 @@ export class BaseFile {
 
   /** Opens and checks the base file at `path`; undefined when there is none. */
   static async open(path: string): Promise<BaseFile | undefined> {
-    let handle: FileHandle;
-    try {
-      handle = await open(path, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const handle = await openIfPresent(path);
+    if (!handle) return undefined;
     try {
       if (!baseFilesSupported()) throw corrupt(path, 'base files are little-endian and this machine is not');
       const { size } = await handle.stat();

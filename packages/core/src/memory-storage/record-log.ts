@@ -1,6 +1,7 @@
 import { mkdir, open, rename, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { openIfPresent } from '../util/open-if-present.js';
 import { readDeleteJson, readRecordJson } from './record-json.js';
 
 /**
@@ -73,13 +74,8 @@ export class RecordLog {
    * the cut) and the file's inode (0 when there is no log).
    */
   async loadEach(visit: LogVisitor): Promise<{ entries: number; end: number; ino: number }> {
-    let handle: FileHandle;
-    try {
-      handle = await open(this.path, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: 0, end: 0, ino: 0 };
-      throw error;
-    }
+    const handle = await openIfPresent(this.path);
+    if (!handle) return { entries: 0, end: 0, ino: 0 };
     let scanned: Scanned;
     let ino: number;
     let cut: TornTail | undefined;
@@ -124,13 +120,8 @@ export class RecordLog {
 
   /** {@link readFrom} streaming each entry to `visit` (its vector is reused); returns how many there were. */
   async readEachFrom(offset: number, visit: LogVisitor): Promise<{ entries: number; end: number; ino: number }> {
-    let handle: FileHandle;
-    try {
-      handle = await open(this.path, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: 0, end: offset, ino: 0 };
-      throw error;
-    }
+    const handle = await openIfPresent(this.path);
+    if (!handle) return { entries: 0, end: offset, ino: 0 };
     try {
       const { size, ino } = await handle.stat();
       if (size <= offset) return { entries: 0, end: offset, ino };
