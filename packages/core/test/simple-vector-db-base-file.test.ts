@@ -33,6 +33,11 @@ function record(i: number, random: () => number, round = 0): MemoryRecord {
   };
 }
 
+/** Records `from..from + count)` (see {@link record}). */
+function records(from: number, count: number, random: () => number): MemoryRecord[] {
+  return Array.from({ length: count }, (_, i) => record(from + i, random));
+}
+
 /** Everything a reader sees of an index: count, listing, searches (plain, filtered, negated), lexical. */
 async function snapshot(db: SimpleVectorDb, index: string, queries: Float32Array[]) {
   const filters: Array<MemoryFilter[] | undefined> = [
@@ -70,8 +75,8 @@ describe('SimpleVectorDb base file', () => {
       const dir = await tempDir();
       const random = seededUniform(quantization === 'int8' ? 1 : 2);
       const db = open(dir, { quantization });
-      const records = Array.from({ length: 500 }, (_, i) => record(i, random));
-      for (let i = 0; i < 500; i += 100) await db.upsertBatch('docs', records.slice(i, i + 100));
+      const written = records(0, 500, random);
+      for (let i = 0; i < 500; i += 100) await db.upsertBatch('docs', written.slice(i, i + 100));
       // Changes after the checkpoint (500 entries >= 200): overwrites and deletes of base records, new records.
       await db.upsert('docs', record(7, random, 1));
       await db.delete('docs', { id: 'r9' });
@@ -95,10 +100,7 @@ describe('SimpleVectorDb base file', () => {
     const dir = await tempDir();
     const random = seededUniform(3);
     const db = open(dir);
-    await db.upsertBatch(
-      'docs',
-      Array.from({ length: 300 }, (_, i) => record(i, random)),
-    );
+    await db.upsertBatch('docs', records(0, 300, random));
     const folder = join(dir, 'docs');
     expect(await exists(join(folder, 'records.base'))).toBe(true);
     await db.upsert('docs', record(4, random, 1));
@@ -118,10 +120,7 @@ describe('SimpleVectorDb base file', () => {
     const random = seededUniform(4);
     const folder = join(dir, 'docs');
     const db = open(dir);
-    await db.upsertBatch(
-      'docs',
-      Array.from({ length: 250 }, (_, i) => record(i, random)),
-    ); // first base
+    await db.upsertBatch('docs', records(0, 250, random)); // first base
     for (let i = 0; i < 70; i++) await db.upsert('docs', record(i, random, 1));
     await db.delete('docs', { id: 'r11' });
     await db.delete('docs', { id: 'r12' });
@@ -141,15 +140,9 @@ describe('SimpleVectorDb base file', () => {
     const random = seededUniform(5);
     const writer = open(dir);
     const reader = open(dir);
-    await writer.upsertBatch(
-      'docs',
-      Array.from({ length: 50 }, (_, i) => record(i, random)),
-    );
+    await writer.upsertBatch('docs', records(0, 50, random));
     expect(await reader.count('docs')).toBe(50);
-    await writer.upsertBatch(
-      'docs',
-      Array.from({ length: 200 }, (_, i) => record(50 + i, random)),
-    ); // checkpoint
+    await writer.upsertBatch('docs', records(50, 200, random)); // checkpoint
     const baseTime = (await stat(join(dir, 'docs', 'records.base'))).mtimeMs;
     await writer.delete('docs', { id: 'r1' });
     await writer.upsert('docs', record(2, random, 1));
@@ -164,19 +157,13 @@ describe('SimpleVectorDb base file', () => {
     const dir = await tempDir();
     const random = seededUniform(11);
     const writer = open(dir);
-    await writer.upsertBatch(
-      'docs',
-      Array.from({ length: 100 }, (_, i) => record(i, random)),
-    );
+    await writer.upsertBatch('docs', records(0, 100, random));
     // The writer checkpoints just after the reader looked for the base file (none yet) and before
     // it reads the log: the log it would read is the emptied one, which alone holds nothing.
     const realOpen = BaseFile.open.bind(BaseFile);
     const spy = vi.spyOn(BaseFile, 'open').mockImplementationOnce(async (path) => {
       const found = await realOpen(path);
-      await writer.upsertBatch(
-        'docs',
-        Array.from({ length: 150 }, (_, i) => record(100 + i, random)),
-      ); // 250 entries: a checkpoint
+      await writer.upsertBatch('docs', records(100, 150, random)); // 250 entries: a checkpoint
       return found;
     });
     try {
@@ -199,10 +186,7 @@ describe('SimpleVectorDb base file', () => {
     await db.upsert('docs', record(0, random));
     // The temporary base file's name taken by a folder: writing it fails, as on a full disk.
     await mkdir(join(dir, 'docs', 'records.base.tmp'));
-    await db.upsertBatch(
-      'docs',
-      Array.from({ length: 250 }, (_, i) => record(i + 1, random)),
-    );
+    await db.upsertBatch('docs', records(1, 250, random));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/"docs" could not fold its log into a base file \(the log is intact\)/);
     expect(await exists(join(dir, 'docs', 'records.base'))).toBe(false);
@@ -210,10 +194,7 @@ describe('SimpleVectorDb base file', () => {
     const queries = [Float32Array.from({ length: DIMS }, random)];
     expect(await snapshot(open(dir), 'docs', queries)).toEqual(await snapshot(db, 'docs', queries));
     // Writes do not try again at once (each try rewrites every record)...
-    await db.upsertBatch(
-      'docs',
-      Array.from({ length: 30 }, (_, i) => record(i + 300, random)),
-    );
+    await db.upsertBatch('docs', records(300, 30, random));
     expect(warnings).toHaveLength(1);
     // ...closing does: once the disk has room again, the log is folded.
     await rm(join(dir, 'docs', 'records.base.tmp'), { recursive: true });
@@ -229,10 +210,7 @@ describe('SimpleVectorDb base file', () => {
     const dir = await tempDir();
     const random = seededUniform(12);
     const db = open(dir);
-    await db.upsertBatch(
-      'docs',
-      Array.from({ length: 120 }, (_, i) => record(i, random)),
-    );
+    await db.upsertBatch('docs', records(0, 120, random));
     for (let i = 0; i < 120; i++) await db.delete('docs', { id: record(i, random).id });
     await db.close(); // the deletes since the last checkpoint are folded on close: a base of no record
     expect((await stat(join(dir, 'docs', 'records.log'))).size).toBe(0);
@@ -251,10 +229,7 @@ describe('SimpleVectorDb base file', () => {
     const make = async () => {
       const dir = await tempDir();
       const db = open(dir);
-      await db.upsertBatch(
-        'docs',
-        Array.from({ length: 220 }, (_, i) => record(i, random)),
-      );
+      await db.upsertBatch('docs', records(0, 220, random));
       await db.close();
       return dir;
     };
@@ -283,10 +258,7 @@ describe('SimpleVectorDb base file', () => {
     const random = seededUniform(8);
     const hnsw = { minRecords: 100, exactBelow: 10 };
     const db = open(dir, { hnsw });
-    await db.upsertBatch(
-      'docs',
-      Array.from({ length: 400 }, (_, i) => record(i, random)),
-    );
+    await db.upsertBatch('docs', records(0, 400, random));
     await db.vectorIndex('docs')!.annIdle();
     const queries = Array.from({ length: 3 }, () => Float32Array.from({ length: DIMS }, random));
     const before = await snapshot(db, 'docs', queries);
