@@ -248,6 +248,17 @@ describe('SimpleVectorDb base file', () => {
     await writeFile(join(truncated, 'docs', 'records.base'), full.subarray(0, full.length - 10));
     await expect(open(truncated).count('docs')).rejects.toMatchObject({ code: 'storage_corrupt' });
 
+    const badScale = await make();
+    const scalePath = join(badScale, 'docs', 'records.base');
+    const withCodes = await readFile(scalePath);
+    const file = (await BaseFile.open(scalePath))!;
+    const [codesAt] = file.header.sections.codes!;
+    const codeBytes = file.header.codes!.rowBytes - 16;
+    await file.close();
+    withCodes.writeFloatLE(Number.NaN, codesAt + codeBytes); // the first code row's scale (an unchecked section)
+    await writeFile(scalePath, withCodes);
+    await expect(open(badScale).count('docs')).rejects.toMatchObject({ code: 'storage_corrupt', message: /code row 0 has scale NaN/ });
+
     const newer = await make();
     await writeFile(join(newer, 'docs', 'index.json'), JSON.stringify({ vectorSize: DIMS, format: 3 }));
     await expect(open(newer).count('docs')).rejects.toMatchObject({ code: 'storage_corrupt', message: /newer version/ });

@@ -191,11 +191,18 @@ async function loadBase(loaded: LoadedIndex, file: BaseFile): Promise<void> {
   }
   const { base, postings } = await file.readColumns();
   const codes = header.codes?.encoding === CODE_ENCODING ? header.codes : undefined;
-  await vectors.loadBase(base, postings, {
-    rowBytes: header.rowBytes,
-    readRows: (from, into) => file.readRegion('rows', from, into),
-    codes: codes && { rowBytes: codes.rowBytes, read: (from, into) => file.readRegion('codes', from, into) },
-  });
+  try {
+    await vectors.loadBase(base, postings, {
+      rowBytes: header.rowBytes,
+      readRows: (from, into) => file.readRegion('rows', from, into),
+      codes: codes && { rowBytes: codes.rowBytes, read: (from, into) => file.readRegion('codes', from, into) },
+    });
+  } catch (error) {
+    // The segments refuse what cannot be a stored row (a code row's scale that is not a finite
+    // number >= 0): the file's unchecked sections are damaged.
+    if (!(error instanceof RangeError)) throw error;
+    throw new KmError('storage_corrupt', `${file.path} cannot be read: ${error.message}`, { connector: CONNECTOR, cause: error });
+  }
   for (let slot = 0; slot < base.count; slot++) {
     if (base.hasText[slot] === 1) loaded.words.add(base.idAt(slot), partitionText(base.payloadAt(slot)));
   }
