@@ -31,7 +31,7 @@ describe('fuseRankings', () => {
     ]);
   });
 
-  it('weighted: vectorWeight · cosine + (1 − vectorWeight) · lexical; a one-sided hit gets 0 from the other side', () => {
+  it('weighted: vectorWeight · cosine + (1 − vectorWeight) · lexical; a vector-only hit has no words, a words-only hit keeps its cosine', () => {
     const fused = fuseRankings(
       [
         ['both', 0.5],
@@ -42,12 +42,28 @@ describe('fuseRankings', () => {
         ['wordsOnly', 1],
       ],
       { method: 'weighted', vectorWeight: 0.25, rrfK: 60 },
+      new Map([['wordsOnly', 0.2]]),
     );
     expect(fused.map((h) => [h.id, Number(h.score.toFixed(6))])).toEqual([
-      ['wordsOnly', 0.75],
+      ['wordsOnly', 0.8], // 0.25 · 0.2 + 0.75 · 1
       ['both', 0.575],
       ['vectorOnly', 0.225],
     ]);
+  });
+
+  it('weighted: a words-only hit is not beaten by a vector-list hit with the same cosine and fewer words', () => {
+    // Both have cosine 0.6; "inList" made the vector side's top k, "outside" did not. The one
+    // holding more of the words must win: being in the vector list is no merit of its own.
+    const fused = fuseRankings(
+      [['inList', 0.6]],
+      [
+        ['outside', 0.35],
+        ['inList', 0.3],
+      ],
+      DEFAULT_FUSION,
+      new Map([['outside', 0.6]]),
+    );
+    expect(fused.map((h) => h.id)).toEqual(['outside', 'inList']);
   });
 
   it('orders equal fused scores by id', () => {
@@ -58,10 +74,10 @@ describe('fuseRankings', () => {
 });
 
 describe('checkFusion', () => {
-  it('applies the defaults (weighted, 0.25, 60)', () => {
-    expect(checkFusion(undefined)).toEqual({ method: 'weighted', vectorWeight: 0.25, rrfK: 60 });
+  it('applies the defaults (weighted, 0.15, 60)', () => {
+    expect(checkFusion(undefined)).toEqual({ method: 'weighted', vectorWeight: 0.15, rrfK: 60 });
     expect(checkFusion(undefined)).toEqual(DEFAULT_FUSION);
-    expect(checkFusion({ method: 'rrf' })).toEqual({ method: 'rrf', vectorWeight: 0.25, rrfK: 60 });
+    expect(checkFusion({ method: 'rrf' })).toEqual({ method: 'rrf', vectorWeight: 0.15, rrfK: 60 });
     expect(checkFusion({ vectorWeight: 0, rrfK: 1 })).toEqual({ method: 'weighted', vectorWeight: 0, rrfK: 1 });
   });
 

@@ -14,14 +14,15 @@ export const SEARCH_MODES: readonly SearchMode[] = Object.freeze(['vector', 'lex
 export interface HybridFusion {
   /**
    * `rrf`: reciprocal rank fusion, `Σ weight / (rrfK + rank)` over both rankings; `weighted`:
-   * `vectorWeight · cosine + (1 − vectorWeight) · lexical score`. Weighted is the default: it beat
-   * RRF at every weight in the evaluation (bench/README.md). @default 'weighted'
+   * `vectorWeight · cosine + (1 − vectorWeight) · lexical score` for every candidate of either
+   * side. Weighted is the default: it beat RRF at every weight on every evaluation set
+   * (docs/adr/0003-answers-and-fusion.md). @default 'weighted'
    */
   method?: 'rrf' | 'weighted';
   /**
-   * Weight of the vector side, in [0, 1] (the lexical side gets the rest). 0.25 was best for the
-   * offline model on the evaluation's development questions; a stronger embedding model may want more.
-   * @default 0.25
+   * Weight of the vector side, in [0, 1] (the lexical side gets the rest). 0.15 was fitted with the
+   * offline model on half of the LoCoMo conversations and holds on SQuAD, the gold and paraphrase
+   * sets; a stronger embedding model may want more. @default 0.15
    */
   vectorWeight?: number;
   /** RRF's rank constant: larger flattens the difference between ranks. @default 60 */

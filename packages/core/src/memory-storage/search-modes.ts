@@ -61,7 +61,8 @@ export interface HybridSides {
  * Fuses the two sides of a hybrid search: each lexical hit gets its cosine similarity to the
  * query vector (from the vector side when there, else computed from its vector), results whose
  * cosine is below `minRelevance` are dropped on both sides, the rankings are fused
- * ({@link fuseRankings}) and cut to `limit`. Yields `[record, cosine]` in fused order.
+ * ({@link fuseRankings}, each lexical hit with its cosine) and cut to `limit`. Yields
+ * `[record, cosine]` in fused order.
  */
 export function fuseHybrid(sides: HybridSides): Array<[MemoryRecord, number]> {
   const cosines = new Map<string, number>();
@@ -83,6 +84,7 @@ export function fuseHybrid(sides: HybridSides): Array<[MemoryRecord, number]> {
     vectorRanked.map(([r, cosine]) => [r.id, cosine] as const),
     lexicalRanked,
     sides.fusion,
+    cosines,
   );
   return fused.slice(0, sides.limit).map(({ id }) => [records.get(id)!, cosines.get(id)!]);
 }
