@@ -1,4 +1,4 @@
-import { type Citation, EXTRACTIVE_PREAMBLE, type MemoryAnswer, type SearchResult } from '@km/core';
+import type { Citation, MemoryAnswer, SearchResult } from '@km/core';
 
 /** Search results as text: one block per source with its best partitions. */
 export function formatSearch(result: SearchResult): string {
@@ -17,13 +17,11 @@ export function formatSearch(result: SearchResult): string {
 /**
  * The sources of an answer, numbered, each once (the same file cited twice is merged), with the
  * pages (PDF) or sections its passages come from: `[1] report.pdf: p. 3, 5 (document report)`.
- * A web page's URL is shown; the service-relative `/download?...` link of an uploaded file is
- * not (the name and document id say more).
+ * The numbers are those of the extractive answer's quotes (`> "…" [1, page 3]`), which number
+ * the answer's relevant sources in order. A web page's URL is shown; the service-relative
+ * `/download?...` link of an uploaded file is not (the name and document id say more).
  */
 export function formatSources(answer: MemoryAnswer): string {
-  // An extractive answer (no language model) numbers its sources in its own text, with the page
-  // of each quote: listing them again would show every source twice.
-  if (answer.text.startsWith(EXTRACTIVE_PREAMBLE)) return '';
   const sources = uniqueSources(answer.relevantSources);
   if (sources.length === 0) return '';
   const url = (u: string | undefined) => (u && /^https?:\/\//i.test(u) ? `, ${u}` : '');

@@ -61,6 +61,9 @@ describe('km against a service URL', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('Neptune is the farthest planet from the Sun');
     expect(stdout).toMatch(/Sources:\n {2}\[1\] neptune\.md \(document astro__neptune\.md\)/);
+    // Once: the extractive answer's quotes point at this list ([1]) instead of repeating it.
+    expect(stdout.match(/Sources:/g)).toHaveLength(1);
+    expect(stdout).toMatch(/"\s*\[1\]/);
   });
 
   it('shows status, lists indexes, deletes', async () => {

@@ -29,13 +29,11 @@ const answer = (relevantSources: Citation[]): MemoryAnswer => ({
 });
 
 describe('formatSources', () => {
-  it('adds nothing to an extractive answer, whose text already numbers its sources with pages', () => {
+  it('lists the sources of an extractive answer, numbered as its quotes number them', () => {
     const pdf = citation({ documentId: 'report', sourceName: 'report.pdf', sourceContentType: 'application/pdf' }, [3]);
-    const extractive = {
-      ...answer([pdf]),
-      text: `${EXTRACTIVE_PREAMBLE}\n\n> "x" [1, page 3]\n\nSources: [1] report.pdf (document report)`,
-    };
-    expect(formatSources(extractive)).toBe('');
+    const notes = citation({ documentId: 'notes', sourceName: 'notes.md' }, []);
+    const extractive = { ...answer([pdf, notes]), text: `${EXTRACTIVE_PREAMBLE}\n\n> "x" [1, page 3]\n> "y" [2]` };
+    expect(formatSources(extractive)).toBe('\nSources:\n  [1] report.pdf: p. 3 (document report)\n  [2] notes.md (document notes)\n');
   });
 
   it('shows the pages of a PDF citation, sorted, each once', () => {

@@ -116,9 +116,13 @@ describe.skipIf(!HAS_CHROMIUM)('web console in headless Chromium', () => {
           await ask.getByLabel('Tag filters').fill('topic:space');
           await ask.getByRole('button', { name: 'Ask' }).click();
           await until(() => ask.locator('.answer').getAttribute('data-state')).toBe('done');
-          expect(await text(ask.locator('.answer-text'))).toContain('384,400 km');
+          // The extractive answer's quotes render as quotes (no raw "> " markers) and the sources
+          // are listed once, below it; a quote's [1] opens the passage it cites.
+          expect(await text(ask.locator('.answer blockquote').first())).toContain('384,400 km');
+          expect(await text(ask.locator('.answer'))).not.toMatch(/^>|\n>|Sources:/);
+          expect(await ask.locator('.citation').count()).toBe(1);
+          await ask.locator('.answer .cite').first().click();
           const open = ask.getByRole('button', { name: /^Open moon\.txt, passage \d+$/ }).first();
-          await open.click();
           expect(await open.getAttribute('aria-expanded')).toBe('true');
           await visible(ask.locator('.passage-text').first());
           expect(await text(ask.locator('.passage-text').first())).toContain('384,400 km');

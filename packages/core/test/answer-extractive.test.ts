@@ -108,9 +108,25 @@ describe('extractive answer (no text generator)', () => {
     const answer = await search.ask('How many parking spaces does the garage have?', { index: 'kb', filters: [] });
     expect(answer.text.toLowerCase().split('120 parking spaces').length - 1).toBe(1);
     expect(answer.text).toMatch(/\[1\]\[2\]/);
-    expect(answer.text).toContain('(document a)');
-    expect(answer.text).toContain('(document b)');
     expect(answer.relevantSources.map((s) => s.documentId)).toEqual(expect.arrayContaining(['a', 'b']));
+  });
+
+  it("numbers its quotes by the answer's relevant sources and does not list the sources again in the text", async () => {
+    const { search } = client([record('apollo', APOLLO), record('garage', GARAGE), record('food', OTHER)]);
+    const answer = await search.ask('When did Apollo 11 land on the Moon, and how many parking spaces has the garage?', {
+      index: 'kb',
+      filters: [],
+    });
+    expect(answer.text).not.toMatch(/Sources:/);
+    expect(answer.text).not.toMatch(/\(document /);
+    // Each quote's [n] is the n-th relevant source: the quote holds a sentence of that source.
+    const quotes = answer.text.split('\n').filter((l) => l.startsWith('> '));
+    expect(quotes.length).toBeGreaterThan(1);
+    for (const quote of quotes) {
+      const n = Number(/\[(\d+)/.exec(quote)![1]);
+      const sentence = /^> "(.*)"/.exec(quote)![1]!;
+      expect(answer.relevantSources[n - 1]!.partitions.some((p) => p.text.includes(sentence))).toBe(true);
+    }
   });
 
   it('shows the page of a PDF quote and the section of another format', async () => {

@@ -107,6 +107,8 @@ describe('the MCP server over stdio', () => {
     expect(view.answer).toContain('1990');
     expect(view.sources).toEqual([expect.objectContaining({ documentId: 'hubble', fileName: 'content.txt' })]);
     expect(textOf(result)).toMatch(/1990[\s\S]*Sources:\n\[1\] content\.txt \(document hubble, index space-notes\)/);
+    // Listed once: the extractive answer's quotes cite "[1]" rather than listing sources again.
+    expect(textOf(result).match(/Sources:/g)).toHaveLength(1);
 
     const nothing = structuredOf<AskView>(
       await call(session.client, 'ask', { question: 'Who painted the Mona Lisa?', index: 'empty-index' }),

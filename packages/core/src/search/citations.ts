@@ -31,7 +31,7 @@ export class CitationCollector {
   add(record: MemoryRecord, relevance: number): Citation {
     const documentId = firstTag(record, ReservedTags.documentId);
     const fileId = firstTag(record, ReservedTags.fileId);
-    const key = `${documentId}/${fileId}`;
+    const key = citationKey(record);
     let citation = this.byFile.get(key);
     if (!citation) {
       citation = {
@@ -60,4 +60,14 @@ export class CitationCollector {
   get citations(): Citation[] {
     return [...this.byFile.values()];
   }
+
+  /** The 1-based position, among {@link citations}, of the citation a record was added to; 0 when it was not. */
+  numberOf(record: MemoryRecord): number {
+    return [...this.byFile.keys()].indexOf(citationKey(record)) + 1;
+  }
+}
+
+/** One citation per source file: its document and file ids. */
+function citationKey(record: MemoryRecord): string {
+  return `${firstTag(record, ReservedTags.documentId)}/${firstTag(record, ReservedTags.fileId)}`;
 }

@@ -1,26 +1,24 @@
 import { ReservedTags } from '../models/constants.js';
-import { PayloadFields, type MemoryRecord } from '../models/memory-record.js';
+import type { MemoryRecord } from '../models/memory-record.js';
 import { EXTRACTIVE_PREAMBLE, type QuotedSentence } from './extractive-answer.js';
 
 /**
- * The answer text quoting each sentence once, with the numbers of every source that holds it
- * and, when known, the page (PDF) or section of the quote: `> "…" [1, page 3][2]`.
+ * The answer text quoting each sentence once, with the numbers of the sources that hold it and,
+ * when known, the page (PDF) or section of the quote: `> "…" [1, page 3][2]`. Source `n` is the
+ * answer's `n`-th relevant source (`citationNumber` gives it, 1-based): the text does not list
+ * the sources again, so that every client (KM's, the CLI, MCP, the console) shows them once,
+ * from `relevantSources`, as it does for an answer written by a model.
  */
-export function formatExtractiveAnswer(sentences: readonly QuotedSentence[]): string {
-  const sources: string[] = [];
+export function formatExtractiveAnswer(sentences: readonly QuotedSentence[], citationNumber: (record: MemoryRecord) => number): string {
   const lines = sentences.map((s) => {
     const refs = new Map<number, string>();
     for (const record of [s.record, ...s.duplicates.map(([r]) => r)]) {
-      const name = String(record.payload[PayloadFields.file] ?? 'source');
-      const documentId = record.tags[ReservedTags.documentId]?.[0] ?? '';
-      const label = documentId ? `${name} (document ${documentId})` : name;
-      let n = sources.indexOf(label);
-      if (n < 0) n = sources.push(label) - 1;
-      if (!refs.has(n + 1)) refs.set(n + 1, locationOf(record));
+      const n = citationNumber(record);
+      if (!refs.has(n)) refs.set(n, locationOf(record));
     }
     return `> "${s.text}" ${[...refs].map(([n, where]) => `[${n}${where ? `, ${where}` : ''}]`).join('')}`;
   });
-  return `${EXTRACTIVE_PREAMBLE}\n\n${lines.join('\n')}\n\nSources: ${sources.map((s, i) => `[${i + 1}] ${s}`).join(', ')}`;
+  return `${EXTRACTIVE_PREAMBLE}\n\n${lines.join('\n')}`;
 }
 
 /**

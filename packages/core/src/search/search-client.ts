@@ -360,7 +360,7 @@ export class SearchClient {
       }
     }
     yield this.answer(question, 'reset', { relevantSources: collector.citations });
-    yield this.answer(question, 'append', { text: formatExtractiveAnswer(sentences) });
+    yield this.answer(question, 'append', { text: formatExtractiveAnswer(sentences, (record) => collector.numberOf(record)) });
     yield this.answer(question, 'last', {});
   }
 

@@ -3,10 +3,15 @@ import type { Citation } from '../api-types.js';
 import type { ConsoleState } from '../console-state.js';
 import { messageArea } from '../dialogs.js';
 import { field, h, replaceChildren } from '../dom.js';
+import { renderAnswer } from './answer-text.js';
 import { citationList } from './citation-list.js';
 import { filterField } from './filter-field.js';
 
-/** `POST /ask` with `stream: true`: the answer grows as it arrives, then its citations. */
+/**
+ * `POST /ask` with `stream: true`: the answer grows as it arrives, then its citations, listed
+ * once. An extractive answer's quotes show as quotes, each with buttons that open the passage
+ * it cites (its `[n]` is the n-th source of the list).
+ */
 export function askView(api: ApiClient, state: ConsoleState): HTMLElement {
   const message = messageArea();
   const question = h('textarea', { name: 'question', rows: 2, required: true });
@@ -30,20 +35,31 @@ export function askView(api: ApiClient, state: ConsoleState): HTMLElement {
     answer.dataset.state = 'streaming';
     replaceChildren(answer);
     replaceChildren(sources);
-    const text = h('p', { class: 'answer-text' });
-    answer.append(text);
+    let text = '';
+    let reason = '';
     let citations: Citation[] = [];
+    const openSource = (n: number) => {
+      const item = sources.querySelectorAll<HTMLElement>('.citation')[n - 1];
+      const toggle = item?.querySelector<HTMLButtonElement>('.passage button[aria-expanded]');
+      if (!item || !toggle) return;
+      if (toggle.getAttribute('aria-expanded') !== 'true') toggle.click();
+      item.scrollIntoView({ block: 'nearest' });
+    };
+    const sourceName = (n: number) => citations[n - 1]?.sourceName;
+    const show = () =>
+      replaceChildren(answer, ...renderAnswer(text, openSource, sourceName), reason ? h('p', { class: 'muted' }, reason) : null);
     try {
       for await (const chunk of api.askStreaming({ index: state.index, question: question.value, filters: wireFilters })) {
         if (chunk.streamState === 'error') throw new Error(chunk.noResultReason ?? 'the answer failed');
         if (chunk.streamState === 'reset' || chunk.streamState === undefined) {
-          text.textContent = chunk.text;
+          text = chunk.text;
           citations = [...chunk.relevantSources];
         } else {
-          text.textContent += chunk.text;
+          text += chunk.text;
           citations.push(...chunk.relevantSources);
         }
-        if (chunk.noResult && chunk.noResultReason) answer.append(h('p', { class: 'muted' }, chunk.noResultReason));
+        if (chunk.noResult && chunk.noResultReason) reason = chunk.noResultReason;
+        show();
       }
       answer.dataset.state = 'done';
       if (citations.length)
