@@ -29,12 +29,19 @@ describe('chunkText', () => {
     expect(chunkText(text, tokenizer, { maxTokensPerChunk: 1000 })).toEqual([text]);
   });
 
-  it('starts a new chunk at a markdown heading once the current one is half full', () => {
-    const body = Array.from({ length: 8 }, (_, i) => sentence(i)).join(' ');
+  it('starts a new chunk at a markdown heading of level 1 to 3, under the context of the headings above', () => {
+    const body = Array.from({ length: 3 }, (_, i) => sentence(i)).join(' ');
     const text = `# Intro\n\n${body}\n\n## Details\n\n${body}`;
-    const chunks = chunkText(text, tokenizer, { maxTokensPerChunk: 160, overlapTokens: 10, markdown: true });
-    expect(chunks.length).toBe(2);
-    expect(chunks[1]!.startsWith('## Details')).toBe(true);
+    const chunks = chunkText(text, tokenizer, { maxTokensPerChunk: 200, overlapTokens: 10, markdown: true });
+    expect(chunks).toEqual([`# Intro\n\n${body}`, `Intro\n\n## Details\n\n${body}`]);
+  });
+
+  it('keeps a tiny section with the next one, and breaks at a level 4 heading only once the chunk is half full', () => {
+    const body = Array.from({ length: 3 }, (_, i) => sentence(i)).join(' ');
+    const tiny = '# Title\n\nShort intro.\n\n## Next\n\nMore.';
+    expect(chunkText(tiny, tokenizer, { maxTokensPerChunk: 1000, overlapTokens: 0, markdown: true })).toEqual([tiny]);
+    const deep = `## Part\n\n${body}\n\n#### Note\n\n${body}`;
+    expect(chunkText(deep, tokenizer, { maxTokensPerChunk: 1000, overlapTokens: 0, markdown: true })).toEqual([deep]);
   });
 
   it('cuts text with no break at all by tokens', () => {

@@ -12,6 +12,12 @@ export interface ExtractedContent {
   sections: ContentSection[];
   /** MIME type of the text: `text/plain` or `text/markdown`. */
   mimeType: string;
+  /**
+   * The document's title, when the content names one (a markdown `# ` heading or front-matter
+   * `title:`, an HTML `<title>`, Office or PDF document properties, a plain-text title line). The
+   * partitioner puts it first in the breadcrumb of every chunk. Never a generic file name.
+   */
+  title?: string;
 }
 
 /** Turns the bytes of one MIME type into text with sections. */

@@ -13,7 +13,7 @@ import { markProcessed, pendingFiles } from './handler-utils.js';
 
 /**
  * `save_records`: writes one record per partition (and summary) to every memory DB, in
- * batches, creating a missing index. Then removes every record of the document that this
+ * batches, creating a missing index. A partition's context goes to `payload.context`. Then removes every record of the document that this
  * execution did not write, so nothing stale from an earlier import survives.
  */
 export class SaveRecordsHandler implements IPipelineStepHandler {
@@ -73,12 +73,15 @@ export class SaveRecordsHandler implements IPipelineStepHandler {
     addTag(tags, ReservedTags.partitionNumber, String(partition.partition_number));
     addTag(tags, ReservedTags.sectionNumber, String(partition.section_number));
     addTag(tags, ReservedTags.fileType, file.mime_type);
+    const text = await readTextFile(this.context, pipeline, partition.name);
     const payload: Record<string, unknown> = {
       [PayloadFields.file]: file.name,
-      [PayloadFields.text]: await readTextFile(this.context, pipeline, partition.name),
+      [PayloadFields.text]: text,
       [PayloadFields.vectorGenerator]: generator,
       [PayloadFields.lastUpdate]: new Date().toISOString(),
     };
+    // Only a context the text starts with: readers may cut `context + "\n\n"` off the text.
+    if (partition.context && text.startsWith(`${partition.context}\n\n`)) payload[PayloadFields.context] = partition.context;
     if (file.source_url) payload[PayloadFields.url] = file.source_url;
     return { id: recordId(pipeline.document_id, partition.id), vector, tags, payload };
   }

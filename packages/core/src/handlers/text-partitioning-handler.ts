@@ -5,7 +5,8 @@ import { MimeTypes, Steps } from '../models/constants.js';
 import { logOnFile, type DataPipeline } from '../models/data-pipeline.js';
 import type { PipelineContext } from '../pipeline/pipeline-context.js';
 import { generatedFilesOf, readTextFile, writeGeneratedFile } from '../pipeline/pipeline-files.js';
-import { chunkText } from '../text-chunker/text-chunker.js';
+import { HeadingPath } from '../text-chunker/heading-path.js';
+import { chunkWithContext } from '../text-chunker/text-chunker.js';
 import { readIngestionArgs } from '../models/request-args.js';
 import { markProcessed, pendingFiles } from './handler-utils.js';
 
@@ -14,7 +15,9 @@ export const partitionName = (fileName: string, n: number): string => `${fileNam
 
 /**
  * `partition`: splits each file's extracted sections into chunks (token-based, sentence and
- * paragraph aware, markdown-aware, with overlap). Each chunk keeps its section number.
+ * paragraph aware, markdown-aware, with overlap). Each chunk keeps its section number, and
+ * starts with its context, the breadcrumb of the document's title and the headings it lies
+ * under (`Handbook › Leave`, then a blank line), also kept apart on the partition's `context`.
  * Request args (KM's names, or km's own in brackets): `custom_partitioning_max_tokens_per_paragraph_int`
  * (`maxTokensPerChunk`), `custom_partitioning_overlapping_tokens_int` (`overlapTokens`),
  * `custom_partitioning_chunk_header_str` (`chunkHeader`).
@@ -47,24 +50,27 @@ export class TextPartitioningHandler implements IPipelineStepHandler {
         continue;
       }
       const content = JSON.parse(await readTextFile(this.context, pipeline, extracted.name)) as ExtractedContent;
-      const markdown = content.mimeType === MimeTypes.markdown;
+      const options = {
+        maxTokensPerChunk: max,
+        overlapTokens: overlap,
+        markdown: content.mimeType === MimeTypes.markdown,
+        ...(chunkHeader ? { chunkHeader } : {}),
+        ...(content.title ? { title: content.title } : {}),
+      };
+      // One heading path through the sections: a page without a heading stays under the last one.
+      const headings = new HeadingPath();
       let n = 0;
       for (const section of content.sections) {
-        const chunks = chunkText(section.text, tokenizer, {
-          maxTokensPerChunk: max,
-          overlapTokens: overlap,
-          markdown,
-          ...(chunkHeader ? { chunkHeader } : {}),
-        });
-        for (const chunk of chunks) {
-          await writeGeneratedFile(this.context, pipeline, file, {
+        for (const chunk of chunkWithContext(section.text, tokenizer, options, headings)) {
+          const partition = await writeGeneratedFile(this.context, pipeline, file, {
             name: partitionName(file.name, n),
-            content: chunk,
+            content: chunk.text,
             mimeType: MimeTypes.plainText,
             artifactType: 'text_partition',
             partitionNumber: n,
             sectionNumber: section.number,
           });
+          if (chunk.context) partition.context = chunk.context;
           n++;
         }
       }

@@ -40,6 +40,8 @@ export interface GeneratedFileDetails extends FileDetails {
   parent_id: string;
   source_partition_id: string;
   content_sha256: string;
+  /** A partition's breadcrumb (`Title › Section`), which its text starts with; absent when it has none. */
+  context?: string;
 }
 
 /** An uploaded file with the files generated from it, keyed by name. */

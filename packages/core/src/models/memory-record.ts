@@ -15,6 +15,11 @@ export interface MemoryRecord {
 /** Payload field names written by the pipeline (Kernel Memory's names). */
 export const PayloadFields = {
   text: 'text',
+  /**
+   * The breadcrumb of a partition (`Title › Section › Subsection`), also the first line of
+   * `text`: when present, `text` starts with `context + "\n\n"`. Absent when the partition has none.
+   */
+  context: 'context',
   file: 'file',
   url: 'url',
   lastUpdate: 'last_update',
