@@ -12,11 +12,14 @@ export interface TextFormat {
   gives: string;
   /** The text to index, from the file's text. @default the text as it is */
   convert?: (text: string) => string;
+  /** The document's title, from the text to index. @default none */
+  title?: (text: string) => string | undefined;
 }
 
 /**
  * A decoder of a text format: the file's text (UTF-8, byte-order mark dropped; binary data fails,
- * see `decodeUtf8Text`), turned by the format's `convert`, in one section numbered 0.
+ * see `decodeUtf8Text`), turned by the format's `convert`, in one section numbered 0, with the
+ * title the format's `title` finds in it.
  *
  * ```ts
  * const yaml = new TextFormatDecoder({ name: 'yaml', reads: (type) => type === 'application/yaml', gives: 'text/plain' });
@@ -34,7 +37,9 @@ export class TextFormatDecoder implements IContentDecoder {
   }
 
   async decode(data: Buffer, options?: { fileName?: string }): Promise<ExtractedContent> {
-    const text = decodeUtf8Text(data, options?.fileName);
-    return { mimeType: this.format.gives, sections: [{ number: 0, text: this.format.convert?.(text) ?? text }] };
+    const raw = decodeUtf8Text(data, options?.fileName);
+    const text = this.format.convert?.(raw) ?? raw;
+    const title = this.format.title?.(text);
+    return { mimeType: this.format.gives, sections: [{ number: 0, text }], ...(title ? { title } : {}) };
   }
 }
