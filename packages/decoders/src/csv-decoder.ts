@@ -2,22 +2,24 @@ import type { ExtractedContent } from '@km/core';
 import { LimitedDecoder } from './limited-decoder.js';
 import { overLimit, TextBudget } from './limits.js';
 import { rowsAsText } from './rows-as-text.js';
+import { tableTitle } from './table-title.js';
 
 /**
  * CSV (and TSV): RFC 4180 quoting, the delimiter (comma, semicolon or tab) guessed from the
  * first line, a UTF-8 byte-order mark dropped. One section; each row under the header becomes
- * `column: value` lines.
+ * `column: value` lines. The title is the file name (see `tableTitle`).
  */
 export class CsvDecoder extends LimitedDecoder {
   readonly name = 'csv';
   protected readonly format = 'CSV';
   protected readonly mimeTypes: ReadonlySet<string> = new Set(['text/csv', 'text/tab-separated-values', 'application/csv']);
 
-  protected async decodeWithinLimits(data: Buffer): Promise<ExtractedContent> {
+  protected async decodeWithinLimits(data: Buffer, _signal: AbortSignal | undefined, fileName?: string): Promise<ExtractedContent> {
     const text = data.toString('utf8').replace(/^\uFEFF/, '');
     const rows = parseCsv(text, guessDelimiter(text), this.limits.maxRows, this.limits.maxCells);
     const rowsText = rowsAsText(rows, this.limits.maxTextChars, new TextBudget(this.limits.maxTextChars, this.format));
-    return { sections: [{ number: 1, text: rowsText, sentencesAreComplete: true }], mimeType: 'text/plain' };
+    const title = tableTitle(undefined, fileName);
+    return { sections: [{ number: 1, text: rowsText, sentencesAreComplete: true }], mimeType: 'text/plain', ...(title ? { title } : {}) };
   }
 }
 

@@ -12,7 +12,8 @@ const WORD_PARTS: OfficeParts = { mainPart: DOCUMENT_PART, wanted: (name) => nam
 
 /**
  * Word (.docx): paragraphs, headings as markdown headings (`Heading1`..`Heading9`, `Title`,
- * outline levels), list items as `- `, tables as markdown tables. Sections follow the page
+ * outline levels), list items as `- `, tables as markdown tables. The title is the core
+ * properties' `dc:title`, else a first paragraph styled `Title` or `Heading1`. Sections follow the page
  * breaks Word recorded (explicit breaks and the last rendered layout), so `sectionNumber` is
  * the page as Word last laid it out.
  */
@@ -24,7 +25,10 @@ export class DocxDecoder extends LimitedDecoder {
   protected async decodeWithinLimits(data: Buffer, signal: AbortSignal | undefined): Promise<ExtractedContent> {
     const word = new OfficePackage(data, WORD_PARTS, this.limits, this.format, signal);
     checkAborted(signal);
-    return { sections: docxSections(word.main, this.limits.maxTextChars), mimeType: 'text/markdown' };
+    const sections = docxSections(word.main, this.limits.maxTextChars);
+    // Else a first paragraph styled Title or Heading1 (a `# ` line).
+    const title = word.title ?? /^# (.+)/.exec(sections[0]?.text ?? '')?.[1]?.trim();
+    return { sections, mimeType: 'text/markdown', ...(title ? { title } : {}) };
   }
 }
 

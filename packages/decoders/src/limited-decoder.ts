@@ -32,11 +32,14 @@ export abstract class LimitedDecoder implements IContentDecoder {
   }
 
   /** Refuses a file over `maxFileBytes`, then decodes it. */
-  async decode(data: Buffer, options: { signal?: AbortSignal } = {}): Promise<ExtractedContent> {
+  async decode(data: Buffer, options: { signal?: AbortSignal; fileName?: string } = {}): Promise<ExtractedContent> {
     checkFileSize(data, this.limits, this.format);
-    return this.decodeWithinLimits(data, options.signal);
+    return this.decodeWithinLimits(data, options.signal, options.fileName);
   }
 
-  /** Decodes a file already known to be within `maxFileBytes`; `signal` stops it (time limit or cancel). */
-  protected abstract decodeWithinLimits(data: Buffer, signal: AbortSignal | undefined): Promise<ExtractedContent>;
+  /**
+   * Decodes a file already known to be within `maxFileBytes`; `signal` stops it (time limit or
+   * cancel); `fileName` is the file's name, when known.
+   */
+  protected abstract decodeWithinLimits(data: Buffer, signal: AbortSignal | undefined, fileName?: string): Promise<ExtractedContent>;
 }

@@ -2,20 +2,21 @@ import type { ContentSection, ExtractedContent } from '@km/core';
 import { KmError } from '@km/core';
 import { LimitedDecoder } from './limited-decoder.js';
 import { checkAborted, overLimit, unreadable } from './limits.js';
+import { pagesAsMarkdown } from './pdf/pdf-headings.js';
+import { pdfLines, type PdfLine, type PdfTextItem } from './pdf/pdf-lines.js';
+import { removeRepeatedLines } from './pdf/repeated-lines.js';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjs: Promise<PdfJs> | undefined;
 const loadPdfJs = () => (pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
 
-interface TextItem {
-  str?: string;
-  hasEOL?: boolean;
-}
-
 /**
  * PDF: the text of each page, through Mozilla's pdf.js, one section per page numbered as the
- * page, so citations carry the page number. Encrypted (password-protected) and corrupt files
- * fail with a reason that says which. Scanned pages without a text layer yield no text.
+ * page, so citations carry the page number. Running headers and footers (lines repeated at the
+ * top or bottom of most pages, page numbers included) are left out, and lines in a clearly
+ * larger font become markdown headings, so the text is `text/markdown`; the title is the
+ * document information's `Title`. Encrypted (password-protected) and corrupt files fail with a
+ * reason that says which. Scanned pages without a text layer yield no text.
  */
 export class PdfDecoder extends LimitedDecoder {
   readonly name = 'pdf';
@@ -43,16 +44,20 @@ export class PdfDecoder extends LimitedDecoder {
         throw describePdfError(e);
       });
       if (pdf.numPages > this.limits.maxPages) throw overLimit(`the PDF (${pdf.numPages} pages)`, 'maxPages', this.limits.maxPages);
-      const sections: ContentSection[] = [];
+      const pages: PdfLine[][] = [];
       for (let number = 1; number <= pdf.numPages; number++) {
         checkAborted(signal);
         const page = await pdf.getPage(number);
         const content = await page.getTextContent();
-        const text = pageText(content.items as TextItem[]);
+        pages.push(pdfLines(content.items as PdfTextItem[]));
         page.cleanup();
-        if (text) sections.push({ number, text, sentencesAreComplete: false });
       }
-      return { sections, mimeType: 'text/plain' };
+      const sections: ContentSection[] = [];
+      pagesAsMarkdown(removeRepeatedLines(pages)).forEach((text, i) => {
+        if (text) sections.push({ number: i + 1, text, sentencesAreComplete: false });
+      });
+      const title = await documentTitle(pdf);
+      return { sections, mimeType: 'text/markdown', ...(title ? { title } : {}) };
     } catch (e) {
       checkAborted(signal);
       throw e instanceof KmError ? e : describePdfError(e);
@@ -63,16 +68,11 @@ export class PdfDecoder extends LimitedDecoder {
   }
 }
 
-function pageText(items: TextItem[]): string {
-  let text = '';
-  for (const item of items) {
-    if (typeof item.str === 'string') text += item.str;
-    if (item.hasEOL) text += '\n';
-  }
-  return text
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+/** The `Title` of the document information dictionary, when there is one. */
+async function documentTitle(pdf: { getMetadata(): Promise<{ info: unknown }> }): Promise<string | undefined> {
+  const info = (await pdf.getMetadata().catch(() => undefined))?.info as { Title?: unknown } | undefined;
+  const title = typeof info?.Title === 'string' ? info.Title.replace(/\s+/g, ' ').trim() : '';
+  return title || undefined;
 }
 
 function describePdfError(e: unknown): KmError {

@@ -20,6 +20,7 @@ const POWERPOINT_PARTS: OfficeParts = {
 /**
  * PowerPoint (.pptx): one section per slide, numbered as in the deck (hidden slides included),
  * with the slide title as a heading, the text of every shape and table, and the speaker notes.
+ * The title is the core properties' `dc:title`.
  */
 export class PptxDecoder extends LimitedDecoder {
   readonly name = 'pptx';
@@ -46,7 +47,7 @@ export class PptxDecoder extends LimitedDecoder {
       budget.take(lines.reduce((n, line) => n + line.length + 1, 0));
       sections.push({ number: i + 1, text: lines.join('\n'), sentencesAreComplete: true });
     });
-    return { sections, mimeType: 'text/markdown' };
+    return { sections, mimeType: 'text/markdown', ...(deck.title ? { title: deck.title } : {}) };
   }
 }
 

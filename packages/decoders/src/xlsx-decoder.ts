@@ -4,6 +4,7 @@ import { checkAborted, overLimit, TextBudget } from './limits.js';
 import { OfficePackage, type OfficeParts } from './ooxml/office-package.js';
 import { readXml, type XmlSource } from './ooxml/xml.js';
 import { RowsTextWriter, type SparseRow } from './rows-as-text.js';
+import { tableTitle } from './table-title.js';
 
 export const XLSX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const WORKBOOK = 'xl/workbook.xml';
@@ -18,14 +19,15 @@ const EXCEL_PARTS: OfficeParts = {
  * under the header row becomes `column: value` lines. Values are the cached results Excel
  * saved (formulas are not recomputed); dates stay Excel serial numbers. Rows are read sparsely
  * (a cell at column XFD costs one entry, not 16 384) and written out one at a time, under the
- * `maxCells` and `maxTextChars` limits.
+ * `maxCells` and `maxTextChars` limits. The title is the core properties' `dc:title`, else the
+ * file name (see `tableTitle`), so a chunk of rows says which workbook and sheet it is from.
  */
 export class XlsxDecoder extends LimitedDecoder {
   readonly name = 'xlsx';
   protected readonly format = 'Excel';
   protected readonly mimeTypes: ReadonlySet<string> = new Set([XLSX_MIME_TYPE]);
 
-  protected async decodeWithinLimits(data: Buffer, signal: AbortSignal | undefined): Promise<ExtractedContent> {
+  protected async decodeWithinLimits(data: Buffer, signal: AbortSignal | undefined, fileName?: string): Promise<ExtractedContent> {
     const workbook = new OfficePackage(data, EXCEL_PARTS, this.limits, this.format, signal);
     const sheets = workbook.listed('sheet', (id, a, index) => ({ name: a.name ?? `Sheet${index + 1}`, id }));
     if (sheets.length > this.limits.maxSheets)
@@ -45,7 +47,8 @@ export class XlsxDecoder extends LimitedDecoder {
       const text = writer.text();
       sections.push({ number: i + 1, text: `${heading}${text ? `\n\n${text}` : ''}`, sentencesAreComplete: true });
     });
-    return { sections, mimeType: 'text/markdown' };
+    const title = tableTitle(workbook.title, fileName);
+    return { sections, mimeType: 'text/markdown', ...(title ? { title } : {}) };
   }
 }
 

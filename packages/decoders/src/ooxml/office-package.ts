@@ -1,5 +1,6 @@
 import { unreadable, type DecoderLimits } from '../limits.js';
 import { readZipParts } from '../zip/safe-unzip.js';
+import { CORE_PROPERTIES_PART, coreTitle } from './core-properties.js';
 import { readRelationships, relsPathOf, type Relationship } from './relationships.js';
 import { readXml } from './xml.js';
 
@@ -12,8 +13,9 @@ export interface OfficeParts {
 }
 
 /**
- * An Office file opened for reading: the parts `wanted` selects, inflated under every zip limit
- * (see `readZipParts`), its main part, which it must hold, and the main part's relationships.
+ * An Office file opened for reading: the parts `wanted` selects and the core properties,
+ * inflated under every zip limit (see `readZipParts`), its main part, which it must hold, the
+ * main part's relationships, and the title its core properties give.
  */
 export class OfficePackage {
   /** The parts read, by path. */
@@ -22,13 +24,16 @@ export class OfficePackage {
   readonly main: Uint8Array[];
   /** The relationships of the main part, by id. */
   readonly relationships: Map<string, Relationship>;
+  /** The document's title (`dc:title` of `docProps/core.xml`), when set. */
+  readonly title: string | undefined;
 
   constructor(data: Uint8Array, { mainPart, wanted }: OfficeParts, limits: DecoderLimits, format: string, signal: AbortSignal | undefined) {
-    this.parts = readZipParts(data, wanted, limits, format, signal);
+    this.parts = readZipParts(data, (name) => name === CORE_PROPERTIES_PART || wanted(name), limits, format, signal);
     const main = this.parts.get(mainPart);
     if (!main) throw unreadable(format, `${mainPart} is missing`);
     this.main = main;
     this.relationships = this.relationshipsOf(mainPart);
+    this.title = coreTitle(this.parts.get(CORE_PROPERTIES_PART));
   }
 
   /** The relationships of a part, by id (none when the file has no `.rels` for it, or it was not read). */
