@@ -9,6 +9,7 @@ import { HeadingPath } from '../text-chunker/heading-path.js';
 import { chunkWithContext } from '../text-chunker/text-chunker.js';
 import { readIngestionArgs } from '../models/request-args.js';
 import { markProcessed, pendingFiles } from './handler-utils.js';
+import { cleanExtractedText } from './text-extraction-handler.js';
 
 /** Name of partition `n` of `fileName`. */
 export const partitionName = (fileName: string, n: number): string => `${fileName}.partition.${n}.txt`;
@@ -55,7 +56,8 @@ export class TextPartitioningHandler implements IPipelineStepHandler {
         overlapTokens: overlap,
         markdown: content.mimeType === MimeTypes.markdown,
         ...(chunkHeader ? { chunkHeader } : {}),
-        ...(content.title ? { title: content.title } : {}),
+        // The extract step cleans the sections only; a title may hold NUL characters too.
+        ...(content.title ? { title: cleanExtractedText(content.title) } : {}),
       };
       // One heading path through the sections: a page without a heading stays under the last one.
       const headings = new HeadingPath();
