@@ -36,6 +36,26 @@ describe('tokenize (lexical search terms)', () => {
   });
 });
 
+describe('English spelling variants and irregular verbs', () => {
+  it('folds British spellings to American ones, with their plurals and derived forms', () => {
+    expect(tokenize('colour colours coloured')).toEqual(tokenize('color colors colored'));
+    expect(tokenize('The centre of the theatre, 5 kilometres away')).toEqual(tokenize('The center of the theater, 5 kilometers away'));
+    expect(tokenize('grey aluminium, organised and travelled')).toEqual(tokenize('gray aluminum, organized and traveled'));
+  });
+
+  it('folds irregular verb forms to their base, so "wrote" meets "written" and "write"', () => {
+    expect(tokenize('wrote')).toEqual(tokenize('written'));
+    expect(tokenize('wrote')).toEqual(tokenize('writes'));
+    expect(tokenize('She bought it; they have bought')).toEqual(tokenize('She buys it; they have buy'));
+  });
+
+  it('leaves words that are also other words alone (left, found, rose, felt, lead)', () => {
+    for (const word of ['left', 'found', 'rose', 'felt', 'lead', 'saw', 'four', 'tour', 'hour', 'genre', 'are']) {
+      expect(tokenize(word)).toEqual(word === 'are' ? [] : [stemEnglish(word)]);
+    }
+  });
+});
+
 describe('stemEnglish rules', () => {
   it.each([
     ['studies', 'study'],

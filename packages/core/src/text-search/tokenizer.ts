@@ -9,8 +9,10 @@
  * - Han, Hiragana, Katakana and Thai, written without spaces, give one token per character
  *   (unigrams), so a word of them is found by its characters.
  * - A short list of English stop words is dropped (`the`, `of`, `what`...).
- * - Latin words get a light, conservative English stemmer ({@link stemEnglish}).
+ * - Latin words are folded to one spelling (British to American, irregular verb forms to their
+ *   base: {@link foldEnglishVariant}), then get a light, conservative English stemmer ({@link stemEnglish}).
  */
+import { foldEnglishVariant } from './english-variants.js';
 
 /** Scripts written without spaces: one token per character. */
 const UNSPACED = '[\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}\\p{scx=Thai}]';
@@ -50,7 +52,12 @@ export function tokenize(text: string): string[] {
   const pattern = ASCII.test(folded) ? ASCII_TOKEN : TOKEN;
   for (const [token] of folded.matchAll(pattern)) {
     if (ENGLISH_STOP_WORDS.has(token)) continue;
-    out.push(STEMMED_ENDINGS.has(token.at(-1)!) && LATIN_WORD.test(token) ? stemEnglish(token) : token);
+    if (!LATIN_WORD.test(token)) {
+      out.push(token);
+      continue;
+    }
+    const word = foldEnglishVariant(token);
+    out.push(STEMMED_ENDINGS.has(word.at(-1)!) ? stemEnglish(word) : word);
   }
   return out;
 }
