@@ -112,7 +112,15 @@ export {
 // Rerankers
 export { HttpTextReranker, type HttpTextRerankerOptions, type RerankProvider } from './rerank/http-reranker.js';
 export { MmrReranker, type MmrRerankerOptions } from './rerank/mmr-reranker.js';
-export { ANSWER_FLOORS, defaultAnswerFloor } from './search/answer-floor.js';
+export {
+  ANSWERABILITY_MODELS,
+  LEXICAL_ANSWERABILITY,
+  answerabilityModelFor,
+  answerabilityScore,
+  type AnswerabilityModel,
+} from './search/answerability.js';
+export { answerEvidence, EVIDENCE_PASSAGES, type AnswerEvidence, type EvidencePassage } from './search/answer-evidence.js';
+export { contentTerms, questionTerms } from './search/answer-terms.js';
 export { splitSentences } from './search/sentence-splitter.js';
 
 // Tracing (OpenTelemetry, through @opentelemetry/api only)

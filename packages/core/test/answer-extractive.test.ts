@@ -4,7 +4,9 @@ import {
   HashingEmbeddingGenerator,
   NOT_FOUND_ANSWER,
   ReservedTags,
-  defaultAnswerFloor,
+  answerabilityModelFor,
+  ANSWERABILITY_MODELS,
+  LEXICAL_ANSWERABILITY,
   silentLogger,
   type ITextEmbeddingGenerator,
   type MemoryRecord,
@@ -161,20 +163,66 @@ describe('extractive answer (no text generator)', () => {
     expect(explicit.noResult).toBe(false);
   });
 
-  it('answers "not found" when a word of the question appears in no passage and the best holds only part of the question', async () => {
-    const town = 'Port Calder is a fishing town on the north coast. Its harbour was rebuilt in 1904 after a storm.';
-    // Nine passages on other things: "Port Calder" is rare among the retrieved, "population" absent, so
-    // the town's passage holds part of the question (coverage between 0.5 and 0.6).
+  it('answers a question that words the fact differently from the passage, and refuses one about something memory never mentions', async () => {
+    const ferry =
+      'The Tarrin Sound ferry. The MV Saoirse Bell has crossed Tarrin Sound since 2009. Her hull is painted teal with a white band, and she carries 24 cars.';
+    const opera = 'The Salt Widow is an opera in three acts. Ilse Varga composed it in 1931 for the Harbour Theatre.';
     const others = ['bread', 'kettle', 'comet', 'violin', 'glacier', 'tram', 'orchid', 'tennis', 'copper'].map((word) =>
-      record(word, `The ${word} guide explains ${word} care in detail.`, { rel: 0.1 }),
+      record(word, `The ${word} guide explains ${word} care in detail.`),
     );
-    const { search } = client([record('town', town), ...others], { answerFloor: 0 });
-    const missing = await search.ask('What is the population of Port Calder?', { index: 'kb', filters: [] });
-    expect(missing.noResult).toBe(true);
-    expect(missing.noResultReason).toMatch(/no passage mentions "population"/);
-    const known = await search.ask('When was the harbour of Port Calder rebuilt?', { index: 'kb', filters: [] });
-    expect(known.noResult).toBe(false);
-    expect(known.text).toContain('1904');
+    const { search } = client([record('ferry', ferry), record('opera', opera), ...others]);
+    // "colour" and "wrote" appear in no passage: the subject does, and that is enough.
+    const colour = await search.ask('What colour is the Tarrin Sound ferry?', { index: 'kb', filters: [] });
+    expect(colour.noResult).toBe(false);
+    expect(colour.text).toContain('teal');
+    const wrote = await search.ask('Who wrote the opera The Salt Widow?', { index: 'kb', filters: [] });
+    expect(wrote.noResult).toBe(false);
+    expect(wrote.text).toContain('Ilse Varga');
+    const offTopic = await search.ask('What is the boiling point of mercury?', { index: 'kb', filters: [] });
+    expect(offTopic.noResult).toBe(true);
+    expect(offTopic.noResultReason).toMatch(/answer too little of the question \(word evidence 0\.00/);
+  });
+
+  it('answers from a spreadsheet row although the question names the spreadsheet and asks for the "capital city"', async () => {
+    const rows = (pairs: string[][]) => pairs.map(([country, capital]) => `Country: ${country}\nCapital: ${capital}`).join('\n\n');
+    const sheet = `capitals.csv › Sheet: Capitals\n\n${rows([
+      ['France', 'Paris'],
+      ['Japan', 'Tokyo'],
+      ['Kenya', 'Nairobi'],
+    ])}`;
+    const other = rows([
+      ['Peru', 'Lima'],
+      ['Chile', 'Santiago'],
+    ]);
+    const { search } = client([record('capitals', sheet), record('south', other), record('food', OTHER)]);
+    const answer = await search.ask('What is the capital city of Japan according to the spreadsheet?', { index: 'kb', filters: [] });
+    expect(answer.noResult).toBe(false);
+    // The row is one quote: its lines are one paragraph.
+    expect(answer.text.split('\n').find((l) => l.startsWith('> '))).toContain('Country: Japan Capital: Tokyo');
+  });
+
+  it('quotes the sentence that answers, not the one naming the subject: "Who discovered velloite?"', async () => {
+    const velloite =
+      'Velloite\n\nVelloite is a rare mineral found only in the Skarn Hills of Oradel. It was first described in 1908 by the mining surveyor Edda Lindqvist. On the Mohs scale it has a hardness of 5.5.';
+    const { search } = client([record('velloite', velloite), record('food', OTHER)]);
+    const answer = await search.ask('Who discovered velloite?', { index: 'kb', filters: [] });
+    const quotes = answer.text.split('\n').filter((l) => l.startsWith('> '));
+    expect(quotes[0]).toContain('Edda Lindqvist');
+    // The title line names the passage; it is no answer and is never quoted.
+    expect(quotes.some((q) => q.startsWith('> "Velloite"'))).toBe(false);
+  });
+
+  it('leaves the context line (title › section) out of quotes while its words still find the passage', async () => {
+    const context = 'Staff handbook › Leave › Parental leave';
+    const text = `${context}\n\nEmployees may take up to 26 weeks. They tell their manager eight weeks ahead using form HR-12.`;
+    const parental: MemoryRecord = { ...record('handbook', text), payload: { text, context, file: 'handbook.md' } };
+    const { search } = client([parental, record('food', OTHER)]);
+    const answer = await search.ask('How many weeks of parental leave does the staff handbook allow?', { index: 'kb', filters: [] });
+    expect(answer.noResult).toBe(false);
+    expect(answer.text).toContain('26 weeks');
+    expect(answer.text).not.toContain('›');
+    // Citations keep the partition's text as stored, context included.
+    expect(answer.relevantSources[0]!.partitions[0]!.text).toBe(text);
   });
 
   it('does not count the word after "how" (far, long, tall) as a content word the passage must hold', async () => {
@@ -202,16 +250,26 @@ describe('extractive answer (no text generator)', () => {
     expect(embeddings.batches).toEqual([1]);
   });
 
-  it('has a calibrated floor for the local model and the hashing generator, none for an unknown model', () => {
-    expect(defaultAnswerFloor({ modelName: 'local/universal-sentence-encoder-lite' } as ITextEmbeddingGenerator)).toBeGreaterThan(0);
-    expect(defaultAnswerFloor(new HashingEmbeddingGenerator({ dimensions: 64 }))).toBeGreaterThan(0);
-    expect(defaultAnswerFloor({ modelName: 'someone/else' } as ITextEmbeddingGenerator)).toBe(0);
-    expect(defaultAnswerFloor(undefined)).toBe(0);
+  it('uses the fitted model of the local embedding model, and the words alone for any other', () => {
+    expect(answerabilityModelFor({ modelName: 'local/universal-sentence-encoder-lite' } as ITextEmbeddingGenerator)).toBe(
+      ANSWERABILITY_MODELS['local/universal-sentence-encoder-lite'],
+    );
+    expect(answerabilityModelFor(new HashingEmbeddingGenerator({ dimensions: 64 }))).toBe(LEXICAL_ANSWERABILITY);
+    expect(answerabilityModelFor({ modelName: 'someone/else' } as ITextEmbeddingGenerator)).toBe(LEXICAL_ANSWERABILITY);
+    expect(answerabilityModelFor(undefined)).toBe(LEXICAL_ANSWERABILITY);
+    expect(LEXICAL_ANSWERABILITY.cosine).toBe(0);
   });
 
-  it('uses the calibrated floor by default', async () => {
+  it('refuses by default, and answers everything found with answerability: false', async () => {
     const { search } = client([record('garage', GARAGE), record('food', OTHER)]);
     const unknown = await search.ask('Who won the 1998 FIFA World Cup?', { index: 'kb', filters: [] });
     expect(unknown.noResult).toBe(true);
+    const embeddings = new CountingEmbeddings();
+    const db = new FixedDb([record('garage', GARAGE), record('food', OTHER)], embeddings);
+    const open = new SearchClient(
+      { memoryDb: db, embeddingGenerator: embeddings, textGenerator: undefined, logger: silentLogger },
+      { answerability: false },
+    );
+    expect((await open.ask('Who won the 1998 FIFA World Cup?', { index: 'kb', filters: [] })).noResult).toBe(false);
   });
 });

@@ -35,6 +35,13 @@ const W_FOCUS = 0.25;
 const W_LEAD = 0.05;
 /** Weight of the sentence's cosine with the question, for the embedded few. */
 const W_COSINE = 0.15;
+/**
+ * How far behind the best cheap score a sentence may be and still be embedded: the cosines of
+ * one question's candidate sentences seldom differ by more than a third, so the cosine moves a
+ * sentence by at most a third of its weight (embedding them all within its whole weight, 0.15,
+ * cost twice the time for the same first quote on the gold and paraphrase sets).
+ */
+const COSINE_REACH = W_COSINE / 3;
 
 /** What sentence selection may use besides the passages. */
 export interface SentenceSelectionOptions {
@@ -54,11 +61,18 @@ interface Candidate extends Omit<QuotedSentence, 'score'> {
 /**
  * Picks the sentences of the passages that best answer the question, best first, without
  * embedding every sentence: a cheap score (IDF-weighted share of the question's content words
- * in the sentence and in its passage, the passage's relevance, a bonus when the sentence holds what the question
- * asks for — a date after "when", a number after "how many", a name after "who", a place after
- * "where" — and a small one for lead sentences), then the best {@link EMBEDDED_SENTENCES} whose
- * cosine could still lift them to the top are embedded in one call (none when the best leads
- * by more than the cosine's weight) and their cosine with the question breaks ties.
+ * in its passage and, in the sentence, of those that do not name what the passage is about, the
+ * passage's relevance, a bonus when the sentence holds what the question asks for — a date
+ * after "when", a number after "how many", a name after "who", a place after "where" — and a
+ * small one for lead sentences), then the best {@link EMBEDDED_SENTENCES} whose cosine could
+ * still lift them to the top are embedded in one call (none when the best leads by more than
+ * {@link COSINE_REACH}) and their cosine with the question breaks ties.
+ *
+ * What names the passage (its context line, its title, its first sentence) tells which passage
+ * answers, not which sentence: "Who discovered velloite?" is answered by "It was first described
+ * by Edda Lindqvist", not by "Velloite is a rare mineral", so the words shared with it count for
+ * the passage only. A title or heading line is never quoted, nor (while anything else is left)
+ * a sentence made only of the question's own words.
  */
 export async function selectSentences(
   question: string,
@@ -69,12 +83,23 @@ export async function selectSentences(
   const weights = new TermWeights(considered.map((p) => p.terms));
   const asked = questionTerms(question);
   const focus = questionFocus(question);
-  const candidates: Candidate[] = [];
+  let candidates: Candidate[] = [];
+  const restating: Candidate[] = [];
   const seen = new Map<string, Candidate>();
+  const askedTerms = new Set(asked);
   for (const passage of considered) {
     const inPassage = weights.coverage(asked, new Set(passage.terms));
-    splitSentences(passage.text).forEach((sentence, position) => {
-      if (sentence.length < 12) return;
+    const sentences = splitSentences(passage.text);
+    const title = leadingTitle(passage.text);
+    // What the passage is about (its context, title and first sentence): the question's words
+    // that name it say which passage, not which of its sentences answers.
+    const subject = new Set(contentTerms(`${passage.context}\n${title ?? ''}\n${sentences.find((s) => s !== title) ?? ''}`));
+    const predicate = asked.filter((t) => !subject.has(t));
+    sentences.forEach((sentence, position) => {
+      if (sentence.length < 12 || sentence === title || HEADING.test(sentence)) return;
+      const terms = contentTerms(sentence);
+      // A sentence of nothing but the question's own words cannot answer it (kept only for when nothing else is left).
+      const restates = terms.every((t) => askedTerms.has(t));
       const key = sentence.toLowerCase();
       const first = seen.get(key);
       if (first) {
@@ -83,7 +108,7 @@ export async function selectSentences(
         }
         return;
       }
-      const lexical = 0.5 * weights.coverage(asked, new Set(contentTerms(sentence))) + 0.5 * inPassage;
+      const lexical = 0.5 * (predicate.length > 0 ? weights.coverage(predicate, new Set(terms)) : 0) + 0.5 * inPassage;
       const cheap =
         W_LEXICAL * lexical +
         W_RELEVANCE * passage.relevance +
@@ -97,13 +122,14 @@ export async function selectSentences(
         cheap,
       };
       seen.set(key, candidate);
-      candidates.push(candidate);
+      (restates ? restating : candidates).push(candidate);
     });
   }
+  if (candidates.length === 0) candidates = restating;
   if (candidates.length === 0) return [];
   candidates.sort((a, b) => b.cheap - a.cheap);
-  // Only sentences the cosine could lift to the top are worth embedding (cosine <= 1).
-  const reach = candidates[0]!.cheap - W_COSINE;
+  // Only sentences the cosine could lift to the top are worth embedding.
+  const reach = candidates[0]!.cheap - COSINE_REACH;
   const best = candidates.slice(0, EMBEDDED_SENTENCES);
   const contenders = best.filter((c) => c.cheap >= reach);
   const contenderCosines = await sentenceCosines(question, contenders, options);
@@ -114,6 +140,20 @@ export async function selectSentences(
   const top = ranked[0]!.score;
   // Weak runners-up are dropped.
   return ranked.filter((c) => c.score >= top * 0.6).slice(0, options.count);
+}
+
+/** A markdown heading line: a title, not an answer. */
+const HEADING = /^#{1,6}\s/;
+
+/**
+ * The title a passage opens with, if any: a first line of at most 100 characters without
+ * closing punctuation, followed by a blank line (`The Harrow Point lighthouse\n\n…`). It names
+ * the passage; an answer does not quote it.
+ */
+export function leadingTitle(text: string): string | undefined {
+  const match = /^([^\n]{1,100})\n[ \t]*\n/.exec(text);
+  const line = match?.[1]?.trim();
+  return line && !/[.,;:!?]$/.test(line) ? line : undefined;
 }
 
 /** The cosine of each sentence with the question, from one embedding call; zeros without a generator. */

@@ -11,8 +11,44 @@ const TIME_IN_SENTENCE = new RegExp(
 const NUMBER_WORDS =
   'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen';
 const QUANTITY_IN_SENTENCE = new RegExp(`\\d|\\b(?:${NUMBER_WORDS})\\b`, 'iu');
-/** A capitalised word that does not start the sentence (a name). */
-const NAME_IN_SENTENCE = /\s["'“(]?\p{Lu}\p{Ll}+/u;
+/** Runs of two or more capitalised words (with initials and particles), candidates for a person's name. */
+const NAME_RUN = /(?:\p{Lu}\p{Ll}+|\p{Lu}\.)(?:\s+(?:(?:van|von|de|da|del|der|di|du|le|la|bin|al)\s+)?(?:\p{Lu}[\p{Ll}'’-]+|\p{Lu}\.))+/gu;
+/** A title before a name: `Dr. Ruiz`, `Mrs Okonedo`. */
+const HONORIFIC = /\b(?:Mr|Mrs|Ms|Dr|Prof|Sir|Dame|Lady|Lord)\.?\s+\p{Lu}\p{Ll}+/u;
+/** Last words that make a capitalised run a place or an organisation, not a person. */
+const NOT_PERSON_ENDINGS = new Set(
+  (
+    'hills mountains mount river lake street road lane avenue square bridge park station junction quay bay island islands valley ' +
+    'sound coast point harbour harbor hall theatre theater museum library school college university church cathedral bakery ' +
+    'society club company council centre center way hotel airport market house tower castle gardens forest sea ocean ' +
+    'ltd inc corp group institute hospital office department ministry bank street'
+  ).split(' '),
+);
+/** Words that open a capitalised run at a sentence's start without being part of a name. */
+const NOT_NAME_STARTS = new Set(
+  'the a an in on at it this that these those he she they we our its his her their my your for to of by'.split(' '),
+);
+
+/**
+ * Whether a sentence names a person: a title and a name (`Dr. Ruiz`), or a run of two or more
+ * capitalised words (`Edda Lindqvist`, `Thomas J. Whitcombe`) that is not a place or an
+ * organisation (`Skarn Hills`, `Hollins Lane Bakery`) nor a title after "the" (`the Salt Widow`).
+ */
+export function namesPerson(sentence: string): boolean {
+  if (HONORIFIC.test(sentence)) return true;
+  for (const match of sentence.matchAll(NAME_RUN)) {
+    let words = match[0].split(/\s+/);
+    let before = sentence.slice(0, match.index).trimEnd().split(/\s+/).at(-1)?.toLowerCase() ?? '';
+    if (NOT_NAME_STARTS.has(words[0]!.toLowerCase())) {
+      before = words[0]!.toLowerCase();
+      words = words.slice(1);
+    }
+    if (words.length < 2) continue;
+    if (before === 'the' || NOT_PERSON_ENDINGS.has(words.at(-1)!.toLowerCase())) continue;
+    return true;
+  }
+  return false;
+}
 /** A place: a capitalised word after a preposition, or a floor, level, room or building. */
 const PLACE_IN_SENTENCE = /\b(?:in|at|on|near|from|to)\s+(?:the\s+)?\p{Lu}\p{Ll}+|\b(?:level|floor|room|building|street|city|country)\b/u;
 
@@ -40,7 +76,7 @@ export function holdsFocus(sentence: string, focus: QuestionFocus): boolean {
     case 'quantity':
       return QUANTITY_IN_SENTENCE.test(sentence);
     case 'person':
-      return NAME_IN_SENTENCE.test(sentence);
+      return namesPerson(sentence);
     case 'place':
       return PLACE_IN_SENTENCE.test(sentence);
   }

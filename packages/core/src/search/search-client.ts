@@ -11,14 +11,14 @@ import { checkEmbeddingModelName, checkRetrievalArgs, RequestArgs, type Retrieva
 import type { MemoryAnswer, SearchResult, TokenUsage } from '../models/search-models.js';
 import type { Logger } from '../util/logger.js';
 import { CitationCollector, sourceUrlOf } from './citations.js';
-import { ABSENT_WORDS_COVERAGE, defaultAnswerFloor, PARTLY_ABSENT_COVERAGE, WORD_CHECKED_PASSAGES } from './answer-floor.js';
-import { questionTerms } from './answer-terms.js';
+import { answerEvidence } from './answer-evidence.js';
+import { answerabilityModelFor, answerabilityScore, LEXICAL_ANSWERABILITY } from './answerability.js';
+import { contentTerms, questionTerms } from './answer-terms.js';
 import { selectSentences } from './extractive-answer.js';
 import { formatExtractiveAnswer } from './extractive-answer-text.js';
-import { mergeNearDuplicates, type MergedPassage } from './passage-merge.js';
+import { mergeNearDuplicates } from './passage-merge.js';
 import { chooseReranker, rerankMatches } from './rerank-step.js';
 import { checkFusion, checkMode, checkRerank } from './retrieval-checks.js';
-import { TermWeights } from './term-coverage.js';
 import { renderFact } from './fact-template.js';
 import { operationSignal } from '../util/operation-signal.js';
 import { defaultPromptProvider, PromptNames, readPrompt, type IPromptProvider } from './prompt-provider.js';
@@ -334,8 +334,15 @@ export class SearchClient {
     request: RetrievalRequest,
     emptyAnswer: string,
   ): AsyncIterable<MemoryAnswer> {
-    const passages = mergeNearDuplicates(retrieved.matches.slice(0, 20));
-    const unrelated = this.belowAnswerFloor(question, passages, retrieved.mode, request);
+    // Each partition's content terms, read once (when first needed) for the answerability check and the merge.
+    const terms = new Map<MemoryRecord, string[]>();
+    const termsOf = (record: MemoryRecord) => {
+      let found = terms.get(record);
+      if (!found) terms.set(record, (found = contentTerms(String(record.payload[PayloadFields.text] ?? ''))));
+      return found;
+    };
+    const passages = mergeNearDuplicates(retrieved.matches.slice(0, 20), termsOf);
+    const unrelated = this.notAnswerable(question, retrieved, request, termsOf);
     if (unrelated) {
       yield this.answer(question, 'last', { noResult: true, noResultReason: unrelated, text: emptyAnswer });
       return;
@@ -365,38 +372,35 @@ export class SearchClient {
   }
 
   /**
-   * The reason to answer "not found" when memory holds nothing that answers the question (only
-   * when the caller gave no `minRelevance`): the best passage's cosine is below the embedding
-   * model's floor (`vector` and `hybrid`); or no passage among the first holds most of the
-   * question's content words (IDF-weighted); or a word of the question appears in no retrieved
-   * passage and the best coverage stays partial. See `answer-floor.ts` for the calibration.
+   * The reason to answer "not found" when the retrieved passages do not answer the question
+   * (only when the caller gave no `minRelevance`): the answerability model (see
+   * `answerability.ts`) scores the word evidence of the best passages and, with a calibrated
+   * embedding model in `vector` and `hybrid` modes, their cosine; below 0, memory cannot answer.
+   * An explicit `answerFloor` also refuses a best cosine below it.
    */
-  private belowAnswerFloor(
+  private notAnswerable(
     question: string,
-    passages: readonly MergedPassage[],
-    mode: SearchMode,
+    retrieved: Retrieved,
     request: RetrievalRequest,
+    termsOf: (record: MemoryRecord) => string[],
   ): string | undefined {
-    if (request.minRelevance !== undefined || passages.length === 0) return undefined;
-    const floor = this.options.answerFloor ?? defaultAnswerFloor(this.deps.embeddingGenerator);
-    const best = Math.max(...passages.map((p) => p.relevance));
-    // The floor is a cosine: it does not apply to lexical scores (lexical mode, or a store without vectors).
-    const cosine = mode !== 'lexical' && this.deps.memoryDb.capabilities?.vectorSearch !== false;
-    if (cosine && best < floor) {
+    if (request.minRelevance !== undefined || retrieved.matches.length === 0) return undefined;
+    // The relevance is a cosine unless the words alone ranked (lexical mode, or a store without vectors).
+    const cosine = retrieved.mode !== 'lexical' && this.deps.memoryDb.capabilities?.vectorSearch !== false;
+    const floor = this.options.answerFloor;
+    const best = Math.max(...retrieved.matches.slice(0, 5).map(([, relevance]) => relevance));
+    if (cosine && floor !== undefined && best < floor) {
       return `${NOT_FOUND_REASON}: the best relevance ${best.toFixed(3)} is below the answer floor ${floor}`;
     }
-    const weights = new TermWeights(passages.map((p) => p.terms));
-    const terms = questionTerms(question);
-    const coverage = Math.max(...passages.slice(0, WORD_CHECKED_PASSAGES).map((p) => weights.coverage(terms, new Set(p.terms))));
-    if (coverage < ABSENT_WORDS_COVERAGE) {
-      return `${NOT_FOUND_REASON}: no passage holds most of the question's words (best coverage ${coverage.toFixed(2)})`;
-    }
-    const seen = new Set(passages.flatMap((p) => p.terms));
-    const missing = [...new Set(terms)].filter((t) => !seen.has(t));
-    if (missing.length > 0 && coverage < PARTLY_ABSENT_COVERAGE) {
-      return `${NOT_FOUND_REASON}: no passage mentions "${missing.slice(0, 5).join('", "')}"${missing.length > 5 ? ' and more' : ''} (best coverage ${coverage.toFixed(2)})`;
-    }
-    return undefined;
+    const configured = this.options.answerability;
+    if (configured === false) return undefined;
+    const model = configured ?? (cosine ? answerabilityModelFor(this.deps.embeddingGenerator) : LEXICAL_ANSWERABILITY);
+    const pool = retrieved.matches.map(([record, relevance]) => ({ terms: termsOf(record), relevance }));
+    const evidence = answerEvidence(questionTerms(question), pool);
+    const score = answerabilityScore(model, cosine ? evidence : { ...evidence, cosine: 0 });
+    if (score >= 0) return undefined;
+    const meaning = cosine && model.cosine !== 0 ? `, best relevance ${evidence.cosine.toFixed(3)}` : '';
+    return `${NOT_FOUND_REASON}: the passages found answer too little of the question (word evidence ${evidence.lexical.toFixed(2)}${meaning}; answerability ${score.toFixed(2)} < 0)`;
   }
 
   private answer(question: string, streamState: MemoryAnswer['streamState'], fields: Partial<MemoryAnswer>): MemoryAnswer {

@@ -1,4 +1,5 @@
 import type { SearchMode } from '../contracts/memory-db.js';
+import type { AnswerabilityModel } from './answerability.js';
 
 /** Settings of search and ask; a request's KM arguments (`custom_rag_*`) override them. */
 export interface SearchClientOptions {
@@ -26,12 +27,17 @@ export interface SearchClientOptions {
    */
   defaultMode: SearchMode;
   /**
-   * Relevance floor of the extractive answer (no text generator), applied when the caller gives
-   * no `minRelevance` in `vector` and `hybrid` modes: when the best passage's cosine is below it,
-   * ask answers "not found" (`noResult`, KM's empty answer); so it does, in every mode, when no
-   * passage holds most of the question's content words (see `answer-floor.ts`). `0` turns the
-   * floor off (the word checks stay; a `minRelevance` from the caller skips them all).
-   * @default the embedding model's calibrated floor (`ANSWER_FLOORS`; 0 for a model not in the table)
+   * When the extractive answer (no text generator) says "not found": a model of whether the
+   * retrieved passages answer the question, from how much of the question's words the best
+   * passages hold and (for a calibrated embedding model) their cosine; `false` answers every
+   * question from what was found. Applied only when the caller gives no `minRelevance`.
+   * @default the embedding model's fitted model (`ANSWERABILITY_MODELS`), else the words alone (`LEXICAL_ANSWERABILITY`)
+   */
+  answerability?: AnswerabilityModel | false | undefined;
+  /**
+   * A hard floor on the best passage's cosine for the extractive answer, in `vector` and
+   * `hybrid` modes, checked before the answerability model: below it, "not found". Applied only
+   * when the caller gives no `minRelevance`. @default none
    */
   answerFloor?: number | undefined;
 }
