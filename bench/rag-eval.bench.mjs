@@ -1,32 +1,35 @@
 // Retrieval and answer evaluation of km's search modes with the offline model (USE lite) and the
-// built-in SimpleVectorDb, serverless, in one process.
+// built-in SimpleVectorDb, serverless, in one process, on several sets (one table each):
 //
-//   Corpus A (retrieval): a SQuAD-style file (default ../shared/datasets/squad-v2-questions-sample.json),
-//     every paragraph imported as a document; a seeded sample of its questions is searched and the
-//     question's own paragraph is the gold: recall@1/5/10, MRR@10, search latency p50/p95.
-//   Corpus B (answers): bench/data/gold-qa.json (written for this repository): 30 passages, short
-//     gold answers and unanswerable questions: retrieval as above, and `ask` without a text
-//     generator (the extractive answer): answer-contains-gold, false "not found", no-answer
-//     accuracy, ask latency. Its unanswerable questions are also asked of corpus A (out of corpus).
-//   Per configuration: vector, lexical, hybrid (RRF), hybrid + MMR, hybrid + the model reranker of
-//     KM_RERANKER (when set and this build has HttpTextReranker). A configuration the build refuses
-//     or ignores is reported "n/a". The top result's relevance (p10/p50/p90) is printed for
-//     answerable vs unanswerable questions: it calibrates the "not found" floor.
-//   --before <checkout>: the same corpus B measurements (retrieval and answers) with another built
-//     checkout's @km/core and @km/ai-local (vector only), side by side.
+//   squad       the SQuAD sample (../shared/datasets): its 570 paragraphs; 800 seeded questions
+//               searched (gold = own paragraph), 200 asked (answers withheld: "not found" rate).
+//   locomo      LoCoMo (../shared/datasets/locomo10.json): each conversation an index, each turn
+//               a document; questions searched for their evidence turns (nDCG@10, recall@10),
+//               asked (categories 1-4 answerable, 5 unanswerable by design).
+//   gold        bench/data/gold-qa.json (written for this repository).
+//   paraphrase  bench/data/paraphrase-qa.json: questions worded differently from their passages.
+//   Off-topic questions (bench/data/off-topic-questions.json, the half never used to fit
+//   anything) are asked of every set: the share answered "not found".
 //
-//   pnpm --filter @km/bench bench:rag -- [--data path] [--questions N|all] [--before /tmp/km-before] [--gold path] [--seed n]
+// Per set, per configuration (default = no mode given, lexical, vector, hybrid) and, with
+// --before <checkout>, the default of another built checkout. Then ask's latency on an index of
+// 1,000 passages. Which set fitted which setting: docs/adr/0003-answers-and-fusion.md.
+//
+//   pnpm --filter @km/bench bench:rag -- [--sets squad,locomo,gold,paraphrase] [--before /tmp/km-before]
+//     [--squad path] [--locomo path] [--questions N] [--seed n]
 //
 // Relative paths are taken from the directory pnpm was started in. JSON results go to
 // bench/results/rag-eval.json (not committed).
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildMemory, importPassages, loadKm } from './lib/km-runtime.mjs';
+import { buildMemory, closeMemory, importDocuments, loadKm } from './lib/km-runtime.mjs';
+import { loadLocomo } from './lib/locomo.mjs';
 import { sample } from './lib/metrics.mjs';
+import { loadOffTopic, loadQaSet } from './lib/qa-set.mjs';
 import { retrievalConfigs, unsupportedReasons } from './lib/rag-modes.mjs';
 import { runAsks, runSearches, summarizeAsks, summarizeSearches } from './lib/rag-measure.mjs';
 import { loadSquad } from './lib/squad.mjs';
@@ -38,203 +41,205 @@ const argv = process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'));
 const { values: flags } = parseArgs({
   args: argv,
   options: {
-    data: { type: 'string' },
-    questions: { type: 'string', default: '800' },
+    sets: { type: 'string', default: 'squad,locomo,gold,paraphrase' },
+    squad: { type: 'string' },
+    locomo: { type: 'string' },
     before: { type: 'string' },
-    gold: { type: 'string' },
+    questions: { type: 'string', default: '800' },
+    asks: { type: 'string', default: '200' },
     seed: { type: 'string', default: '16' },
   },
 });
-const questionCount = flags.questions === 'all' ? Number.POSITIVE_INFINITY : Number(flags.questions);
-if (!(questionCount > 0)) throw new Error(`--questions must be a positive number or "all", got ${JSON.stringify(flags.questions)}`);
-const dataPath = flags.data ? resolve(CWD, flags.data) : resolve(ROOT, '../shared/datasets/squad-v2-questions-sample.json');
-const goldPath = flags.gold ? resolve(CWD, flags.gold) : join(BENCH, 'data/gold-qa.json');
-const SQUAD = 'squad';
-const GOLD = 'gold';
+const DATASETS = resolve(ROOT, '../shared/datasets');
+const squadPath = flags.squad ? resolve(CWD, flags.squad) : join(DATASETS, 'squad-v2-questions-sample.json');
+const locomoPath = flags.locomo ? resolve(CWD, flags.locomo) : join(DATASETS, 'locomo10.json');
+const wanted = new Set(flags.sets.split(',').map((s) => s.trim()));
+const seed = Number(flags.seed);
 
 const seconds = (since) => ((performance.now() - since) / 1000).toFixed(1);
 const log = (message) => console.error(`[rag-eval] ${message}`);
 
-/** Questions of corpus A whose ask is timed in each configuration. */
-const ASK_LATENCY_QUESTIONS = 100;
+/** LoCoMo conversations the off-topic questions are asked of (each costs 50 asks per configuration). */
+const LOCOMO_OFF_TOPIC_INDEXES = 3;
 
-/** Corpus B: passages in the loader's shape, answerable and unanswerable questions in the measurers' shape. */
-async function loadGold(path) {
-  const gold = JSON.parse(await readFile(path, 'utf8'));
-  return {
-    // Each passage is a small document that opens with its title, as a page or a manual section would.
-    passages: gold.passages.map((p) => ({ id: p.id, title: p.title, context: `${p.title}\n\n${p.text}` })),
-    answerable: gold.answerable.map((q) => ({ text: q.q, answers: q.answers, passageId: q.passage })),
-    unanswerable: gold.unanswerable.map((text) => ({ text, answers: [] })),
-  };
-}
-
-/** The model reranker named by KM_RERANKER (cohere, jina, voyage) when this build has one, else null. */
-function modelReranker(core) {
-  const provider = process.env.KM_RERANKER;
-  if (!provider || ['none', 'mmr'].includes(provider) || typeof core.HttpTextReranker !== 'function') return null;
-  return new core.HttpTextReranker({
-    provider,
-    apiKey: process.env.KM_RERANKER_API_KEY ?? '',
-    ...(process.env.KM_RERANKER_MODEL ? { model: process.env.KM_RERANKER_MODEL } : {}),
-    ...(process.env.KM_RERANKER_URL ? { baseUrl: process.env.KM_RERANKER_URL } : {}),
-  });
-}
-
-/** Everything measured with one build: per configuration, corpus A retrieval, corpus B retrieval and answers. */
-async function evaluateBuild(km, { gold, squad, squadQuestions, configs }) {
-  const directory = await mkdtemp(join(tmpdir(), 'km-rag-eval-'));
-  const reranker = configs.some((c) => c.name === 'hybrid+model') ? modelReranker(km.core) : null;
-  const { memory, embeddings } = buildMemory(km, directory, { reranker });
-  const out = { build: km.label, ingestion: {}, configs: {} };
-  try {
-    let started = performance.now();
-    await importPassages(memory, GOLD, gold.passages);
-    out.ingestion.goldSeconds = Number(seconds(started));
-    if (squad) {
-      started = performance.now();
-      await importPassages(memory, SQUAD, squad.passages);
-      out.ingestion.squadSeconds = Number(seconds(started));
-      log(`${km.label}: imported ${squad.passages.length} SQuAD paragraphs in ${out.ingestion.squadSeconds} s`);
+/**
+ * The sets: `{ name, indexes: [{ name, documents, search: questions, ask: questions }] }`, and
+ * `cold`: questions asked nowhere else (SQuAD questions outside the sample, the off-topic
+ * questions of the fitting half), for ask's latency without the query-embedding cache's help.
+ */
+async function loadSets() {
+  const offTopicHalves = await loadOffTopic(join(BENCH, 'data/off-topic-questions.json'));
+  const asOffTopic = (text) => ({ text, gold: [], answers: [], kind: 'offtopic' });
+  const offTopic = offTopicHalves.report.map(asOffTopic);
+  const cold = offTopicHalves.fit.map(asOffTopic);
+  const sets = [];
+  if (wanted.has('squad')) {
+    if (!existsSync(squadPath)) console.log(`squad skipped: ${squadPath} not found (--squad <SQuAD-style JSON>)`);
+    else {
+      const squad = await loadSquad(squadPath);
+      const questions = squad.questions.map((q) => ({ text: q.text, gold: [q.passageId], answers: q.answers, kind: 'squad' }));
+      // One shuffle: the first N are searched, the next 150 are only timed on the 1,000-passage index.
+      const drawn = sample(questions, Number(flags.questions) + 150, seed);
+      const searched = drawn.slice(0, Number(flags.questions));
+      cold.unshift(...drawn.slice(searched.length));
+      sets.push({
+        name: 'squad',
+        about: `${squad.passages.length} paragraphs, ${searched.length} of ${questions.length} questions searched (seed ${seed})`,
+        indexes: [
+          {
+            name: 'squad',
+            documents: squad.passages.map((p) => ({ id: p.id, text: p.context, tags: { title: [p.title] } })),
+            search: searched,
+            ask: [...searched.slice(0, Number(flags.asks)), ...offTopic],
+          },
+        ],
+      });
     }
-    const probes = gold.answerable.slice(0, 6).map((q) => q.text);
-    const reasons = await unsupportedReasons(memory, configs, GOLD, probes);
-    for (const config of configs) {
-      if (reasons[config.name]) {
-        out.configs[config.name] = { unavailable: reasons[config.name] };
-        log(`${km.label} ${config.name}: ${reasons[config.name]}`);
-        continue;
+  }
+  if (wanted.has('locomo')) {
+    if (!existsSync(locomoPath)) console.log(`locomo skipped: ${locomoPath} not found (--locomo <locomo10.json>)`);
+    else {
+      const conversations = await loadLocomo(locomoPath);
+      sets.push({
+        name: 'locomo',
+        about: `${conversations.length} conversations, ${conversations.reduce((n, c) => n + c.documents.length, 0)} turns, ${conversations.reduce((n, c) => n + c.questions.length, 0)} questions`,
+        indexes: conversations.map((c, i) => ({
+          name: c.name,
+          documents: c.documents,
+          search: c.questions,
+          ask: [...c.questions, ...(i < LOCOMO_OFF_TOPIC_INDEXES ? offTopic : [])],
+        })),
+      });
+    }
+  }
+  for (const name of ['gold', 'paraphrase']) {
+    if (!wanted.has(name)) continue;
+    const set = await loadQaSet(join(BENCH, `data/${name}-qa.json`), name);
+    const answerable = set.questions.filter((q) => q.gold.length > 0).length;
+    sets.push({
+      name,
+      about: `${set.documents.length} passages, ${answerable} answerable and ${set.questions.length - answerable} unanswerable questions`,
+      indexes: [{ name, documents: set.documents, search: set.questions, ask: [...set.questions, ...offTopic] }],
+    });
+  }
+  return { sets, cold };
+}
+
+/**
+ * An index of 1,000 passages for ask's latency: SQuAD paragraphs, then LoCoMo turns and QA
+ * passages to fill it; asked the `cold` questions (SQuAD ones first, then off-topic ones).
+ */
+function thousandIndex(sets, cold) {
+  const documents = [];
+  for (const set of sets) {
+    for (const index of set.indexes) {
+      for (const d of index.documents) if (documents.length < 1000) documents.push({ ...d, id: `${index.name}-${d.id}` });
+    }
+  }
+  return { name: 'thousand', documents, ask: cold.slice(0, 200) };
+}
+
+async function importSets(memory, sets, label) {
+  for (const set of sets) {
+    const started = performance.now();
+    for (const index of set.indexes) await importDocuments(memory, index.name, index.documents);
+    log(`${label}: ${set.name} imported in ${seconds(started)} s`);
+  }
+}
+
+async function evaluateBuild(km, { sets, cold }, configs) {
+  const directory = await mkdtemp(join(tmpdir(), 'km-rag-eval-'));
+  const { memory, embeddings } = buildMemory(km, directory);
+  const out = { build: km.label, sets: {} };
+  try {
+    await importSets(memory, sets, km.label);
+    const probes = sets[0].indexes[0].search.slice(0, 6).map((q) => q.text);
+    const reasons = await unsupportedReasons(memory, configs, sets[0].indexes[0].name, probes);
+    for (const set of sets) {
+      out.sets[set.name] = {};
+      for (const config of configs) {
+        if (reasons[config.name]) {
+          out.sets[set.name][config.name] = { unavailable: reasons[config.name] };
+          continue;
+        }
+        const started = performance.now();
+        const searchRows = [];
+        const askRows = [];
+        for (const index of set.indexes) {
+          searchRows.push(...(await runSearches(memory, index.name, index.search, config.options)));
+          askRows.push(...(await runAsks(memory, index.name, index.ask, config.options)));
+        }
+        out.sets[set.name][config.name] = { retrieval: summarizeSearches(searchRows), answers: summarizeAsks(askRows) };
+        log(`${km.label} ${set.name} ${config.name}: ${seconds(started)} s`);
       }
-      started = performance.now();
-      const result = {};
-      if (squad) result.corpusA = summarizeSearches(await runSearches(memory, SQUAD, squadQuestions, config.options));
-      result.corpusB = summarizeSearches(await runSearches(memory, GOLD, gold.answerable, config.options));
-      result.corpusBUnanswerable = summarizeSearches(await runSearches(memory, GOLD, gold.unanswerable, config.options));
-      result.answers = summarizeAsks(await runAsks(memory, GOLD, [...gold.answerable, ...gold.unanswerable], config.options));
-      if (squad) {
-        result.outOfCorpus = summarizeSearches(await runSearches(memory, SQUAD, gold.unanswerable, config.options));
-        result.outOfCorpusAnswers = summarizeAsks(await runAsks(memory, SQUAD, gold.unanswerable, config.options));
-        // Ask's latency on the larger index (answers withheld: timed, not scored).
-        const timed = squadQuestions.slice(0, ASK_LATENCY_QUESTIONS).map((q) => ({ text: q.text, answers: [] }));
-        result.corpusAAsks = summarizeAsks(await runAsks(memory, SQUAD, timed, config.options));
-      }
-      out.configs[config.name] = result;
-      log(`${km.label} ${config.name}: measured in ${seconds(started)} s`);
+    }
+    const thousand = thousandIndex(sets, cold);
+    if (thousand.documents.length >= 1000) {
+      await importDocuments(memory, thousand.name, thousand.documents);
+      out.thousand = summarizeAsks(await runAsks(memory, thousand.name, thousand.ask, {}));
     }
   } finally {
+    await closeMemory(memory);
     await embeddings.close?.();
     await rm(directory, { recursive: true, force: true });
   }
   return out;
 }
 
-const pct = (x) => (x === null || x === undefined ? '   -  ' : `${(x * 100).toFixed(1).padStart(5)}%`);
+const pct = (x) => (x === null || x === undefined ? '    - ' : `${(x * 100).toFixed(1).padStart(5)}%`);
 const num = (x, w = 6) => (x === null || x === undefined ? '-'.padStart(w) : String(x).padStart(w));
-const dist = (d) => (d ? `${d.p10.toFixed(3)} / ${d.p50.toFixed(3)} / ${d.p90.toFixed(3)}` : '        -          ');
 
-function printRetrieval(title, runs, corpus) {
-  console.log(`\n${title}\n${'config'.padEnd(26)}  R@1     R@5     R@10    MRR@10  p50 ms  p95 ms`);
-  for (const run of runs) {
-    for (const [name, r] of Object.entries(run.configs)) {
-      const label = `${run.build}: ${name}`.padEnd(26);
-      const s = r[corpus];
-      if (r.unavailable || !s) console.log(`${label}  ${r.unavailable ?? 'not run (--before measures corpus B only)'}`);
-      else
-        console.log(
-          `${label} ${pct(s.recallAt1)} ${pct(s.recallAt5)} ${pct(s.recallAt10)}  ${num(s.mrrAt10)} ${num(s.p50Ms, 7)} ${num(s.p95Ms, 7)}`,
-        );
-    }
-  }
-}
-
-function printAnswers(runs) {
+function printSet(set, runs) {
+  console.log(`\n## ${set.name}: ${set.about}`);
   console.log(
-    `\nAnswers, corpus B (ask, no text generator)\n${'config'.padEnd(26)}  gold-in  false-NF  no-ans  out-of-corpus-no-ans  p50 ms  p95 ms`,
+    `${'config'.padEnd(22)} nDCG@10  R@10    MRR@10  R@1     search p50 | false-NF gold-in first-quote off-topic-refused unans-refused ask p50/p95 ms`,
   );
   for (const run of runs) {
-    for (const [name, r] of Object.entries(run.configs)) {
-      const label = `${run.build}: ${name}`.padEnd(26);
-      if (r.unavailable) continue;
+    for (const [name, r] of Object.entries(run.sets[set.name] ?? {})) {
+      const label = `${run.build === 'this build' ? '' : `${run.build}: `}${name}`.padEnd(22);
+      if (r.unavailable) {
+        console.log(`${label} ${r.unavailable}`);
+        continue;
+      }
+      const s = r.retrieval;
       const a = r.answers;
       console.log(
-        `${label} ${pct(a.containsGold)}  ${pct(a.falseNotFound)}  ${pct(a.noAnswerAccuracy)}  ${pct(r.outOfCorpusAnswers?.noAnswerAccuracy).padStart(20)} ${num(a.p50Ms, 7)} ${num(a.p95Ms, 7)}`,
-      );
-    }
-  }
-}
-
-function printCorpusAAsks(runs) {
-  const rows = runs.flatMap((run) =>
-    Object.entries(run.configs)
-      .filter(([, r]) => r.corpusAAsks)
-      .map(([name, r]) => [`${run.build}: ${name}`.padEnd(26), r.corpusAAsks]),
-  );
-  if (rows.length === 0) return;
-  console.log(
-    `\nAsk latency, corpus A (${squad.passages.length} paragraphs, first ${ASK_LATENCY_QUESTIONS} sampled questions; answers withheld, so not scored)\n${'config'.padEnd(26)}  not-found  p50 ms  p95 ms`,
-  );
-  for (const [label, a] of rows) console.log(`${label}   ${pct(a.noAnswerAccuracy)}  ${num(a.p50Ms, 7)} ${num(a.p95Ms, 7)}`);
-}
-
-function printRelevance(runs) {
-  console.log('\nTop result relevance p10 / p50 / p90 (calibrates the "not found" floor)');
-  console.log(`${'config'.padEnd(26)}  B answerable          B unanswerable        A questions           out of corpus (B unans. on A)`);
-  for (const run of runs) {
-    for (const [name, r] of Object.entries(run.configs)) {
-      if (r.unavailable) continue;
-      const label = `${run.build}: ${name}`.padEnd(26);
-      console.log(
-        `${label}  ${dist(r.corpusB.topRelevance)}   ${dist(r.corpusBUnanswerable.topRelevance)}   ${dist(r.corpusA?.topRelevance)}   ${dist(r.outOfCorpus?.topRelevance)}`,
+        `${label} ${num(s.ndcgAt10, 7)} ${pct(s.recallAt10)} ${num(s.mrrAt10, 7)} ${pct(s.recallAt1)} ${num(s.p50Ms, 7)} ms | ${pct(a.falseNotFound)}  ${pct(a.goldIn)} ${pct(a.goldInFirst)}   ${pct(a.offTopicRefused)} (${a.offTopic})    ${pct(a.unanswerableRefused)} (${a.unanswerable}) ${num(a.p50Ms)} / ${a.p95Ms}`,
       );
     }
   }
 }
 
 const started = performance.now();
-const gold = await loadGold(goldPath);
-let squad = null;
-if (existsSync(dataPath)) squad = await loadSquad(dataPath);
-else console.log(`corpus A skipped: ${dataPath} not found (pass --data <SQuAD-style JSON>)`);
-const squadQuestions = squad ? sample(squad.questions, questionCount, Number(flags.seed)) : [];
-console.log(
-  `km retrieval and answer evaluation, ${availableParallelism()} cores, Node ${process.version}\n` +
-    (squad
-      ? `corpus A: ${dataPath} (${squad.version}), ${squad.passages.length} paragraphs, ${squadQuestions.length} of ${squad.questions.length} questions (seed ${flags.seed})\n`
-      : '') +
-    `corpus B: ${goldPath}, ${gold.passages.length} passages, ${gold.answerable.length} answerable and ${gold.unanswerable.length} unanswerable questions`,
-);
-
+const loaded = await loadSets();
+const sets = loaded.sets;
+if (sets.length === 0) throw new Error('no set to evaluate (--sets)');
+console.log(`km retrieval and answer evaluation, ${availableParallelism()} cores, Node ${process.version}, seed ${seed}`);
 const runs = [];
 if (flags.before) {
   const before = await loadKm(resolve(CWD, flags.before), 'before');
-  // Corpus B only: the before/after comparison is about answers; vector retrieval is the same store.
-  runs.push(await evaluateBuild(before, { gold, squad: null, squadQuestions: [], configs: retrievalConfigs().slice(0, 1) }));
+  runs.push(await evaluateBuild(before, loaded, retrievalConfigs().slice(0, 1)));
 }
-const after = await loadKm(null, 'after');
-const withModelReranker = Boolean(process.env.KM_RERANKER) && typeof after.core.HttpTextReranker === 'function';
-runs.push(await evaluateBuild(after, { gold, squad, squadQuestions, configs: retrievalConfigs({ withModelReranker }) }));
-if (!withModelReranker)
-  console.log('hybrid+model: skipped (set KM_RERANKER=cohere|jina|voyage and KM_RERANKER_API_KEY, with a build that has HttpTextReranker)');
+const current = await loadKm(null, 'this build');
+const withModelReranker = Boolean(process.env.KM_RERANKER) && typeof current.core.HttpTextReranker === 'function';
+runs.push(await evaluateBuild(current, loaded, retrievalConfigs({ withModelReranker })));
 
-if (squad)
-  printRetrieval(`Retrieval, corpus A (${squadQuestions.length} SQuAD questions, gold = own paragraph, document level)`, runs, 'corpusA');
-printRetrieval(`Retrieval, corpus B (${gold.answerable.length} answerable questions)`, runs, 'corpusB');
-printAnswers(runs);
-printCorpusAAsks(runs);
-printRelevance(runs);
+for (const set of sets) printSet(set, runs);
+console.log('\n## ask latency, 1,000 passages (SQuAD paragraphs, then LoCoMo turns), default mode, questions asked nowhere else');
+for (const run of runs) {
+  const t = run.thousand;
+  if (t)
+    console.log(
+      `${run.build.padEnd(12)} p50 ${t.p50Ms} ms, p95 ${t.p95Ms} ms (${t.answerable} SQuAD and ${t.offTopic} off-topic questions)`,
+    );
+}
 console.log(`\ntotal ${seconds(started)} s`);
 
 const resultsDir = join(BENCH, 'results');
 await mkdir(resultsDir, { recursive: true });
 const file = join(resultsDir, 'rag-eval.json');
-const report = {
-  date: new Date().toISOString(),
-  node: process.version,
-  cores: availableParallelism(),
-  dataPath,
-  goldPath,
-  seed: Number(flags.seed),
-  runs,
-};
-await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+await writeFile(
+  file,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cores: availableParallelism(), seed, squadPath, locomoPath, runs }, null, 2)}\n`,
+);
 console.log(`results: ${file}`);

@@ -41,17 +41,23 @@ export function buildMemory(km, directory, { reranker } = {}) {
   return { memory: builder.build(), embeddings };
 }
 
-/** Imports each passage as a text document (id = passage id, tag `title`), `concurrency` at a time. */
-export async function importPassages(memory, index, passages, concurrency = 4) {
+/**
+ * Releases what a serverless memory holds, as the service does on shutdown: the memory DBs'
+ * files and pools and the content storage's clients (the embedding generator is closed by its owner).
+ */
+export async function closeMemory(memory) {
+  const context = memory.orchestrator.context;
+  for (const db of context.memoryDbs) await db.close?.();
+  await context.contentStorage.close?.();
+}
+
+/** Imports each document (`{ id, text, tags? }`) as a text document of `index`, `concurrency` at a time. */
+export async function importDocuments(memory, index, documents, concurrency = 8) {
   let next = 0;
   const worker = async () => {
-    while (next < passages.length) {
-      const passage = passages[next++];
-      await memory.importText(passage.context, {
-        index,
-        documentId: passage.id,
-        tags: passage.title ? { title: [passage.title] } : {},
-      });
+    while (next < documents.length) {
+      const document = documents[next++];
+      await memory.importText(document.text, { index, documentId: document.id, tags: document.tags ?? {} });
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));

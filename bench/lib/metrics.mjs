@@ -91,3 +91,36 @@ export function spread(values) {
   const r = (x) => Math.round(x * 1000) / 1000;
   return { p10: r(percentile(values, 10)), p50: r(percentile(values, 50)), p90: r(percentile(values, 90)), n: values.length };
 }
+
+/**
+ * nDCG@k of a ranking (document ids, best first) against a set of relevant ids (binary
+ * relevance): DCG of the hits over the DCG of a perfect ranking. Null when there is no gold.
+ *
+ * ```js
+ * ndcgAt(['a', 'b'], ['b'], 10); // 1 / log2(3) = 0.631
+ * ```
+ */
+export function ndcgAt(ranked, golds, k = 10) {
+  const gold = new Set(golds);
+  if (gold.size === 0) return null;
+  let dcg = 0;
+  ranked.slice(0, k).forEach((id, i) => {
+    if (gold.has(id)) dcg += 1 / Math.log2(i + 2);
+  });
+  let ideal = 0;
+  for (let i = 0; i < Math.min(k, gold.size); i++) ideal += 1 / Math.log2(i + 2);
+  return dcg / ideal;
+}
+
+/** Share of the relevant ids found in the first k of a ranking; null when there is no gold. */
+export function recallAt(ranked, golds, k = 10) {
+  const gold = new Set(golds);
+  if (gold.size === 0) return null;
+  return ranked.slice(0, k).filter((id) => gold.has(id)).length / gold.size;
+}
+
+/** The mean of the numbers of `values` (nulls left out); null when there are none. */
+export function mean(values) {
+  const kept = values.filter((v) => typeof v === 'number' && Number.isFinite(v));
+  return kept.length ? kept.reduce((a, b) => a + b, 0) / kept.length : null;
+}

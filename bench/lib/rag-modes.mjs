@@ -4,17 +4,16 @@
 
 /**
  * The configurations, each `{ name, options, base? }`: `options` are given to search and ask;
- * `base` names the configuration whose results an ignored option would repeat. The model reranker
- * (`hybrid+model`) is listed only when `withModelReranker` is true.
+ * `base` names the configuration whose results an ignored option would repeat. `default` gives
+ * no mode: what a user gets. The model reranker (`hybrid+model`) is listed only when
+ * `withModelReranker` is true.
  */
 export function retrievalConfigs({ withModelReranker = false } = {}) {
   const configs = [
+    { name: 'default', options: {} },
     { name: 'vector', options: { mode: 'vector' } },
     { name: 'lexical', options: { mode: 'lexical' }, base: 'vector' },
-    // The default fusion (weighted, vectorWeight 0.25), and equal-weight reciprocal rank fusion beside it.
     { name: 'hybrid', options: { mode: 'hybrid' }, base: 'vector' },
-    { name: 'hybrid rrf 0.5', options: { mode: 'hybrid', fusion: { method: 'rrf', vectorWeight: 0.5 } }, base: 'vector' },
-    { name: 'hybrid+mmr', options: { mode: 'hybrid', rerank: 'mmr' }, base: 'hybrid' },
   ];
   if (withModelReranker) configs.push({ name: 'hybrid+model', options: { mode: 'hybrid', rerank: true }, base: 'hybrid' });
   return configs;

@@ -1,8 +1,19 @@
 // Metrics of the evaluation bench (node --test).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { containsGold, goldRank, normalizeAnswer, percentile, rankMetrics, sample, spread } from '../lib/metrics.mjs';
-import { answerBody, summarizeAsks } from '../lib/rag-measure.mjs';
+import {
+  containsGold,
+  goldRank,
+  mean,
+  ndcgAt,
+  normalizeAnswer,
+  percentile,
+  rankMetrics,
+  recallAt,
+  sample,
+  spread,
+} from '../lib/metrics.mjs';
+import { answerBody, firstQuote, summarizeAsks } from '../lib/rag-measure.mjs';
 
 test('percentile is nearest-rank on a sorted copy', () => {
   const values = [9, 1, 5, 3, 7];
@@ -40,23 +51,37 @@ test('the sources list is not part of the answer', () => {
   assert.equal(answerBody('plain answer'), 'plain answer');
 });
 
-test('ask rates: gold-in and false not-found over answerable, no-answer accuracy over unanswerable', () => {
+test('ask rates: false not-found over the answerable kinds, gold-in over those with answers, refusals per kind', () => {
   const s = summarizeAsks([
-    { answerable: true, noResult: false, correct: true, ms: 10 },
-    { answerable: true, noResult: true, correct: false, ms: 20 },
-    { answerable: false, noResult: true, correct: false, ms: 30 },
-    { answerable: false, noResult: false, correct: false, ms: 40 },
+    { kind: 'answerable', hasAnswers: true, noResult: false, correct: true, firstCorrect: true, ms: 10 },
+    { kind: 'answerable', hasAnswers: true, noResult: true, correct: false, firstCorrect: false, ms: 20 },
+    { kind: 'squad', hasAnswers: false, noResult: false, correct: false, firstCorrect: false, ms: 30 },
+    { kind: 'offtopic', hasAnswers: false, noResult: true, correct: false, firstCorrect: false, ms: 40 },
+    { kind: 'adversarial', hasAnswers: false, noResult: false, correct: false, firstCorrect: false, ms: 50 },
   ]);
   assert.deepEqual(s, {
-    answerable: 2,
-    unanswerable: 2,
-    containsGold: 0.5,
-    falseNotFound: 0.5,
-    noAnswerAccuracy: 0.5,
-    p50Ms: 20,
-    p95Ms: 40,
+    answerable: 3,
+    falseNotFound: 0.333,
+    goldIn: 0.5,
+    goldInFirst: 0.5,
+    offTopic: 1,
+    offTopicRefused: 1,
+    unanswerable: 1,
+    unanswerableRefused: 0,
+    p50Ms: 30,
+    p95Ms: 50,
   });
-  assert.equal(summarizeAsks([{ answerable: false, noResult: true, correct: false, ms: 1 }]).containsGold, null);
+  assert.equal(summarizeAsks([{ kind: 'offtopic', hasAnswers: false, noResult: true, ms: 1 }]).goldIn, null);
+});
+
+test('nDCG@10 and recall@10 with one or several relevant documents', () => {
+  assert.equal(ndcgAt(['a', 'b'], ['a']), 1);
+  assert.equal(ndcgAt(['x', 'a'], ['a']), 1 / Math.log2(3));
+  assert.equal(ndcgAt(['a', 'x', 'b'], ['a', 'b']), (1 + 1 / 2) / (1 + 1 / Math.log2(3)));
+  assert.equal(ndcgAt(['x'], []), null);
+  assert.equal(recallAt(['a', 'x', 'b'], ['a', 'b', 'c'], 2), 1 / 3);
+  assert.equal(mean([1, null, 0]), 0.5);
+  assert.equal(firstQuote('Preamble:\n\n> "a" [1]\n> "b" [2]'), '> "a" [1]');
 });
 
 test('the question sample is seeded: same seed, same questions, no repeats', () => {

@@ -10,7 +10,7 @@ test('a refused mode is n/a with the reason; an ignored one is n/a; a working on
     async search(query, options) {
       if (options.mode === 'lexical')
         throw Object.assign(new Error('lexical search needs a memory DB with lexicalSearch'), { code: 'invalid_argument' });
-      if (options.rerank === 'mmr') return result([['a', 0.9]]); // ignored: same as hybrid
+      if (options.rerank === true) return result([['a', 0.9]]); // ignored: same as hybrid
       if (options.mode === 'hybrid') return result([['a', 0.9]]);
       return result([
         ['a', 0.9],
@@ -18,11 +18,12 @@ test('a refused mode is n/a with the reason; an ignored one is n/a; a working on
       ]);
     },
   };
-  const reasons = await unsupportedReasons(memory, retrievalConfigs(), 'gold', ['q1', 'q2']);
+  const reasons = await unsupportedReasons(memory, retrievalConfigs({ withModelReranker: true }), 'gold', ['q1', 'q2']);
+  assert.equal(reasons.default, null);
   assert.equal(reasons.vector, null);
   assert.match(reasons.lexical, /^n\/a \(not supported by this build: lexical search needs/);
   assert.equal(reasons.hybrid, null);
-  assert.match(reasons['hybrid+mmr'], /^n\/a \(ignored by this build/);
+  assert.match(reasons['hybrid+model'], /^n\/a \(ignored by this build/);
 });
 
 test('a configuration whose base is n/a is n/a too; other errors propagate', async () => {
@@ -30,8 +31,9 @@ test('a configuration whose base is n/a is n/a too; other errors propagate', asy
     search: async (q, o) =>
       o.mode === 'vector' ? result([]) : Promise.reject(Object.assign(new Error('no'), { code: 'invalid_argument' })),
   };
-  const reasons = await unsupportedReasons(refuses, retrievalConfigs(), 'i', ['q']);
-  assert.equal(reasons['hybrid+mmr'], 'n/a (needs hybrid)');
+  const reasons = await unsupportedReasons(refuses, retrievalConfigs({ withModelReranker: true }), 'i', ['q']);
+  assert.match(reasons.hybrid, /^n\/a \(not supported/);
+  assert.equal(reasons['hybrid+model'], 'n/a (needs hybrid)');
   const broken = { search: async () => Promise.reject(new Error('disk full')) };
   await assert.rejects(unsupportedReasons(broken, retrievalConfigs(), 'i', ['q']), /disk full/);
 });
@@ -39,7 +41,7 @@ test('a configuration whose base is n/a is n/a too; other errors propagate', asy
 test('the model reranker is listed only when asked for', () => {
   assert.deepEqual(
     retrievalConfigs().map((c) => c.name),
-    ['vector', 'lexical', 'hybrid', 'hybrid rrf 0.5', 'hybrid+mmr'],
+    ['default', 'vector', 'lexical', 'hybrid'],
   );
   assert.equal(retrievalConfigs({ withModelReranker: true }).at(-1).options.rerank, true);
 });
