@@ -212,6 +212,16 @@ describe('extractive answer (no text generator)', () => {
     expect(quotes.some((q) => q.startsWith('> "Velloite"'))).toBe(false);
   });
 
+  it('never quotes a markdown heading of the passage', async () => {
+    const manual =
+      '# AquaBoil K-200 service manual\n\n## Replacing the heating element of the AquaBoil kettle\n\nUnplug the kettle and let it cool. Unscrew the four base screws with a T10 key.';
+    const { search } = client([record('manual', manual), record('food', OTHER)]);
+    const answer = await search.ask('How do I replace the heating element of the kettle?', { index: 'kb', filters: [] });
+    const quotes = answer.text.split('\n').filter((l) => l.startsWith('> '));
+    expect(quotes.length).toBeGreaterThan(0);
+    expect(quotes.some((q) => q.includes('Replacing the heating element') || q.includes('service manual'))).toBe(false);
+  });
+
   it('leaves the context line (title › section) out of quotes while its words still find the passage', async () => {
     const context = 'Staff handbook › Leave › Parental leave';
     const text = `${context}\n\nEmployees may take up to 26 weeks. They tell their manager eight weeks ahead using form HR-12.`;

@@ -91,12 +91,13 @@ export async function selectSentences(
     const inPassage = weights.coverage(asked, new Set(passage.terms));
     const sentences = splitSentences(passage.text);
     const title = leadingTitle(passage.text);
+    const headings = headingsOf(passage.text);
     // What the passage is about (its context, title and first sentence): the question's words
     // that name it say which passage, not which of its sentences answers.
     const subject = new Set(contentTerms(`${passage.context}\n${title ?? ''}\n${sentences.find((s) => s !== title) ?? ''}`));
     const predicate = asked.filter((t) => !subject.has(t));
     sentences.forEach((sentence, position) => {
-      if (sentence.length < 12 || sentence === title || HEADING.test(sentence)) return;
+      if (sentence.length < 12 || sentence === title || headings.has(sentence)) return;
       const terms = contentTerms(sentence);
       // A sentence of nothing but the question's own words cannot answer it (kept only for when nothing else is left).
       const restates = terms.every((t) => askedTerms.has(t));
@@ -142,8 +143,18 @@ export async function selectSentences(
   return ranked.filter((c) => c.score >= top * 0.6).slice(0, options.count);
 }
 
-/** A markdown heading line: a title, not an answer. */
-const HEADING = /^#{1,6}\s/;
+/** A markdown heading line and its text. */
+const HEADING = /^#{1,6}\s+(.+?)\s*#*\s*$/;
+
+/** The texts of a passage's markdown headings (as the sentence splitter gives them, without `#`): titles, not answers. */
+function headingsOf(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const line of text.split('\n')) {
+    const heading = HEADING.exec(line)?.[1];
+    if (heading) out.add(heading.replace(/\s+/g, ' '));
+  }
+  return out;
+}
 
 /**
  * The title a passage opens with, if any: a first line of at most 100 characters without
