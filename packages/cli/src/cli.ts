@@ -191,6 +191,31 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       });
     });
 
+  addTargetOptions(program.command('redrive'))
+    .description('run failed documents again from their last completed step: every index, one with --index, or one document')
+    .argument('[documentId]', 'only this document (of --index, default "default")')
+    .option('--stalled', 'also documents whose steps stopped moving (their queue message was lost)')
+    .option('--stalled-after <seconds>', 'with --stalled: seconds without a change (default 1200)', Number)
+    .action(async (documentId: string | undefined, opts: CommonOptions & { stalled?: boolean; stalledAfter?: number }) => {
+      await withTarget(opts, async (target) => {
+        const scoped = documentId !== undefined || opts.index !== undefined;
+        const result = await target.redrive({
+          ...(scoped ? { index: opts.index ?? 'default' } : {}),
+          ...(documentId !== undefined ? { documentId } : {}),
+          ...(opts.stalled ? { stalled: true } : {}),
+          ...(opts.stalledAfter !== undefined ? { stalledAfterMs: opts.stalledAfter * 1000 } : {}),
+        });
+        if (opts.json) {
+          print(`${JSON.stringify(result)}\n`);
+          return;
+        }
+        for (const d of result.redriven) {
+          print(`${d.index}/${d.documentId}: ${d.was}, queued again from ${d.step}${d.error ? ` (was: ${d.error})` : ''}\n`);
+        }
+        print(`${result.redriven.length} of ${result.checked} document(s) queued again\n`);
+      });
+    });
+
   addTargetOptions(program.command('indexes'))
     .description('list the indexes, or delete one')
     .addOption(new Option('--delete <name>', 'delete this index and everything in it'))

@@ -1,4 +1,4 @@
-import type { DataPipelineStatus, IKernelMemory } from '@km/core';
+import type { DataPipelineStatus, IKernelMemory, RedriveOptions, RedriveResult } from '@km/core';
 import { MemoryWebClient } from '@km/client';
 import { startWorker } from '@km/service';
 
@@ -18,6 +18,8 @@ export interface MemoryTarget {
   /** True when the pipeline runs in this process (local mode). */
   local: boolean;
   status(documentId: string, index?: string): Promise<DataPipelineStatus | null>;
+  /** Runs failed (and, when asked, stalled) documents again from their last completed step. */
+  redrive(options: RedriveOptions): Promise<RedriveResult>;
   close(): Promise<void>;
 }
 
@@ -30,7 +32,13 @@ export async function openTarget(options: TargetOptions): Promise<MemoryTarget> 
   if (options.url) {
     const key = options.key ?? process.env.KM_API_KEY;
     const client = new MemoryWebClient(options.url, key ? { apiKey: key } : {});
-    return { memory: client, local: false, status: (id, index) => client.getDocumentStatus(id, index), close: async () => undefined };
+    return {
+      memory: client,
+      local: false,
+      status: (id, index) => client.getDocumentStatus(id, index),
+      redrive: (redrive) => client.redrive(redrive),
+      close: async () => undefined,
+    };
   }
   // Local mode is a worker of the data folder that this command also calls into.
   const worker = await startWorker({
@@ -42,5 +50,11 @@ export async function openTarget(options: TargetOptions): Promise<MemoryTarget> 
     logDestination: process.stderr,
   });
   const { memory } = worker;
-  return { memory, local: true, status: (id, index) => memory.getDocumentStatus(id, index), close: worker.close };
+  return {
+    memory,
+    local: true,
+    status: (id, index) => memory.getDocumentStatus(id, index),
+    redrive: (redrive) => memory.redrive(redrive),
+    close: worker.close,
+  };
 }

@@ -16,6 +16,8 @@ import {
   type ImportOptions,
   type IndexDetails,
   type MemoryAnswer,
+  type RedriveOptions,
+  type RedriveResult,
   type RetrievalOptions,
   type SearchOptions,
   type SearchResult,
@@ -123,6 +125,25 @@ export class MemoryWebClient implements IKernelMemory {
 
   async deleteDocument(documentId: string, index?: string): Promise<void> {
     await this.request('DELETE', `/documents?${query({ index: normalizeIndexName(index), documentId })}`, { allow404: true });
+  }
+
+  /**
+   * Runs again, from their last completed step, the failed documents of every index, of
+   * `options.index`, or one document (`POST /redrive`, km's own route), and with `stalled` those
+   * whose state stopped changing. Idempotent.
+   *
+   * ```ts
+   * const { redriven } = await memory.redrive({ index: 'docs' });
+   * ```
+   */
+  async redrive(options: RedriveOptions = {}): Promise<RedriveResult> {
+    const params: Record<string, string> = {};
+    if (options.index !== undefined || options.documentId !== undefined) params.index = normalizeIndexName(options.index);
+    if (options.documentId !== undefined) params.documentId = options.documentId;
+    if (options.stalled) params.stalled = 'true';
+    if (options.stalledAfterMs !== undefined) params.stalledAfterSeconds = String(options.stalledAfterMs / 1000);
+    const res = await this.request('POST', `/redrive?${query(params)}`);
+    return (await res.json()) as RedriveResult;
   }
 
   /** True once the document is completed, not empty, and none of its files failed. */

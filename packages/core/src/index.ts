@@ -22,6 +22,7 @@ export {
   type GeneratedFileDetails,
   type PipelineLogEntry,
   type PreviousExecution,
+  type StepAttempts,
   type UploadedFileDetails,
 } from './models/data-pipeline.js';
 export type { Citation, CitationPartition, MemoryAnswer, SearchResult, StreamState, TokenUsage } from './models/search-models.js';
@@ -32,7 +33,7 @@ export type { HybridFusion, IMemoryDb, ListOptions, MemoryDbCapabilities, Search
 export { SEARCH_MODES } from './contracts/memory-db.js';
 export type { ITextReranker, RerankCandidate, RerankOptions, RerankResult } from './contracts/text-reranker.js';
 export type { ByteRange, IContentStorage, StorageContent, StoredFileInfo } from './contracts/content-storage.js';
-export type { IQueue, QueueConnectOptions, QueueHandlerResult } from './contracts/queue.js';
+export type { IQueue, QueueConnectOptions, QueueDelivery, QueueHandlerResult, QueueRetryAfter } from './contracts/queue.js';
 export type { EmbeddingRequestOptions, ITextEmbeddingGenerator } from './contracts/text-embedding-generator.js';
 export type { ITextGenerator, TextGenerationOptions } from './contracts/text-generator.js';
 export type { ITextTokenizer } from './contracts/text-tokenizer.js';
@@ -103,6 +104,14 @@ export { InMemoryQueueBroker } from './queue/in-memory-queue-broker.js';
 export { poisonQueueName } from './queue/poison-queue-name.js';
 export { FileQueue, type FileQueueOptions } from './queue/file-queue.js';
 export {
+  DEFAULT_STALLED_AFTER_MS,
+  redriveDocuments,
+  type RedrivenDocument,
+  type RedriveOptions,
+  type RedriveResult,
+} from './pipeline/redrive.js';
+export {
+  DEFAULT_RETRY_BUDGET_MS,
   DEFAULT_STEP_ATTEMPTS,
   stepQueueMaxAttempts,
   type StepQueueFactory,

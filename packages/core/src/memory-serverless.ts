@@ -17,6 +17,7 @@ import { MemoryFilter, toMemoryFilters } from './models/memory-filter.js';
 import type { MemoryAnswer, SearchResult } from './models/search-models.js';
 import { checkEmbeddingModelName, checkIngestionArgs } from './models/request-args.js';
 import { checkIndexNameFits } from './pipeline/check-index-name-fits.js';
+import { redriveDocuments, type RedriveOptions, type RedriveResult } from './pipeline/redrive.js';
 import type { PipelineOrchestrator } from './pipeline/pipeline-orchestrator.js';
 import { waitForDocumentStatus, type WaitForDocumentOptions } from './pipeline/wait-for-document.js';
 import type { RetrievalRequest, SearchClient } from './search/search-client.js';
@@ -177,6 +178,21 @@ export class MemoryServerless implements IKernelMemory {
   /** Runs the remaining steps of a document that failed or was interrupted. */
   async resumeDocument(documentId: string, index?: string): Promise<DataPipelineStatus> {
     return toPipelineStatus(await this.orchestrator.resume(normalizeIndexName(index), validateDocumentId(documentId)));
+  }
+
+  /**
+   * Runs again, from their last completed step, the failed documents (of every index, an index,
+   * or one document) and, with `stalled`, those whose state stopped changing: see
+   * {@link redriveDocuments}. Idempotent.
+   *
+   * ```ts
+   * const { redriven } = await memory.redrive({ index: 'docs' });
+   * ```
+   */
+  async redrive(options: RedriveOptions = {}): Promise<RedriveResult> {
+    const index = options.index === undefined && options.documentId === undefined ? undefined : normalizeIndexName(options.index);
+    const documentId = options.documentId === undefined ? undefined : validateDocumentId(options.documentId);
+    return redriveDocuments(this.orchestrator, { ...options, index, documentId });
   }
 
   async exportFile(documentId: string, fileName: string, index?: string): Promise<StreamableFileContent> {

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import {
+  DEFAULT_STEP_ATTEMPTS,
+  DiskContentStorage,
   FileQueue,
+  KmError,
   HashingEmbeddingGenerator,
   KernelMemoryBuilder,
   SimpleVectorDb,
@@ -13,6 +16,7 @@ import {
   type MemoryService,
   type StepFinishedEvent,
   type StepOutcome,
+  stepQueueMaxAttempts,
 } from '../src/index.js';
 import { allRecords, cleanupAfterTests } from './helpers.js';
 
@@ -39,6 +43,54 @@ class FlakyStep implements IPipelineStepHandler {
   }
 }
 
+/** A disk storage whose reads and writes fail (transiently) while `down`: a database outage under the pipeline state. */
+class OutageStorage extends DiskContentStorage {
+  down = false;
+  failures = 0;
+  private check(): void {
+    if (this.down) {
+      this.failures++;
+      throw new KmError('transient', 'storage unavailable', { transient: true });
+    }
+  }
+  override async readFile(index: string, documentId: string, fileName: string): Promise<Buffer> {
+    this.check();
+    return super.readFile(index, documentId, fileName);
+  }
+  override async writeFile(...args: Parameters<DiskContentStorage['writeFile']>): Promise<number> {
+    this.check();
+    return super.writeFile(...args);
+  }
+}
+
+/** A step whose backend is down (transient failures) while `down` is true. */
+class OutageStep implements IPipelineStepHandler {
+  readonly stepName = 'outage';
+  down = true;
+  async invoke(pipeline: DataPipeline): Promise<StepOutcome> {
+    return this.down ? { result: 'transient', pipeline, error: 'backend unavailable' } : { result: 'success', pipeline };
+  }
+}
+
+/** Fails `failures` times asking for `retryAfterMs`, then succeeds; records the gaps between its calls. */
+class ThrottledStep implements IPipelineStepHandler {
+  readonly stepName = 'throttled';
+  readonly gapsMs: number[] = [];
+  private calls = 0;
+  private last = 0;
+  constructor(
+    private readonly failures: number,
+    private readonly retryAfterMs: number,
+  ) {}
+  async invoke(pipeline: DataPipeline): Promise<StepOutcome> {
+    const now = performance.now();
+    if (this.calls++ > 0) this.gapsMs.push(now - this.last);
+    this.last = now;
+    if (this.calls <= this.failures) return { result: 'transient', pipeline, error: 'throttled', retryAfterMs: this.retryAfterMs };
+    return { result: 'success', pipeline };
+  }
+}
+
 function service(dir: string, configure: (b: KernelMemoryBuilder) => KernelMemoryBuilder = (b) => b) {
   const db = new SimpleVectorDb({ directory: join(dir, 'vectors'), durable: false });
   const builder = new KernelMemoryBuilder()
@@ -46,7 +98,17 @@ function service(dir: string, configure: (b: KernelMemoryBuilder) => KernelMemor
     .withMemoryDb(db)
     .withEmbeddingGenerator(new HashingEmbeddingGenerator())
     .withLogger(silentLogger)
-    .withQueueFactory(() => new FileQueue({ directory: join(dir, 'queues'), pollIntervalMs: 20, retryDelayMs: 10, durable: false }));
+    // The cap for these short retry delays (10 ms doubling to 60 s), as a factory with its own delays derives it.
+    .withQueueFactory(
+      (_step, { retryBudgetMs }) =>
+        new FileQueue({
+          directory: join(dir, 'queues'),
+          pollIntervalMs: 20,
+          retryDelayMs: 10,
+          durable: false,
+          maxAttempts: stepQueueMaxAttempts(DEFAULT_STEP_ATTEMPTS, retryBudgetMs, { initialDelayMs: 10, maxDelayMs: 60_000 }),
+        }),
+    );
   const memory = configure(builder).buildService();
   services.push(memory);
   return { memory, db };
@@ -102,18 +164,157 @@ describe('MemoryService (distributed orchestrator over a FileQueue)', () => {
     expect(flaky.calls.get('retry')).toBe(3);
   });
 
-  it('fails the document with the reason after the last attempt and poisons the message', async () => {
+  it('retries transient failures until the retry budget is spent, then fails the document with the step, time, attempts and last error, and poisons the message', async () => {
     const dir = await tempDir();
-    const flaky = new FlakyStep(100);
-    const { memory } = service(dir, (b) => b.withHandler(flaky).withOrchestratorOptions({ maxAttempts: 3 }));
+    const flaky = new FlakyStep(1000);
+    // maxAttempts no longer caps answered failures: only the budget does.
+    const { memory } = service(dir, (b) => b.withHandler(flaky).withOrchestratorOptions({ maxAttempts: 2, retryBudgetMs: 400 }));
     await memory.start();
     await memory.importText('Never works.', { documentId: 'doomed', steps: ['extract', 'flaky'] });
     await vi.waitFor(async () => expect(await memory.getDocumentStatus('doomed')).toMatchObject({ failed: true }), { timeout: 10_000 });
     const status = await memory.getDocumentStatus('doomed');
-    expect(status?.error).toMatch(/step "flaky" failed: flaky failure 3/);
+    const calls = flaky.calls.get('doomed')!;
+    expect(calls).toBeGreaterThan(2);
+    const [, attempts, last] =
+      /^step "flaky" kept failing for [0-9a-z ]+ \(retry budget 400 ms, (\d+) attempts\): flaky failure (\d+)$/.exec(status?.error ?? '')!;
+    expect([Number(attempts), Number(last)]).toEqual([calls, calls]);
     expect(status?.completed).toBe(false);
-    expect(flaky.calls.get('doomed')).toBe(3);
     await vi.waitFor(async () => expect(await readdir(join(dir, 'queues', 'flaky-poison', 'ready'))).toHaveLength(1));
+  });
+
+  it('a queue whose own delivery cap comes before the budget still leaves the document failed, with the reason', async () => {
+    const dir = await tempDir();
+    const flaky = new FlakyStep(1000);
+    const { memory } = service(dir, (b) =>
+      b
+        .withHandler(flaky)
+        // A factory that ignores the cap it is told: its queue poisons after 3 deliveries.
+        .withQueueFactory(
+          () => new FileQueue({ directory: join(dir, 'queues'), pollIntervalMs: 20, retryDelayMs: 10, durable: false, maxAttempts: 3 }),
+        ),
+    );
+    await memory.start();
+    await memory.importText('Never works.', { documentId: 'capped', steps: ['extract', 'flaky'] });
+    await vi.waitFor(async () => expect(await memory.getDocumentStatus('capped')).toMatchObject({ failed: true }), { timeout: 10_000 });
+    expect((await memory.getDocumentStatus('capped'))?.error).toBe(
+      `step "flaky" failed on the queue's last delivery (3 of 3): flaky failure 3`,
+    );
+  });
+
+  it('redrive runs failed documents again from their last completed step, once; stalled ones only when asked', async () => {
+    const dir = await tempDir();
+    const outage = new OutageStep();
+    const { memory } = service(dir, (b) => b.withHandler(outage).withOrchestratorOptions({ retryBudgetMs: 100 }));
+    await memory.start();
+    for (const id of ['a', 'b']) await memory.importText(`Document ${id}.`, { documentId: id, steps: ['extract', 'outage', 'partition'] });
+    await memory.importText('Elsewhere.', { documentId: 'c', index: 'other', steps: ['extract', 'outage', 'partition'] });
+    for (const [id, index] of [['a'], ['b'], ['c', 'other']] as const) {
+      await vi.waitFor(async () => expect(await memory.getDocumentStatus(id, index)).toMatchObject({ failed: true }), { timeout: 10_000 });
+    }
+    outage.down = false;
+    // One index only: the other's failed document stays failed.
+    const first = await memory.redrive({ index: 'default' });
+    expect(first.redriven.map((d) => [d.documentId, d.step, d.was]).sort()).toEqual([
+      ['a', 'outage', 'failed'],
+      ['b', 'outage', 'failed'],
+    ]);
+    expect(first.redriven[0]!.error).toMatch(/^step "outage" kept failing for/);
+    for (const id of ['a', 'b']) await ready(memory, id);
+    expect(await memory.getDocumentStatus('c', 'other')).toMatchObject({ failed: true });
+    // Again: nothing left to do.
+    expect((await memory.redrive({ index: 'default' })).redriven).toEqual([]);
+    expect((await memory.redrive({ index: 'other', documentId: 'c' })).redriven.map((d) => d.documentId)).toEqual(['c']);
+    await ready(memory, 'c', 'other');
+
+    // A document with steps left and no message anywhere (poisoned while its state was unreachable).
+    const pipeline = (await memory.orchestrator.statusStore.read('default', 'a'))!;
+    const stalled = { ...pipeline, document_id: 'stalled', remaining_steps: ['partition'], completed_steps: ['extract', 'outage'] };
+    await memory.orchestrator.context.contentStorage.createDocumentDirectory('default', 'stalled');
+    await memory.orchestrator.statusStore.write(stalled);
+    expect((await memory.redrive({ index: 'default' })).redriven).toEqual([]);
+    const found = await memory.redrive({ index: 'default', stalled: true, stalledAfterMs: 0 });
+    expect(found.redriven.map((d) => [d.documentId, d.was])).toEqual([['stalled', 'stalled']]);
+    await ready(memory, 'stalled');
+    await expect(memory.redrive({ documentId: 'a' })).resolves.toMatchObject({ redriven: [] });
+  });
+
+  it('counts the time the pipeline state could not be read in the retry budget: a document whose state came back after it fails, with the reason', async () => {
+    const dir = await tempDir();
+    const storage = new OutageStorage({ directory: join(dir, 'files') });
+    const { memory } = service(dir, (b) => b.withContentStorage(storage).withOrchestratorOptions({ retryBudgetMs: 300 }));
+    await memory.start({ runHandlers: false });
+    await memory.importText('Written before the outage.', { documentId: 'late' });
+    await memory.importText('Also before.', { documentId: 'soon' });
+    await memory.stop();
+    storage.down = true;
+    const worker = service(dir, (b) => b.withContentStorage(storage).withOrchestratorOptions({ retryBudgetMs: 300 })).memory;
+    await worker.start();
+    await vi.waitFor(() => expect(storage.failures).toBeGreaterThan(4), { timeout: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 350)); // the outage outlasts the budget
+    storage.down = false;
+    for (const id of ['late', 'soon']) {
+      await vi.waitFor(async () => expect(await worker.getDocumentStatus(id)).toMatchObject({ failed: true }), { timeout: 10_000 });
+      expect((await worker.getDocumentStatus(id))?.error).toMatch(
+        /^step "extract" kept failing for .* \(retry budget 300 ms, 0 attempts\): the pipeline state could not be read or written$/,
+      );
+    }
+    expect((await worker.redrive()).redriven.map((d) => d.documentId).sort()).toEqual(['late', 'soon']);
+    await ready(worker, 'late');
+    await ready(worker, 'soon');
+  });
+
+  it('a queue that reaches its cap while the state is unreachable gets the step again, so the document ends failed, not stuck', async () => {
+    const dir = await tempDir();
+    const storage = new OutageStorage({ directory: join(dir, 'files') });
+    // Queues that poison after 3 deliveries whatever they are told.
+    const capped = (b: KernelMemoryBuilder) =>
+      b
+        .withContentStorage(storage)
+        .withOrchestratorOptions({ retryBudgetMs: 200 })
+        .withQueueFactory(
+          () => new FileQueue({ directory: join(dir, 'queues'), pollIntervalMs: 20, retryDelayMs: 10, durable: false, maxAttempts: 3 }),
+        );
+    const { memory } = service(dir, capped);
+    await memory.start({ runHandlers: false });
+    await memory.importText('Written before the outage.', { documentId: 'kept' });
+    await memory.stop();
+    storage.down = true;
+    const worker = service(dir, capped).memory;
+    await worker.start();
+    // Many more failed reads than the cap: the message came back each time the cap was reached.
+    await vi.waitFor(() => expect(storage.failures).toBeGreaterThan(12), { timeout: 10_000 });
+    storage.down = false;
+    await vi.waitFor(async () => expect(await worker.getDocumentStatus('kept')).toMatchObject({ failed: true }), { timeout: 10_000 });
+    expect((await worker.getDocumentStatus('kept'))?.error).toMatch(
+      /^step "extract" kept failing for .*: the pipeline state could not be read or written$/,
+    );
+  });
+
+  it('a document whose state comes back within the budget completes', async () => {
+    const dir = await tempDir();
+    const storage = new OutageStorage({ directory: join(dir, 'files') });
+    const { memory } = service(dir, (b) => b.withContentStorage(storage).withOrchestratorOptions({ retryBudgetMs: 60_000 }));
+    await memory.start({ runHandlers: false });
+    await memory.importText('Written before the outage.', { documentId: 'brief' });
+    await memory.stop();
+    storage.down = true;
+    const worker = service(dir, (b) => b.withContentStorage(storage).withOrchestratorOptions({ retryBudgetMs: 60_000 })).memory;
+    await worker.start();
+    await vi.waitFor(() => expect(storage.failures).toBeGreaterThan(4), { timeout: 10_000 });
+    storage.down = false;
+    await ready(worker, 'brief');
+  });
+
+  it("honours a backend's retryAfterMs between attempts", async () => {
+    const dir = await tempDir();
+    const throttled = new ThrottledStep(2, 300);
+    const { memory } = service(dir, (b) => b.withHandler(throttled));
+    await memory.start();
+    await memory.importText('Slow down.', { documentId: 'throttled', steps: ['extract', 'throttled'] });
+    await ready(memory, 'throttled');
+    // The queue's own delay is 10 ms; the step asked for 300 ms between its attempts.
+    expect(throttled.gapsMs.every((gap) => gap >= 250)).toBe(true);
+    expect(throttled.gapsMs).toHaveLength(2);
   });
 
   it('a fatal result fails the document at once', async () => {
@@ -139,7 +340,9 @@ describe('MemoryService (distributed orchestrator over a FileQueue)', () => {
     const worker = service(dir, (b) => b.withOrchestratorOptions({ maxAttempts: 2 })).memory;
     await worker.start();
     await vi.waitFor(async () => expect(await worker.getDocumentStatus('crashy')).toMatchObject({ failed: true }), { timeout: 10_000 });
-    expect((await worker.getDocumentStatus('crashy'))?.error).toMatch(/after 2 attempts: the worker running it stopped/);
+    expect((await worker.getDocumentStatus('crashy'))?.error).toMatch(
+      /was started 2 times and the worker running it stopped 2 times before finishing/,
+    );
   });
 
   it('deletes documents and indexes through the queue', async () => {

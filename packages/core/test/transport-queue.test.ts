@@ -165,6 +165,43 @@ describe('TransportQueue (the consumer engine)', () => {
     expect(seen).toEqual(['good', 'bad', 'flaky', 'spent']);
   });
 
+  it('retries after the handler\'s retryAfterMs (capped by the longest delay), and tells the handler which delivery it is', async () => {
+    const transport = new RecordingTransport();
+    const deliveries: Array<[string, unknown]> = [];
+    const handler = async (m: string, delivery?: unknown) => {
+      deliveries.push([m, delivery]);
+      return m === 'slow' ? { retryAfterMs: 120 } : m === 'huge' ? { retryAfterMs: 10_000 } : ({ retryAfterMs: -1 } as QueueHandlerResult);
+    };
+    const queue = new TransportQueue(transport, {});
+    open.push(queue);
+    queue.onDequeue(handler);
+    await queue.connect('steps', { dequeue: true });
+    transport.add('slow');
+    transport.add('huge', 2);
+    transport.add('bad');
+    await vi.waitFor(() => expect(transport.calls).toHaveLength(4));
+    // 120 ms as asked; 10 s capped at the longest delay (250); a nonsense delay is a plain transient (100).
+    expect(transport.calls.slice(1)).toEqual(['retry slow 120', 'retry huge 250', 'retry bad 100']);
+    expect(deliveries).toEqual([
+      ['slow', { attempt: 1, maxAttempts: 3 }],
+      ['huge', { attempt: 2, maxAttempts: 3 }],
+      ['bad', { attempt: 1, maxAttempts: 3 }],
+    ]);
+  });
+
+  it('names the message it poisons in the log line', async () => {
+    const transport = new RecordingTransport();
+    const warnings: Array<[string, Record<string, unknown> | undefined]> = [];
+    const logger: Logger = { ...silentLogger, warn: (message, fields) => void warnings.push([message, fields]) };
+    await consumer(transport, async () => 'fatal', { logger });
+    transport.add('{"index":"docs","document_id":"report"}');
+    await vi.waitFor(() => expect(warnings).toHaveLength(1));
+    expect(warnings[0]).toEqual([
+      'test queue moved a message to the poison queue',
+      expect.objectContaining({ why: 'fatal', message: '{"index":"docs","document_id":"report"}' }),
+    ]);
+  });
+
   it('poisons a message delivered more than maxAttempts times unread (its consumers died without answering)', async () => {
     const transport = new RecordingTransport();
     const seen: string[] = [];

@@ -15,6 +15,7 @@ import { registerConsoleRoutes } from './routes/console.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerIndexRoutes } from './routes/indexes.js';
 import { registerMcpRoutes } from './routes/mcp.js';
+import { registerRedriveRoute } from './routes/redrive.js';
 import { registerRetrievalRoutes } from './routes/retrieval.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { registerUploadRoute } from './routes/upload.js';
@@ -132,6 +133,7 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
     connectionTimeoutMs: config.http.connectionTimeoutMs,
   });
   registerDocumentRoutes(app, memory);
+  registerRedriveRoute(app, memory);
   registerIndexRoutes(app, memory);
   registerRetrievalRoutes(app, memory);
   registerConsoleRoutes(app, { authHeader: config.auth.header });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { InvalidInputError, stepQueueMaxAttempts } from '@km/core';
+import { DEFAULT_RETRY_BUDGET_MS, DEFAULT_STEP_ATTEMPTS, InvalidInputError, stepQueueMaxAttempts } from '@km/core';
 import { readSettings, settingsFromEnv } from '@km/core/connector';
 import {
   CONTENT_STORAGE_FACTORIES,
@@ -81,15 +81,27 @@ export interface ServiceConfig {
     /** Prepended to queue names on a shared broker or storage account. @default '' (env KM_QUEUE_PREFIX) */
     prefix: string;
     /**
-     * Deliveries of a message before its queue poisons it: a safety net for messages whose worker
-     * dies without answering. Derived from `maxStepAttempts` (+2, core's `stepQueueMaxAttempts`)
-     * unless given; a value given must be greater than `maxStepAttempts`. @default 5 (derived)
+     * Deliveries of a message before its queue poisons it: a safety net that comes after the
+     * orchestrator's decision. Derived from `maxStepAttempts`, `retryBudgetMs` and the retry
+     * delays (core's `stepQueueMaxAttempts`: enough deliveries for the backoff to span twice the
+     * budget) unless given; a value given must be greater than `maxStepAttempts`. @default derived (50 with the defaults)
      */
     maxAttempts: number;
-    /** Attempts of a step before the document fails: the one number that decides it. @default 3 (env KM_MAX_STEP_ATTEMPTS) */
+    /**
+     * Deliveries of a step that end with no answer (the worker running it died) before the
+     * document fails. @default 3 (env KM_MAX_STEP_ATTEMPTS)
+     */
     maxStepAttempts: number;
-    /** @default 1000 */
+    /**
+     * How long a step that keeps failing transiently (a database, broker or model endpoint down,
+     * throttled, timing out) is retried, with capped exponential backoff and jitter, before its
+     * document fails with the reason (`km redrive` runs it again). @default 600000, 10 minutes (env KM_RETRY_BUDGET_MS)
+     */
+    retryBudgetMs: number;
+    /** Ceiling of the first retry's delay, doubled each time. @default 1000 */
     retryDelayMs: number;
+    /** Longest retry delay. @default 60000 */
+    maxRetryDelayMs: number;
     /** @default 60000 */
     visibilityTimeoutMs: number;
     /** @default 250 */
@@ -225,9 +237,11 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   queue: {
     type: 'file',
     prefix: '',
-    maxAttempts: 5,
-    maxStepAttempts: 3,
+    maxAttempts: stepQueueMaxAttempts(DEFAULT_STEP_ATTEMPTS, DEFAULT_RETRY_BUDGET_MS),
+    maxStepAttempts: DEFAULT_STEP_ATTEMPTS,
+    retryBudgetMs: DEFAULT_RETRY_BUDGET_MS,
     retryDelayMs: 1000,
+    maxRetryDelayMs: 60_000,
     visibilityTimeoutMs: 60_000,
     pollIntervalMs: 250,
     concurrency: 2,
@@ -286,9 +300,15 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
     merge(merge(DEFAULT_CONFIG, fromFile), fromEnv(env, { ...fromFile, ...options.overrides })),
     options.overrides ?? {},
   );
-  // The queues' delivery cap follows the step attempts unless it was given.
+  // The queues' delivery cap follows the step attempts, the retry budget and the delays unless it was given.
   if ((options.overrides?.queue?.maxAttempts ?? fromFile.queue?.maxAttempts) === undefined) {
-    merged.queue = { ...merged.queue, maxAttempts: stepQueueMaxAttempts(merged.queue.maxStepAttempts) };
+    const { maxStepAttempts, retryBudgetMs, retryDelayMs, maxRetryDelayMs } = merged.queue;
+    const delays = { initialDelayMs: retryDelayMs, maxDelayMs: Math.max(retryDelayMs, maxRetryDelayMs) };
+    const derived =
+      Number.isFinite(retryBudgetMs) && retryBudgetMs >= 0 && retryDelayMs >= 0
+        ? stepQueueMaxAttempts(maxStepAttempts, retryBudgetMs, delays)
+        : 5;
+    merged.queue = { ...merged.queue, maxAttempts: derived };
   }
   return validate(merged);
 }
@@ -356,6 +376,7 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   const queue: Partial<ServiceConfig['queue']> = settingsFromEnv(QUEUE_FACTORIES, env);
   if (str('KM_QUEUE')) queue.type = str('KM_QUEUE') as ServiceConfig['queue']['type'];
   if (num('KM_MAX_STEP_ATTEMPTS') !== undefined) queue.maxStepAttempts = num('KM_MAX_STEP_ATTEMPTS')!;
+  if (num('KM_RETRY_BUDGET_MS') !== undefined) queue.retryBudgetMs = num('KM_RETRY_BUDGET_MS')!;
   if (num('KM_QUEUE_CONCURRENCY') !== undefined) queue.concurrency = num('KM_QUEUE_CONCURRENCY')!;
   if (str('KM_QUEUE_PREFIX')) queue.prefix = str('KM_QUEUE_PREFIX')!;
   if (Object.keys(queue).length) out.queue = queue;
@@ -449,6 +470,10 @@ function validate(config: ServiceConfig): ServiceConfig {
   }
   if (config.queue.type === 'memory' && !config.runHandlers) {
     fail('runHandlers is false but the queue is "memory": no other process could run the pipeline; use the "file" queue');
+  }
+  for (const key of ['retryBudgetMs', 'retryDelayMs', 'maxRetryDelayMs'] as const) {
+    if (typeof config.queue[key] !== 'number' || !Number.isFinite(config.queue[key]) || config.queue[key] < 0)
+      fail(`queue.${key} must be a number of ms >= 0`);
   }
   if (config.queue.maxAttempts <= config.queue.maxStepAttempts) {
     fail(

@@ -36,6 +36,7 @@ export async function createMemoryFromConfig(config: ServiceConfig, options: Mem
     .withQueueFactory(await queueFactory(config, dataDirectory, options.logger))
     .withOrchestratorOptions({
       maxAttempts: config.queue.maxStepAttempts,
+      retryBudgetMs: config.queue.retryBudgetMs,
       retryDelayMs: config.queue.retryDelayMs,
       ...(options.observer ? { observer: options.observer } : {}),
     })

@@ -212,6 +212,21 @@ export function openApiDocument(options: { version: string; authHeader: string |
           responses: { 202: { description: 'Accepted', content: json('DeleteAccepted') }, ...errors(400, 401, 403) },
         },
       },
+      '/redrive': {
+        post: {
+          summary: 'Run failed documents again from their last completed step (km only; idempotent).',
+          description:
+            'Documents whose step kept failing past the retry budget (KM_RETRY_BUDGET_MS), or whose queue gave up, are failed with the reason; this queues each again from its first step not completed, in a new execution. `stalled=true` also takes documents with steps left whose state has not changed for `stalledAfterSeconds` (their message lost while the pipeline state was unreachable). A document that failed with no step left (a file that could not be decoded) needs a new upload and is not touched.',
+          operationId: 'Redrive',
+          parameters: [
+            query('index', false, 'Only this index; with `documentId`, empty means `default`. Absent: every index.'),
+            query('documentId', false, 'Only this document.'),
+            query('stalled', false, '`true`: also documents whose state stopped changing.'),
+            query('stalledAfterSeconds', false, 'With `stalled`: seconds without a change. Default 1200.'),
+          ],
+          responses: { 202: { description: 'Accepted', content: json('RedriveResult') }, ...errors(400, 401, 403) },
+        },
+      },
       '/download': {
         get: {
           summary: 'Download a file of a document.',
@@ -239,6 +254,25 @@ export function openApiDocument(options: { version: string; authHeader: string |
       schemas: {
         UploadAccepted: { type: 'object', properties: { index: nullableString, documentId: nullableString, message: nullableString } },
         DeleteAccepted: { type: 'object', properties: { index: nullableString, documentId: nullableString, message: nullableString } },
+        RedriveResult: {
+          type: 'object',
+          properties: {
+            redriven: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  index: { type: 'string' },
+                  documentId: { type: 'string' },
+                  step: { type: 'string', description: 'The first step run again.' },
+                  was: { type: 'string', enum: ['failed', 'stalled'] },
+                  error: { type: 'string', description: 'The failure it had.' },
+                },
+              },
+            },
+            checked: { type: 'integer', description: 'Documents whose state was read.' },
+          },
+        },
         IndexCollection: {
           type: 'object',
           properties: { results: { type: 'array', items: { $ref: '#/components/schemas/IndexDetails' } } },

@@ -24,12 +24,24 @@ describe('loadConfig', () => {
       port: 9200,
       dataDirectory: '/srv/km',
       host: '0.0.0.0',
-      queue: { concurrency: 8, type: 'file', maxAttempts: 5 },
+      queue: { concurrency: 8, type: 'file', maxAttempts: 50 },
     });
   });
 
-  it('derives queue.maxAttempts (the queues’ delivery cap) from queue.maxStepAttempts, unless it is given', () => {
-    expect(loadConfig({ env: { KM_MAX_STEP_ATTEMPTS: '6' } }).queue).toMatchObject({ maxStepAttempts: 6, maxAttempts: 8 });
+  it('derives queue.maxAttempts (the queues’ delivery cap) from queue.maxStepAttempts, the retry budget and the delays, unless it is given', () => {
+    // 10 minutes of retries at 1 s doubling to 60 s: 45 more deliveries than the step attempts + 2.
+    expect(loadConfig({ env: { KM_MAX_STEP_ATTEMPTS: '6' } }).queue).toMatchObject({
+      maxStepAttempts: 6,
+      retryBudgetMs: 600_000,
+      maxAttempts: 53,
+    });
+    expect(loadConfig({ env: { KM_MAX_STEP_ATTEMPTS: '6', KM_RETRY_BUDGET_MS: '0' } }).queue).toMatchObject({ maxAttempts: 8 });
+    expect(
+      loadConfig({ env: { KM_RETRY_BUDGET_MS: '60000' }, overrides: { queue: { retryDelayMs: 250, maxRetryDelayMs: 1000 } } }).queue,
+    ).toMatchObject({
+      maxAttempts: 5 + 2 + 240,
+    });
+    expect(() => loadConfig({ env: { KM_RETRY_BUDGET_MS: '-1' } })).toThrow('queue.retryBudgetMs must be a number of ms >= 0');
     expect(loadConfig({ env: {}, overrides: { queue: { maxAttempts: 9 } } }).queue).toMatchObject({ maxStepAttempts: 3, maxAttempts: 9 });
     expect(() => loadConfig({ env: { KM_MAX_STEP_ATTEMPTS: '6' }, overrides: { queue: { maxAttempts: 5 } } })).toThrow(
       'queue.maxAttempts must be greater than queue.maxStepAttempts',

@@ -9,6 +9,8 @@ export interface StepOutcome {
   pipeline: DataPipeline;
   /** Why the step did not succeed; lands in the pipeline's `error`. */
   error?: string;
+  /** For a transient result: when to try again, in ms, if a backend said so (a throttling `Retry-After`). */
+  retryAfterMs?: number;
 }
 
 /**

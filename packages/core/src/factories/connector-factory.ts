@@ -84,6 +84,8 @@ export interface QueueFactoryContext extends FactoryContext {
   maxAttempts: number;
   /** First retry delay, in ms. */
   retryDelayMs: number;
+  /** Longest retry delay, in ms. @default the queue's own (60000) */
+  maxRetryDelayMs?: number;
   /** How long a received message stays invisible to other consumers, in ms. */
   visibilityTimeoutMs: number;
   /** How often a polling queue looks for messages, in ms. */
@@ -114,9 +116,10 @@ export function settingsAsOptions<Option extends string>(
 export function queueConsumerOptions(context: QueueFactoryContext): {
   maxAttempts: number;
   retryDelayMs: number;
+  maxRetryDelayMs?: number;
   concurrency: number;
   logger: Logger;
 } {
-  const { maxAttempts, retryDelayMs, concurrency, logger } = context;
-  return { maxAttempts, retryDelayMs, concurrency, logger };
+  const { maxAttempts, retryDelayMs, maxRetryDelayMs, concurrency, logger } = context;
+  return { maxAttempts, retryDelayMs, ...(maxRetryDelayMs !== undefined ? { maxRetryDelayMs } : {}), concurrency, logger };
 }

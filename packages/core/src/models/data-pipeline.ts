@@ -78,7 +78,23 @@ export interface DataPipeline {
   failed: boolean;
   error?: string;
   /** Deliveries of the current step so far (distributed orchestrator), kept across crashes. */
-  step_attempts?: { step: string; count: number; last_error?: string };
+  step_attempts?: StepAttempts;
+}
+
+/**
+ * How a step has fared so far in the current execution (the distributed orchestrator's count,
+ * kept in the state so that it survives crashes; km's own, not Kernel Memory's).
+ */
+export interface StepAttempts {
+  step: string;
+  /** Attempts started. */
+  count: number;
+  /** Attempts that ended with an answer (a transient failure); `count − answered` died without one. */
+  answered?: number;
+  /** When the step first failed in this execution (ISO 8601): the retry budget counts from here. */
+  first_failure?: string;
+  /** The last failure's reason. */
+  last_error?: string;
 }
 
 /** The public view of a pipeline, as `GET /upload-status` returns it. */

@@ -1,6 +1,6 @@
 import { SpanKind } from '@opentelemetry/api';
 import type { IMemoryDb } from '../contracts/memory-db.js';
-import type { IQueue, QueueHandlerResult } from '../contracts/queue.js';
+import type { IQueue, QueueDelivery, QueueHandlerResult } from '../contracts/queue.js';
 import { InvalidInputError, KmError } from '../errors/km-error.js';
 import { Steps } from '../models/constants.js';
 import type { DataPipeline } from '../models/data-pipeline.js';
@@ -20,7 +20,8 @@ import {
 } from './pipeline-orchestrator.js';
 import { MISSING_STATE_ATTEMPTS, MissingStateTracker, contentStorageLabel } from './missing-state.js';
 import { ignoreCorruptState } from './pipeline-status-store.js';
-import { type StepQueueFactory, stepQueueMaxAttempts } from './step-attempts.js';
+import { DEFAULT_RETRY_BUDGET_MS, type StepQueueFactory, stepQueueMaxAttempts } from './step-attempts.js';
+import { firstFailureMs, formatDuration, stepGivenUp, type StepBudget, type UnrecordedFailures } from './step-budget.js';
 
 /** The message put on a step's queue: a pointer to the saved pipeline state. */
 export interface PipelinePointer {
@@ -33,7 +34,7 @@ export interface PipelinePointer {
 export interface DistributedOrchestratorOptions extends OrchestratorOptions {
   /**
    * Makes a queue client; called once per step name, with the delivery cap the queue should use
-   * (derived from `maxAttempts`, see {@link stepQueueMaxAttempts}).
+   * (derived from `maxAttempts` and `retryBudgetMs`, see {@link stepQueueMaxAttempts}).
    */
   queueFactory: StepQueueFactory;
 }
@@ -55,11 +56,16 @@ export interface OrchestratorStartOptions {
  *   storage) is retried a few times, then poisoned with an error log naming the storage.
  * - A redelivered pointer whose step is already done only re-queues the next step (a crash
  *   between saving the state and acknowledging the message).
- * - Attempts of a step are counted in the saved state, so they survive crashes; after
- *   `maxAttempts`, or on a fatal error, the document is `failed` with the reason and the
- *   message goes to the queue's poison queue. These step attempts are the one number that
- *   decides when a document fails: the factory is told the queue's delivery cap, derived from
- *   them ({@link stepQueueMaxAttempts}), a safety net for consumers that die without answering.
+ * - Attempts of a step are counted in the saved state, so they survive crashes. A step that
+ *   fails transiently (a backend down, throttled, timing out) is retried with the queue's
+ *   backoff (a backend's `retryAfterMs` honoured) until its first failure is `retryBudgetMs`
+ *   old (10 minutes by default); one whose worker died `maxAttempts` times without an answer,
+ *   or one that fails for good, fails at once. The document is then `failed` with the step, the
+ *   time, the attempts and the last error, and the message goes to the poison queue (`redrive`
+ *   runs it again). While the pipeline state itself cannot be read or written (its database
+ *   down), this process remembers when that began, so the budget counts the outage too. The
+ *   factory is told the queue's delivery cap, derived from both numbers
+ *   ({@link stepQueueMaxAttempts}): a safety net that comes after them.
  *
  * ```ts
  * const orchestrator = new DistributedPipelineOrchestrator(context, {
@@ -80,13 +86,26 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
   private startOptions: OrchestratorStartOptions = {};
   private stopping = false;
   private readonly missingState = new MissingStateTracker();
+  private readonly budget: StepBudget;
+  /** Failures of steps this process could not record in the pipeline state, by message (see {@link UnrecordedFailures}). */
+  private readonly unrecorded = new Map<string, UnrecordedFailures>();
 
   constructor(context: PipelineContext, options: DistributedOrchestratorOptions) {
     super(context, options);
     if (typeof options?.queueFactory !== 'function') {
       throw new InvalidInputError('invalid_argument', 'DistributedPipelineOrchestrator needs a queueFactory');
     }
+    const retryBudgetMs = options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
+    if (typeof retryBudgetMs !== 'number' || !Number.isFinite(retryBudgetMs) || retryBudgetMs < 0) {
+      throw new InvalidInputError('invalid_argument', `retryBudgetMs must be a number of ms >= 0, got ${String(retryBudgetMs)}`);
+    }
     this.queueFactory = options.queueFactory;
+    this.budget = { retryBudgetMs, maxCrashes: this.maxAttempts };
+  }
+
+  /** How long a step's transient failures are retried before its document fails, in ms. */
+  get retryBudgetMs(): number {
+    return this.budget.retryBudgetMs;
   }
 
   /** Steps being handled by this process right now. */
@@ -122,8 +141,9 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
     this.runHandlers = runHandlers;
     try {
       for (const step of this.stepNames) {
-        const queue = this.queueFactory(step, { maxAttempts: stepQueueMaxAttempts(this.maxAttempts) });
-        if (this.runHandlers) queue.onDequeue((message) => this.receive(step, message));
+        const { retryBudgetMs } = this.budget;
+        const queue = this.queueFactory(step, { maxAttempts: stepQueueMaxAttempts(this.maxAttempts, retryBudgetMs), retryBudgetMs });
+        if (this.runHandlers) queue.onDequeue((message, delivery) => this.receive(step, message, delivery));
         this.queues.set(step, queue);
         await queue.connect(step, { dequeue: this.runHandlers });
       }
@@ -258,12 +278,12 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
     await queue.enqueue(JSON.stringify(message));
   }
 
-  private receive(step: string, message: string): Promise<QueueHandlerResult> {
+  private receive(step: string, message: string, delivery?: QueueDelivery): Promise<QueueHandlerResult> {
     // Work arriving during shutdown is never acknowledged: closing the queue hands it back.
     if (this.stopping) return new Promise<QueueHandlerResult>(() => undefined);
     const work: Promise<QueueHandlerResult> = new Promise((resolve, reject) => {
       this.connected.then(
-        () => this.process(step, message).then(resolve, reject),
+        () => this.process(step, message, delivery).then(resolve, reject),
         // A start that failed closed this queue, which hands the message back: it is never
         // settled here, so it costs no attempt.
         () => void this.inFlight.delete(work),
@@ -276,7 +296,7 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
     return work;
   }
 
-  private async process(step: string, message: string): Promise<QueueHandlerResult> {
+  private async process(step: string, message: string, delivery?: QueueDelivery): Promise<QueueHandlerResult> {
     const pointer = parsePointer(message);
     if (!pointer) {
       this.context.logger.error('dropping a malformed queue message', { step, message: message.slice(0, 200) });
@@ -291,7 +311,34 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
         return 'transient';
       }
     }
-    return this.mutex.run(`${pointer.index}/${pointer.document_id}`, () => this.runStep(step, pointer));
+    const key = `${step}\n${pointer.index}\n${pointer.document_id}\n${pointer.execution_id}`;
+    const answered = { value: false };
+    try {
+      return await this.mutex.run(`${pointer.index}/${pointer.document_id}`, () => this.runStep(step, pointer, key, answered, delivery));
+    } catch (error) {
+      // The state (or the next step's queue) could not be reached: remember when that began, so
+      // the retry budget counts it, and whether the step had answered (not a crash).
+      const known = this.unrecorded.get(key);
+      this.unrecorded.set(key, {
+        firstFailureMs: known?.firstFailureMs ?? Date.now(),
+        unrecordedAnswers: (known?.unrecordedAnswers ?? 0) + (answered.value ? 1 : 0),
+      });
+      const fields = { step, index: pointer.index, documentId: pointer.document_id, error: (error as Error)?.message ?? String(error) };
+      if (delivery && delivery.attempt >= delivery.maxAttempts) {
+        // The queue would poison this message, and the document could not be marked failed: it
+        // would stay "in progress" for ever. Queue a fresh copy instead; what this process
+        // remembers keeps counting the retry budget.
+        try {
+          await this.enqueue(step, pointer);
+          this.context.logger.warn('queued the step again: its queue gave up while the pipeline state could not be recorded', fields);
+          return 'ok';
+        } catch {
+          // The queue is unreachable too: the original error decides.
+        }
+      }
+      this.context.logger.warn('step could not read or save the pipeline state, will retry', fields);
+      throw error;
+    }
   }
 
   /**
@@ -316,33 +363,53 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
     return 'fatal';
   }
 
-  private async runStep(step: string, pointer: PipelinePointer): Promise<QueueHandlerResult> {
+  private async runStep(
+    step: string,
+    pointer: PipelinePointer,
+    key: string,
+    answered: { value: boolean },
+    delivery: QueueDelivery | undefined,
+  ): Promise<QueueHandlerResult> {
     let pipeline = await this.statusStore.read(pointer.index, pointer.document_id);
-    const key = `${step}\n${pointer.index}\n${pointer.document_id}\n${pointer.execution_id}`;
     if (!pipeline) return this.stateMissing(step, pointer, key);
     this.missingState.found(key);
-    if (pipeline.execution_id !== pointer.execution_id || pipeline.failed) return 'ok'; // replaced
+    if (pipeline.execution_id !== pointer.execution_id || pipeline.failed) {
+      this.unrecorded.delete(key);
+      return 'ok'; // replaced
+    }
     if (pipeline.remaining_steps[0] !== step) {
+      this.unrecorded.delete(key);
       const next = pipeline.remaining_steps[0];
       if (next !== undefined && pipeline.completed_steps.at(-1) === step) await this.enqueue(next, pipeline);
       return 'ok';
     }
     const handler = this.handlers.get(step);
     if (!handler) {
-      await this.markFailed(pipeline, `no handler for step "${step}"`);
+      await this.fail(pipeline, key, `no handler for step "${step}"`);
       return 'fatal';
     }
     const previous = pipeline.step_attempts?.step === step ? pipeline.step_attempts : undefined;
-    const attempt = (previous?.count ?? 0) + 1;
-    if (attempt > this.maxAttempts) {
-      const reason = previous?.last_error ?? 'the worker running it stopped before finishing';
-      await this.markFailed(pipeline, `step "${step}" failed after ${this.maxAttempts} attempts: ${reason}`);
+    const unrecorded = this.unrecorded.get(key);
+    const givenUp = stepGivenUp(step, previous, this.budget, Date.now(), unrecorded);
+    if (givenUp) {
+      await this.fail(pipeline, key, givenUp);
       return 'fatal';
     }
-    pipeline.step_attempts = { step, count: attempt, ...(previous?.last_error ? { last_error: previous.last_error } : {}) };
+    const firstMs = firstFailureMs(previous, unrecorded);
+    const firstFailure = firstMs === undefined ? undefined : new Date(firstMs).toISOString();
+    const attempt = (previous?.count ?? 0) + 1;
+    pipeline.step_attempts = {
+      step,
+      count: attempt,
+      answered: (previous?.answered ?? 0) + (unrecorded?.unrecordedAnswers ?? 0),
+      ...(firstFailure ? { first_failure: firstFailure } : {}),
+      ...(previous?.last_error ? { last_error: previous.last_error } : {}),
+    };
     await this.statusStore.write(pipeline);
+    this.unrecorded.delete(key); // what it knew is in the state now
 
     const outcome = await this.invoke(handler, pipeline, undefined, attempt);
+    answered.value = true;
     this.statusStore.carry(pipeline, outcome.pipeline);
     pipeline = outcome.pipeline;
     if (DELETION_STEPS.has(step)) this.statusStore.forget(pipeline);
@@ -361,14 +428,52 @@ export class DistributedPipelineOrchestrator extends BasePipelineOrchestrator im
       return 'ok';
     }
     const reason = outcome.error ?? outcome.result;
-    if (outcome.result === 'transient' && attempt < this.maxAttempts) {
-      this.context.logger.warn('step failed, will retry', { step, attempt, documentId: pipeline.document_id, reason });
-      pipeline.step_attempts = { step, count: attempt, last_error: reason };
-      await this.statusStore.write(pipeline);
-      return 'transient';
+    if (outcome.result === 'transient') {
+      const attempts = {
+        step,
+        count: attempt,
+        answered: (pipeline.step_attempts?.answered ?? 0) + 1,
+        first_failure: pipeline.step_attempts?.first_failure ?? new Date().toISOString(),
+        last_error: reason,
+      };
+      // The queue poisons the message after this delivery: the document fails now, with the reason.
+      const lastDelivery =
+        delivery && delivery.attempt >= delivery.maxAttempts
+          ? `step "${step}" failed on the queue's last delivery (${delivery.attempt} of ${delivery.maxAttempts}): ${reason}`
+          : undefined;
+      const spent = stepGivenUp(step, attempts, this.budget, Date.now()) ?? lastDelivery;
+      if (!spent) {
+        const elapsed = Date.now() - Date.parse(attempts.first_failure);
+        this.context.logger.warn('step failed, will retry', {
+          step,
+          attempt,
+          index: pipeline.index,
+          documentId: pipeline.document_id,
+          reason,
+          failingFor: formatDuration(elapsed),
+          retryBudget: formatDuration(this.budget.retryBudgetMs),
+        });
+        pipeline.step_attempts = attempts;
+        await this.statusStore.write(pipeline);
+        return outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : 'transient';
+      }
+      pipeline.step_attempts = attempts;
+      await this.fail(pipeline, key, spent);
+      return 'fatal';
     }
-    await this.markFailed(pipeline, `step "${step}" failed: ${reason}`);
+    await this.fail(pipeline, key, `step "${step}" failed: ${reason}`);
     return 'fatal';
+  }
+
+  /** Marks the document failed with the reason, logs it with the document's names, and forgets what this process remembered of the step. */
+  private async fail(pipeline: DataPipeline, key: string, reason: string): Promise<void> {
+    await this.markFailed(pipeline, reason);
+    this.unrecorded.delete(key);
+    this.context.logger.error('document failed; redrive runs it again', {
+      index: pipeline.index,
+      documentId: pipeline.document_id,
+      reason,
+    });
   }
 }
 

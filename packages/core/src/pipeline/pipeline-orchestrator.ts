@@ -50,11 +50,21 @@ export interface PipelineObserver {
 /** Options shared by the orchestrators. */
 export interface OrchestratorOptions {
   /**
-   * Attempts of a step that fails transiently before the document fails: the one number that
-   * decides it. Queues created for the distributed orchestrator derive their delivery cap from
-   * it (see `stepQueueMaxAttempts`). @default 3
+   * In process: attempts of a step that fails transiently before the document fails. Over queues:
+   * deliveries of a step that end with no answer at all (the worker running it died) before the
+   * document fails; transient failures are retried for `retryBudgetMs` instead. Queues created
+   * for the distributed orchestrator derive their delivery cap from both (see
+   * `stepQueueMaxAttempts`). @default 3
    */
   maxAttempts?: number;
+  /**
+   * Over queues: how long a step that keeps failing transiently (a backend down, throttled,
+   * timing out) is retried, with the queue's capped exponential backoff and jitter (a backend's
+   * `retryAfterMs` honoured), before its document fails; counted from the step's first failure,
+   * including time the pipeline state itself could not be read. Not transient failures fail the
+   * document at once. @default 600000 (10 minutes)
+   */
+  retryBudgetMs?: number;
   /** Ceiling of the first in-process retry's delay, doubled each time, with full jitter (see `BackoffPolicy`). @default 200 */
   retryDelayMs?: number;
   /** Told about every step and pipeline that ends. */
@@ -303,7 +313,13 @@ export abstract class BasePipelineOrchestrator {
         (error instanceof Error ? error.message : String(error)) +
         (missingFile ? ` (in ${contentStorageLabel(this.context.contentStorage)})` : '');
       this.context.logger.error('step threw', { step: handler.stepName, documentId: pipeline.document_id, error: message });
-      outcome = { result: transient ? 'transient' : 'fatal', pipeline, error: message };
+      const retryAfterMs = transient && error instanceof KmError ? error.retryAfterMs : undefined;
+      outcome = {
+        result: transient ? 'transient' : 'fatal',
+        pipeline,
+        error: message,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      };
     }
     this.notify(() =>
       this.observer?.stepFinished?.({

@@ -1,5 +1,5 @@
 import { type Attributes, context, ROOT_CONTEXT, SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import type { IQueue, QueueConnectOptions, QueueHandlerResult } from '../contracts/queue.js';
+import type { IQueue, QueueConnectOptions, QueueDelivery, QueueHandlerResult } from '../contracts/queue.js';
 import { InvalidInputError, KmError } from '../errors/km-error.js';
 import { BackoffPolicy } from '../retry/backoff-policy.js';
 import { isTransient } from '../retry/with-retries.js';
@@ -32,7 +32,7 @@ export interface QueueConsumerOptions {
   logger?: Logger;
 }
 
-type Handler = (message: string) => Promise<QueueHandlerResult>;
+type Handler = (message: string, delivery?: QueueDelivery) => Promise<QueueHandlerResult>;
 
 /** First wait of an idle poll, in ms; it doubles up to the transport's `pollIntervalMs`. */
 const FIRST_POLL_DELAY_MS = 50;
@@ -216,7 +216,7 @@ export class TransportQueue<M extends TransportMessage = TransportMessage> imple
     if (result === 'ok') return this.settle(message, 'ack');
     if (result === 'fatal' || attempt >= this.maxAttempts)
       return this.settle(message, 'poison', result === 'fatal' ? 'fatal' : `failed ${attempt} times`);
-    return this.settle(message, 'retry');
+    return this.settle(message, 'retry', '', typeof result === 'object' ? result.retryAfterMs : undefined);
   }
 
   /** {@link run} in a `km.queue.process <queue>` span that continues the trace the message carries. */
@@ -227,9 +227,10 @@ export class TransportQueue<M extends TransportMessage = TransportMessage> imple
       `km.queue.process ${this.name}`,
       attributes,
       async (span) => {
-        const result = await this.run(message.body);
-        span.setAttribute(KmAttributes.queueResult, result);
-        if (result !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: result });
+        const result = await this.run(message.body, { attempt: message.attempt, maxAttempts: this.maxAttempts });
+        const name = typeof result === 'object' ? 'transient' : result;
+        span.setAttribute(KmAttributes.queueResult, name);
+        if (name !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: name });
         return result;
       },
       { kind: SpanKind.CONSUMER, parent },
@@ -244,27 +245,33 @@ export class TransportQueue<M extends TransportMessage = TransportMessage> imple
     };
   }
 
-  /** The handler's answer; a throw, a rejection or an unknown answer is `transient`. */
-  private async run(body: string): Promise<QueueHandlerResult> {
+  /** The handler's answer; a throw, a rejection or an unknown answer is `transient`; a `retryAfterMs` is kept when it is a number >= 0. */
+  private async run(body: string, delivery: QueueDelivery): Promise<QueueHandlerResult> {
     try {
-      const result = await this.handler!(body);
-      return result === 'ok' || result === 'fatal' ? result : 'transient';
+      const result = await this.handler!(body, delivery);
+      if (result === 'ok' || result === 'fatal') return result;
+      const after = typeof result === 'object' && result !== null ? result.retryAfterMs : undefined;
+      return typeof after === 'number' && Number.isFinite(after) && after >= 0 ? { retryAfterMs: after } : 'transient';
     } catch (error) {
       this.log('warn', 'handler threw; retrying the message', error);
       return 'transient';
     }
   }
 
-  /** Acks, poisons or retries; a settle that fails hands the message back. close() waits for these. */
-  private settle(message: M, action: 'ack' | 'poison' | 'retry', reason = ''): Promise<void> {
+  /**
+   * Acks, poisons or retries (after the backoff's delay, or `retryAfterMs` capped by it); a settle
+   * that fails hands the message back. close() waits for these.
+   */
+  private settle(message: M, action: 'ack' | 'poison' | 'retry', reason = '', retryAfterMs?: number): Promise<void> {
     const transport = this.transport;
     const settling = (async () => {
       try {
         if (action === 'ack') await transport.ack(message);
-        else if (action === 'retry') await transport.retry(message, this.backoff.delayMs(message.attempt));
+        else if (action === 'retry') await transport.retry(message, this.backoff.delayMs(message.attempt, retryAfterMs));
         else {
           await transport.poison(message, reason);
-          this.log('warn', 'moved a message to the poison queue', undefined, { why: reason });
+          // The message names what it was about (a pipeline step's names its index and document).
+          this.log('warn', 'moved a message to the poison queue', undefined, { why: reason, message: message.body.slice(0, 300) });
         }
       } catch (error) {
         this.log('warn', `could not ${action} a message; handing it back`, error);

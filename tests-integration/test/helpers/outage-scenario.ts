@@ -1,0 +1,105 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort, kmEnv, startKm, stopProcess } from '../../src/km-process.js';
+import { killPglitePostgres, startPglitePostgres, type PglitePostgresProcess } from './postgres-pglite-process.js';
+
+/** A document's status as `/upload-status` gives it. */
+export interface Status {
+  completed: boolean;
+  failed?: boolean;
+  error?: string;
+}
+
+/**
+ * `km serve --no-handlers` and a `km worker`, both on PostgreSQL (PGlite over TCP in its own
+ * process, holding the records and the content storage, pipeline state included) and the file
+ * queue, with short retry delays so that recovery after the outage is quick to observe. The
+ * database can be killed and started again on the same data.
+ */
+export class OutageScenario {
+  url = '';
+  private folder = '';
+  private database: PglitePostgresProcess | undefined;
+  private dbPort = 0;
+  private readonly km: ChildProcess[] = [];
+  workerLog = '';
+
+  async start(queue: Record<string, number>): Promise<void> {
+    this.folder = await mkdtemp(join(tmpdir(), 'km-pg-outage-'));
+    this.dbPort = await freePort();
+    this.database = await startPglitePostgres(join(this.folder, 'pgdata'), this.dbPort);
+    const configFile = join(this.folder, 'km.json');
+    await writeFile(configFile, JSON.stringify({ queue: { retryDelayMs: 250, maxRetryDelayMs: 4000, ...queue } }));
+    const env = kmEnv({
+      KM_EMBEDDINGS: 'hashing',
+      KM_MEMORY_DB: 'postgres',
+      KM_CONTENT_STORAGE: 'postgres',
+      KM_POSTGRES_URL: this.database.url,
+      KM_LOG_LEVEL: 'error',
+    });
+    const port = await freePort();
+    this.url = `http://127.0.0.1:${port}`;
+    const dataDir = join(this.folder, 'km');
+    const args = ['--data-dir', dataDir, '--config', configFile];
+    this.km.push(await startKm(['serve', '--port', String(port), ...args, '--no-handlers'], 'listening on', env));
+    const worker = await startKm(['worker', ...args], 'km worker running', { ...env, KM_LOG_LEVEL: 'warn' });
+    worker.stdout!.on('data', (chunk: Buffer) => (this.workerLog += chunk.toString()));
+    this.km.push(worker);
+  }
+
+  /** Kills the database as a crash would. */
+  async stopDatabase(): Promise<void> {
+    if (this.database) await killPglitePostgres(this.database);
+  }
+
+  async startDatabase(): Promise<void> {
+    this.database = await startPglitePostgres(join(this.folder, 'pgdata'), this.dbPort);
+  }
+
+  async upload(documentId: string, text: string): Promise<number> {
+    const form = new FormData();
+    form.append('documentId', documentId);
+    form.append('file1', new Blob([text], { type: 'text/plain' }), `${documentId}.txt`);
+    return (await fetch(`${this.url}/upload`, { method: 'POST', body: form })).status;
+  }
+
+  async status(documentId: string): Promise<Status | undefined> {
+    const res = await fetch(`${this.url}/upload-status?documentId=${documentId}`);
+    return res.ok ? ((await res.json()) as Status) : undefined;
+  }
+
+  /** Records of each document in the memory DB's table (`km-default`). */
+  async recordsPerDocument(): Promise<Map<string, number>> {
+    const client = new pg.Client({ connectionString: this.database!.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ document: string; n: string }>(
+        `SELECT substring(t from '^__document_id:(.*)$') AS document, count(*) AS n FROM "km-default", unnest(tags) AS t
+         WHERE t LIKE '__document_id:%' GROUP BY 1`,
+      );
+      return new Map(rows.map((r) => [r.document, Number(r.n)]));
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** Whether both km processes are still running. */
+  alive(): boolean {
+    return this.km.every((child) => child.exitCode === null && child.signalCode === null);
+  }
+
+  async stop(): Promise<void> {
+    for (const child of this.km) await stopProcess(child);
+    await this.stopDatabase();
+    if (this.folder) await rm(this.folder, { recursive: true, force: true });
+  }
+}
+
+/** Fifty short documents, each one partition. */
+export const DOCUMENTS = Array.from({ length: 50 }, (_, i) => [
+  `doc-${i}`,
+  `Document ${i} is about the number ${i * 7} and its neighbours.`,
+]);
