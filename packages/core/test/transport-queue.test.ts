@@ -165,7 +165,7 @@ describe('TransportQueue (the consumer engine)', () => {
     expect(seen).toEqual(['good', 'bad', 'flaky', 'spent']);
   });
 
-  it('retries after the handler\'s retryAfterMs (capped by the longest delay), and tells the handler which delivery it is', async () => {
+  it("retries after the handler's retryAfterMs (capped by the longest delay), and tells the handler which delivery it is", async () => {
     const transport = new RecordingTransport();
     const deliveries: Array<[string, unknown]> = [];
     const handler = async (m: string, delivery?: unknown) => {
