@@ -42,6 +42,16 @@ describe(`AzureBlobsContentStorage on ${azure.name}: blobs as stored`, () => {
     expect(s.location).toBe(`${s.container.url}/p/`);
   });
 
+  it('works with the factory defaults (container km-content, created at first use): the old default `km` was refused by Azure', async () => {
+    const s = (await azureBlobsContentStorageFactory.create({ azureBlobsConnectionString: azure.connectionString }, {
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+    } as never)) as AzureBlobsContentStorage;
+    containers.push(s.container);
+    expect(s.container.containerName).toBe('km-content');
+    await s.writeFile('idx', 'doc-1', 'a.txt', 'hello');
+    expect((await s.readFile('idx', 'doc-1', 'a.txt')).toString()).toBe('hello');
+  });
+
   it('deleting an index deletes every blob under it, past one batch of 256, and nothing of a sibling index', async () => {
     const s = storage();
     const files = Array.from({ length: 300 }, (_, i) => `f${i}.txt`);

@@ -32,7 +32,7 @@ export const azureBlobsContentStorageFactory: ContentStorageFactory = {
     {
       key: 'azureBlobsContainer',
       env: ['KM_AZURE_BLOBS_CONTAINER'],
-      default: 'km',
+      default: 'km-content',
       description: 'container holding every index, created if missing',
     },
   ],

@@ -30,7 +30,7 @@ export interface AzureBlobsContentStorageOptions {
   credential?: TokenCredentialLike | StorageSharedKeyCredential | AnonymousCredential;
   /** Or a client of your own for the container. */
   containerClient?: ContainerClient;
-  /** The container holding every index. @default 'km' */
+  /** The container holding every index (3 to 63 lower-case letters, digits and single hyphens; checked at construction). @default 'km-content' */
   container?: string;
   /** Created at first use when missing; `false` with a SAS that may not create containers. @default true */
   createContainer?: boolean;
@@ -47,6 +47,7 @@ export interface AzureBlobsContentStorageOptions {
   uploadConcurrency?: number;
 }
 
-export const DEFAULT_CONTAINER = 'km';
+/** The default container: Azure container names have 3 to 63 characters, so not `km`. */
+export const DEFAULT_CONTAINER = 'km-content';
 export const DEFAULT_UPLOAD_BLOCK_BYTES = 2 * 1024 * 1024;
 export const DEFAULT_UPLOAD_CONCURRENCY = 4;

@@ -1,6 +1,7 @@
 import { BlobServiceClient, ContainerClient, StorageSharedKeyCredential } from '@azure/storage-blob';
 import { InvalidInputError } from '@km/core';
 import { type AzureBlobsContentStorageOptions, DEFAULT_CONTAINER } from './azure-blobs-options.js';
+import { checkContainerName } from './container-name.js';
 
 const fail = (message: string): never => {
   throw new InvalidInputError('invalid_argument', `AzureBlobsContentStorage: ${message}`, { connector: 'azureblobs' });
@@ -22,7 +23,6 @@ export const defaultAccountUrl = (accountName: string) => `https://${accountName
  * Refuses options that give none, or two ways at once.
  */
 export function containerClientOf(options: AzureBlobsContentStorageOptions): ContainerClient {
-  const container = options.container ?? DEFAULT_CONTAINER;
   const ways = [
     options.containerClient && 'containerClient',
     options.connectionString && 'connectionString',
@@ -36,8 +36,9 @@ export function containerClientOf(options: AzureBlobsContentStorageOptions): Con
   }
   if (ways.length > 1) fail(`give one way to reach the storage account, not ${ways.join(' and ')}`);
   if (options.containerClient) return options.containerClient;
-  if (options.connectionString) return BlobServiceClient.fromConnectionString(options.connectionString).getContainerClient(container);
   if (options.containerUrl) return new ContainerClient(withSas(options.containerUrl, options.sasToken), options.credential as never);
+  const container = checkContainerName(options.container ?? DEFAULT_CONTAINER);
+  if (options.connectionString) return BlobServiceClient.fromConnectionString(options.connectionString).getContainerClient(container);
   if (options.accountKey && !options.accountName) fail('accountKey needs accountName');
   const accountUrl = withSas(options.accountUrl ?? defaultAccountUrl(options.accountName!), options.sasToken);
   const credential = options.accountKey ? new StorageSharedKeyCredential(options.accountName!, options.accountKey) : options.credential;
