@@ -31,6 +31,7 @@ export const postgresMemoryDbFactory: MemoryDbFactory = {
       default: 'english',
       description: "text search configuration of new tables' full-text column (lexical and hybrid search), e.g. english or simple",
     },
+    { key: 'prefix', env: ['KM_MEMORY_DB_PREFIX'], description: "prepended to every table km creates (default 'km-')" },
   ],
   async create(settings, { logger }) {
     const { PostgresMemoryDb } = await import('./postgres-memory-db.js');
@@ -38,6 +39,7 @@ export const postgresMemoryDbFactory: MemoryDbFactory = {
       connectionString: String(settings.postgresUrl),
       maxConnections: Number(settings.postgresMaxConnections),
       textSearchConfig: String(settings.postgresTextSearchConfig ?? 'english'),
+      ...(settings.prefix !== undefined && { tablePrefix: String(settings.prefix) }),
       logger,
     });
   },

@@ -4,6 +4,7 @@ import { isKmError, type Logger, MemoryFilters, type MemoryRecord } from '@km/co
 import { checkRecord, type DriverLexicalSearch } from '@km/core/connector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresMemoryDb, PostgresMemoryDbDriver, type PostgresMemoryDbOptions, postgresMemoryDbFactory } from '../src/index.js';
+import { startPgliteServer } from '../src/testing.js';
 
 let pglite: PGlite;
 const warnings: string[] = [];
@@ -202,5 +203,29 @@ describe('postgresMemoryDbFactory', () => {
     const db = await postgresMemoryDbFactory.create({ ...settings, postgresTextSearchConfig: 'simple' }, { logger });
     expect(db).toBeInstanceOf(PostgresMemoryDb);
     await (db as PostgresMemoryDb).close();
+  });
+
+  it('passes KM_MEMORY_DB_PREFIX (prefix) on as the table prefix; without it tables are km-{index}', async () => {
+    const server = await startPgliteServer(pglite as never);
+    try {
+      const base = { postgresUrl: server.url, postgresMaxConnections: 1, postgresTextSearchConfig: 'english' };
+      expect(postgresMemoryDbFactory.settings.find((s) => s.key === 'prefix')?.env).toEqual(['KM_MEMORY_DB_PREFIX']);
+      for (const [settings, table] of [
+        [{ ...base, prefix: 'tenant1_' }, 'tenant1_prefixed'],
+        [base, 'km-prefixed'],
+      ] as const) {
+        const db = (await postgresMemoryDbFactory.create(settings, { logger })) as PostgresMemoryDb;
+        try {
+          await db.createIndex('prefixed', 3);
+          const found = await pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_tables WHERE tablename = $1', [table]);
+          expect(found.rows[0]!.n).toBe(1);
+          expect(await db.getIndexes()).toContain('prefixed');
+        } finally {
+          await db.close();
+        }
+      }
+    } finally {
+      await server.stop();
+    }
   });
 });
