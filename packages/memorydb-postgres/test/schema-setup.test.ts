@@ -87,9 +87,12 @@ describe('pgvector setup', () => {
   });
 });
 
-// A real PostgreSQL server (PostgreSQL 15 on this machine, without pgvector).
-const REAL_URL = process.env.KM_TEST_POSTGRES_PLAIN_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const real = await probe(REAL_URL);
+// A real PostgreSQL server (with or without pgvector), only when KM_TEST_POSTGRES_PLAIN_URL names one:
+// these tests create and drop tables, so they never pick a server on their own (give a throw-away
+// database; .ci/run creates one when a local server answers).
+const REAL_URL = process.env.KM_TEST_POSTGRES_PLAIN_URL ?? '';
+const real =
+  REAL_URL === '' ? 'KM_TEST_POSTGRES_PLAIN_URL is not set (a throw-away database on any PostgreSQL server)' : await probe(REAL_URL);
 const unreachable = real !== 'vector' && real !== 'no-vector';
 if (unreachable) console.log(`[km] skipped real PostgreSQL tests: ${real}`);
 
