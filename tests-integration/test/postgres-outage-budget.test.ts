@@ -9,7 +9,7 @@ import { DOCUMENTS, OutageScenario, type Status } from './helpers/outage-scenari
 // The same 60 s PostgreSQL outage with a retry budget shorter than it (15 s): every document
 // the outage caught ends failed with its reason once the database is back (none stays "in
 // progress"), and `km redrive` then completes them, one record set each.
-describe('a 60 s PostgreSQL outage longer than the retry budget', () => {
+describe(`a 60 s PostgreSQL outage longer than the retry budget (${OutageScenario.databaseName()})`, () => {
   const scenario = new OutageScenario();
   afterAll(() => scenario.stop());
 

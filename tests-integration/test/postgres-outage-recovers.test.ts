@@ -7,7 +7,7 @@ import { DOCUMENTS, OutageScenario } from './helpers/outage-scenario.js';
 // documents are in flight, under `km serve --no-handlers` and a `km worker` with the default
 // retry budget (10 minutes): nothing fails, every document completes once the database is back,
 // with one record set each, and neither process dies.
-describe('a 60 s PostgreSQL outage within the retry budget', () => {
+describe(`a 60 s PostgreSQL outage within the retry budget (${OutageScenario.databaseName()})`, () => {
   const scenario = new OutageScenario();
   afterAll(() => scenario.stop());
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, kmEnv, startKm, stopProcess } from '../../src/km-process.js';
-import { killPglitePostgres, startPglitePostgres, type PglitePostgresProcess } from './postgres-pglite-process.js';
+import { ClusterOutageDatabase, type OutageDatabase, PgliteOutageDatabase } from './outage-database.js';
 
 /** A document's status as `/upload-status` gives it. */
 export interface Status {
@@ -14,23 +14,28 @@ export interface Status {
 }
 
 /**
- * `km serve --no-handlers` and a `km worker`, both on PostgreSQL (PGlite over TCP in its own
- * process, holding the records and the content storage, pipeline state included) and the file
- * queue, with short retry delays so that recovery after the outage is quick to observe. The
- * database can be killed and started again on the same data.
+ * `km serve --no-handlers` and a `km worker`, both on PostgreSQL (holding the records and the
+ * content storage, pipeline state included) and the file queue, with short retry delays so that
+ * recovery after the outage is quick to observe. The database can be crashed and started again on
+ * the same data: PGlite over TCP in its own process, or, with `KM_TEST_POSTGRES_OUTAGE_CLUSTER` and
+ * `KM_TEST_POSTGRES_OUTAGE_URL`, a real PostgreSQL cluster stopped with `pg_ctlcluster --mode immediate`.
  */
 export class OutageScenario {
   url = '';
   private folder = '';
-  private database: PglitePostgresProcess | undefined;
-  private dbPort = 0;
+  private database: OutageDatabase | undefined;
   private readonly km: ChildProcess[] = [];
   workerLog = '';
 
+  /** The database the scenario will use, for test names. */
+  static databaseName(): string {
+    return ClusterOutageDatabase.fromEnvironment()?.name ?? 'PGlite over TCP';
+  }
+
   async start(queue: Record<string, number>): Promise<void> {
     this.folder = await mkdtemp(join(tmpdir(), 'km-pg-outage-'));
-    this.dbPort = await freePort();
-    this.database = await startPglitePostgres(join(this.folder, 'pgdata'), this.dbPort);
+    this.database = ClusterOutageDatabase.fromEnvironment() ?? new PgliteOutageDatabase(this.folder);
+    await this.database.start();
     const configFile = join(this.folder, 'km.json');
     await writeFile(configFile, JSON.stringify({ queue: { retryDelayMs: 250, maxRetryDelayMs: 4000, ...queue } }));
     const env = kmEnv({
@@ -50,13 +55,13 @@ export class OutageScenario {
     this.km.push(worker);
   }
 
-  /** Kills the database as a crash would. */
+  /** Takes the database down as a crash would. */
   async stopDatabase(): Promise<void> {
-    if (this.database) await killPglitePostgres(this.database);
+    await this.database?.crash();
   }
 
   async startDatabase(): Promise<void> {
-    this.database = await startPglitePostgres(join(this.folder, 'pgdata'), this.dbPort);
+    await this.database?.restart();
   }
 
   async upload(documentId: string, text: string): Promise<number> {
@@ -93,7 +98,7 @@ export class OutageScenario {
 
   async stop(): Promise<void> {
     for (const child of this.km) await stopProcess(child);
-    await this.stopDatabase();
+    await this.database?.dispose();
     if (this.folder) await rm(this.folder, { recursive: true, force: true });
   }
 }
