@@ -28,7 +28,34 @@ export class BpeTokenizer implements ITextTokenizer {
   getTokens(text: string): string[] {
     return this.encoding.encode(text, PLAIN_TEXT_ENCODING).map((token) => this.encoding.decode([token]));
   }
+
+  /**
+   * The longest start of `text` of at most `maxTokens` tokens (the whole text when it fits),
+   * read in time bounded by `maxTokens`, not by the text: only its first
+   * `maxTokens * MAX_CHARS_PER_TOKEN` characters are encoded.
+   *
+   * ```ts
+   * new CL100KTokenizer().truncate('one two three four', 2) // 'one two'
+   * ```
+   */
+  truncate(text: string, maxTokens: number): string {
+    const limit = Math.max(0, Math.floor(maxTokens));
+    // No character is more than 3 tokens (a UTF-16 unit is at most 3 bytes of UTF-8; a pair, 4).
+    if (text.length * 3 <= limit) return text;
+    const head = text.slice(0, limit * MAX_CHARS_PER_TOKEN);
+    const tokens = this.encoding.encode(head, PLAIN_TEXT_ENCODING);
+    if (tokens.length <= limit && head.length === text.length) return text;
+    // A cut inside a character decodes to U+FFFD: drop it.
+    return this.encoding.decode(tokens.slice(0, limit)).replace(/\uFFFD+$/u, '');
+  }
 }
+
+/**
+ * Characters of text encoded per token wanted when truncating: far above the 3 to 5 of prose,
+ * so a cut falls on a token boundary unless the text is made of very long tokens (runs of
+ * spaces, long numbers), which are then cut a little earlier.
+ */
+export const MAX_CHARS_PER_TOKEN = 32;
 
 /**
  * OpenAI's cl100k_base tokenizer (GPT-3.5/4, text-embedding-3), through `gpt-tokenizer`.

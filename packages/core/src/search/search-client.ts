@@ -1,5 +1,6 @@
 import type { HybridFusion, IMemoryDb, SearchMode, SimilarityOptions } from '../contracts/memory-db.js';
 import { embedQuery, type QueryEmbeddingCacheOptions } from '../ai/query-embedding-cache.js';
+import { CL100KTokenizer } from '../ai/gpt-tokenizer.js';
 import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
 import type { ITextGenerator, TextGenerationOptions } from '../contracts/text-generator.js';
 import type { ITextReranker } from '../contracts/text-reranker.js';
@@ -104,7 +105,23 @@ export class SearchClient {
   ) {
     const { queryCache, ...options } = settings;
     this.options = { ...DEFAULT_SEARCH_OPTIONS, ...options };
+    const max = this.options.maxQueryTokens;
+    if (!Number.isInteger(max) || max < 1)
+      throw new InvalidInputError('invalid_argument', `maxQueryTokens must be a positive integer, got ${max}`);
     this.queryCache = queryCache ?? {};
+  }
+
+  /**
+   * The part of a query or question retrieval reads: its first `maxQueryTokens` cl100k tokens,
+   * or the embedding model's `maxTokens` if smaller (see `SearchClientOptions.maxQueryTokens`).
+   */
+  boundQuery(text: string): string {
+    const modelMax = this.deps.embeddingGenerator?.maxTokens;
+    const limit = Math.min(this.options.maxQueryTokens, modelMax !== undefined && modelMax > 0 ? modelMax : Infinity);
+    const bounded = QUERY_TOKENIZER.truncate(text, limit);
+    if (bounded.length < text.length)
+      this.deps.logger.debug('query cut to its first tokens', { maxQueryTokens: limit, characters: text.length, kept: bounded.length });
+    return bounded;
   }
 
   /** Search in a `km.search` span. */
@@ -132,7 +149,8 @@ export class SearchClient {
           collector.add(record, 0);
         }
       } else {
-        for (const [record, relevance] of (await this.retrieve(query, scoped, limit, plan)).matches) collector.add(record, relevance);
+        const bounded = this.boundQuery(query);
+        for (const [record, relevance] of (await this.retrieve(bounded, scoped, limit, plan)).matches) collector.add(record, relevance);
       }
     } finally {
       op.release();
@@ -183,13 +201,15 @@ export class SearchClient {
     const op = operationSignal(request.signal);
     try {
       const scoped = { ...request, signal: op.signal };
-      const retrieved = await this.retrieve(question, scoped, args.maxMatchesCount ?? this.options.maxMatchesCount, plan);
+      // Retrieval and the extractive answer read a bounded question; the answer echoes it whole.
+      const asked = this.boundQuery(question);
+      const retrieved = await this.retrieve(asked, scoped, args.maxMatchesCount ?? this.options.maxMatchesCount, plan);
       if (retrieved.matches.length === 0) {
         yield this.answer(question, 'last', { noResult: true, noResultReason: NO_MEMORIES_REASON, text: emptyAnswer });
         return;
       }
       if (this.deps.textGenerator) yield* this.generate(question, retrieved.matches, scoped, args, emptyAnswer);
-      else yield* this.extract(question, retrieved, scoped, emptyAnswer);
+      else yield* this.extract(question, asked, retrieved, scoped, emptyAnswer);
     } finally {
       op.release();
     }
@@ -328,8 +348,10 @@ export class SearchClient {
     });
   }
 
+  /** The extractive answer to `question`, chosen for `asked`, its bounded text (see {@link boundQuery}). */
   private async *extract(
     question: string,
+    asked: string,
     retrieved: Retrieved,
     request: RetrievalRequest,
     emptyAnswer: string,
@@ -342,12 +364,12 @@ export class SearchClient {
       return found;
     };
     const passages = mergeNearDuplicates(retrieved.matches.slice(0, 20), termsOf);
-    const unrelated = this.notAnswerable(question, retrieved, request, termsOf);
+    const unrelated = this.notAnswerable(asked, retrieved, request, termsOf);
     if (unrelated) {
       yield this.answer(question, 'last', { noResult: true, noResultReason: unrelated, text: emptyAnswer });
       return;
     }
-    const sentences = await selectSentences(question, passages, {
+    const sentences = await selectSentences(asked, passages, {
       count: this.options.extractiveSentences,
       generator: this.deps.embeddingGenerator,
       queryVector: retrieved.queryVector,
@@ -458,6 +480,9 @@ export class SearchClient {
     return { matches, mode, queryVector };
   }
 }
+
+/** Counts query tokens for {@link SearchClient.boundQuery}: core's tokenizer, whatever the embedding model. */
+const QUERY_TOKENIZER = new CL100KTokenizer();
 
 /** The source name shown to the model: the page URL of a web page, else the file name. */
 function factSource(record: MemoryRecord, index: string): string {

@@ -40,6 +40,14 @@ export interface SearchClientOptions {
    * when the caller gives no `minRelevance`. @default none
    */
   answerFloor?: number | undefined;
+  /**
+   * Longest query (search) or question (ask) retrieval reads, in cl100k tokens: a longer one is
+   * cut to its first `maxQueryTokens` tokens (or the embedding model's `maxTokens`, if smaller)
+   * before it is embedded, searched for by words, reranked and answered from, so no request
+   * holds the embedding model (or BM25) for long whatever its length. The answer still echoes
+   * the whole question, and a text generator's prompt still gets it whole. @default 512
+   */
+  maxQueryTokens: number;
 }
 
 export const DEFAULT_SEARCH_OPTIONS: SearchClientOptions = {
@@ -50,4 +58,5 @@ export const DEFAULT_SEARCH_OPTIONS: SearchClientOptions = {
   defaultMinRelevance: 0,
   includeDuplicateFacts: false,
   defaultMode: 'hybrid',
+  maxQueryTokens: 512,
 };
