@@ -6,7 +6,7 @@ export {
   TransformersEmbeddingGenerator,
   type TransformersEmbeddingGeneratorOptions,
 } from './transformers/transformers-embedding-generator.js';
-export { HIGH_PRIORITY_STREAK, WorkerPool, type JobPriority } from './worker-pool.js';
+export { HIGH_PRIORITY_STREAK, WorkerPool, type JobPriority, type PoolStats } from './worker-pool.js';
 
 /**
  * The offline embedding model of km's embedded defaults: Universal Sentence Encoder lite in one

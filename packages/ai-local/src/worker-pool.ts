@@ -22,6 +22,18 @@ export type JobPriority = 'high' | 'normal';
  */
 export const HIGH_PRIORITY_STREAK = 8;
 
+/** A snapshot of a {@link WorkerPool}. */
+export interface PoolStats {
+  /** Workers started and serving. */
+  workers: number;
+  /** Workers running a job. */
+  busy: number;
+  /** `high` jobs waiting (queries). */
+  queuedHigh: number;
+  /** `normal` jobs waiting (ingestion). */
+  queuedNormal: number;
+}
+
 /** A job a pool worker receives. */
 export interface WorkerJob<Q> {
   id: number;
@@ -101,6 +113,16 @@ export class WorkerPool<Q, R> {
       lane.push(job);
       this.dispatch();
     });
+  }
+
+  /** How many workers serve and run a job, and how many jobs wait in each lane. */
+  stats(): PoolStats {
+    return {
+      workers: this.slots.length,
+      busy: this.slots.filter((s) => s.job).length,
+      queuedHigh: this.urgent.length,
+      queuedNormal: this.queue.length,
+    };
   }
 
   async close(): Promise<void> {

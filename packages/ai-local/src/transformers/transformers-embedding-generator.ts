@@ -120,6 +120,8 @@ export class TransformersEmbeddingGenerator implements ITextEmbeddingGenerator {
     if (texts.length === 0) return [];
     const extractor = await this.load();
     signal?.throwIfAborted();
+    // No input longer than maxTokens reaches the model, and a huge one is not tokenized whole.
+    texts = texts.map((t) => this.truncate(extractor, t));
     const output = await extractor(texts, { pooling: this.options.pooling ?? 'mean', normalize: this.options.normalize ?? true });
     const [rows, size] = output.dims as [number, number];
     if (rows !== texts.length)
@@ -127,6 +129,16 @@ export class TransformersEmbeddingGenerator implements ITextEmbeddingGenerator {
         connector: 'ai-local',
       });
     return Array.from({ length: rows }, (_, i) => output.data.slice(i * size, (i + 1) * size));
+  }
+
+  /** `text` cut to its first `maxTokens` tokens of the model's tokenizer (its special tokens aside). */
+  private truncate(extractor: Extractor, text: string): string {
+    const max = this.maxTokens;
+    // A token is rarely over 32 characters; a character at most 3 tokens.
+    const head = text.length > max * 32 ? text.slice(0, max * 32) : text;
+    if (head.length * 3 <= max) return head;
+    const ids = extractor.tokenizer.encode(head, { add_special_tokens: false });
+    return ids.length <= max && head === text ? text : extractor.tokenizer.decode(ids.slice(0, max));
   }
 
   async close(): Promise<void> {

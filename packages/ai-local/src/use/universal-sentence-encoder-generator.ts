@@ -9,7 +9,7 @@ import {
 } from '@km/core';
 import { operationSignal } from '@km/core/connector';
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
-import { WorkerPool } from '../worker-pool.js';
+import { WorkerPool, type PoolStats } from '../worker-pool.js';
 import { embedPacked, loadUseModel, USE_DIMENSIONS } from './use-model.js';
 
 /** Options of {@link UniversalSentenceEncoderGenerator}. */
@@ -27,7 +27,11 @@ export interface UniversalSentenceEncoderOptions {
    * takes about 0.5 s on one core; 16 take 2 s) at a few percent of throughput. @default 4
    */
   maxTextsPerJob?: number;
-  /** Longest input in (cl100k) tokens; the model itself averages over any length. @default 2048 */
+  /**
+   * Longest input in (cl100k) tokens: a longer text is cut to its first `maxTokens` tokens
+   * before it reaches a worker, since the model's time grows faster than its input (about 1 s
+   * for 2,000 words, 35 s for 10,000 on one core). @default 2048
+   */
   maxTokens?: number;
   /**
    * Queries (`purpose: 'query'`) go ahead of queued ingestion jobs. `false` runs every job in
@@ -58,8 +62,8 @@ export class UniversalSentenceEncoderGenerator implements ITextEmbeddingGenerato
   readonly maxTokens: number;
   readonly maxBatchSize: number;
   readonly maxTextsPerJob: number;
-  /** cl100k counts: used to size chunks; the model has no hard limit of its own. */
-  readonly tokenizer: ITextTokenizer = new CL100KTokenizer();
+  /** cl100k counts: used to size chunks and to cut inputs to `maxTokens`. */
+  readonly tokenizer: ITextTokenizer & Pick<CL100KTokenizer, 'truncate'> = new CL100KTokenizer();
   readonly workers: number;
   readonly queryPriority: boolean;
   private readonly pool: WorkerPool<string[], Float32Array> | undefined;
@@ -84,7 +88,7 @@ export class UniversalSentenceEncoderGenerator implements ITextEmbeddingGenerato
    * Embeds `texts`, spread over the workers in jobs of at most `maxTextsPerJob`. A query
    * (`purpose: 'query'`) goes ahead of every queued ingestion job, so search latency stays close
    * to idle while documents are embedded; a call with no purpose is ingestion (normal priority),
-   * whatever its size. When one job fails, the call's jobs still queued are dropped and the
+   * whatever its size. Each text is cut to its first `maxTokens` tokens. When one job fails, the call's jobs still queued are dropped and the
    * call rejects with that job's error.
    */
   async generateEmbeddings(texts: string[], signal?: AbortSignal, options: EmbeddingRequestOptions = {}): Promise<Float32Array[]> {
@@ -95,6 +99,8 @@ export class UniversalSentenceEncoderGenerator implements ITextEmbeddingGenerato
       }
     });
     if (texts.length === 0) return [];
+    // No input longer than maxTokens reaches the model, whoever calls.
+    texts = texts.map((t) => this.tokenizer.truncate(t, this.maxTokens));
     if (!this.pool) return unpack(await embedPacked(await this.model(), texts), texts.length);
     const pool = this.pool;
     // Spread one call over the workers, in jobs small enough that a query never waits long.
@@ -131,6 +137,11 @@ export class UniversalSentenceEncoderGenerator implements ITextEmbeddingGenerato
       scope.signal?.removeEventListener('abort', forward);
       scope.release();
     }
+  }
+
+  /** What the worker pool is doing now (all zeros on the calling thread, `workers: 0`). */
+  poolStats(): PoolStats {
+    return this.pool?.stats() ?? { workers: 0, busy: 0, queuedHigh: 0, queuedNormal: 0 };
   }
 
   async close(): Promise<void> {
