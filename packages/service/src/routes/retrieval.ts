@@ -35,7 +35,8 @@ export function registerRetrievalRoutes(app: FastifyInstance, memory: MemoryServ
     if (typeof query !== 'string') throw new HttpProblem(400, "'query' must be a string", 'invalid_argument');
     const limit = body.limit ?? -1;
     if (typeof limit !== 'number' || !Number.isInteger(limit)) throw new HttpProblem(400, "'limit' must be an integer", 'invalid_argument');
-    return memory.search(query, { ...retrievalOptions(body, reply), limit });
+    const options = retrievalOptions(body, reply);
+    return unlessGone(request, reply, options, () => memory.search(query, { ...options, limit }));
   });
 
   app.post<{ Body: MemoryQuery }>('/ask', async (request, reply) => {
@@ -47,10 +48,35 @@ export function registerRetrievalRoutes(app: FastifyInstance, memory: MemoryServ
       throw new HttpProblem(400, "'stream' must be true or false", 'invalid_argument');
     }
     const options = retrievalOptions(body, reply);
-    if (body.stream !== true) return memory.ask(body.question, options);
-    await streamAnswer(request, reply, memory.askStreaming(body.question, options));
-    return reply;
+    const question = body.question;
+    if (body.stream !== true) return unlessGone(request, reply, options, () => memory.ask(question, options));
+    return unlessGone(request, reply, options, async () => {
+      await streamAnswer(request, reply, memory.askStreaming(question, options));
+      return reply;
+    });
   });
+}
+
+/**
+ * `work`'s result; when it fails because the client hung up (its request's signal aborted), the
+ * socket is closed without an error response and the hang-up is logged at info level, not as
+ * an error.
+ */
+async function unlessGone<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: RetrievalOptions,
+  work: () => Promise<T>,
+): Promise<T | FastifyReply> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!options.signal?.aborted) throw error;
+    if (!reply.sent) reply.hijack();
+    reply.raw.destroy();
+    request.log.info({ method: request.method, url: request.url, ms: Math.round(reply.elapsedTime) }, 'client went away: work stopped');
+    return reply;
+  }
 }
 
 function jsonBody<T>(body: unknown): T {
@@ -109,6 +135,8 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, answer
       send(JSON.stringify(step.value));
     }
   } catch (error) {
+    // The client hung up: nothing to tell it, and no error (the work was aborted on purpose).
+    if (res.destroyed) return;
     const { body, internal } = toProblem(error);
     if (internal) request.log.error({ err: error }, 'streamed answer failed');
     send(
