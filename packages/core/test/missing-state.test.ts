@@ -11,6 +11,7 @@ import {
   SimpleVectorDb,
 } from '../src/index.js';
 import { MISSING_STATE_ATTEMPTS, MissingStateTracker } from '../src/pipeline/missing-state.js';
+import { isInternalFileName } from '../src/pipeline/internal-file-names.js';
 import { cleanupAfterTests } from './helpers.js';
 
 const { dirs, services } = cleanupAfterTests();
@@ -89,7 +90,7 @@ describe('a step whose document file is missing from the content storage', () =>
     await api.start({ runHandlers: false });
     await api.importText('A file that will vanish.', { documentId: 'vanished' });
     const storage = api.orchestrator.context.contentStorage;
-    const uploaded = (await storage.listFiles('default', 'vanished')).find((f) => !f.name.startsWith('__'))!;
+    const uploaded = (await storage.listFiles('default', 'vanished')).find((f) => !isInternalFileName(f.name))!;
     await storage.deleteFile('default', 'vanished', uploaded.name);
 
     const worker = build();

@@ -43,18 +43,22 @@ describe('name limits', () => {
 
   it('accepts the derived names of an uploaded name at the limit, and no derived name of a longer one', () => {
     const upload = nameOf(155);
-    const longest = `${upload}.partition.1234567.txt.${'m'.repeat(62)}.text_embedding`;
+    const longest = `..km.${upload}.partition.1234567.txt.${'m'.repeat(57)}.text_embedding`;
     expect(utf8Length(longest)).toBe(255);
     for (const derived of [
-      `${upload}.extract.json`,
-      `${upload}.extract.txt`,
-      `${upload}.summary.txt`,
-      `${upload}.partition.12.txt`,
+      `..km.${upload}.extract.json`,
+      `..km.${upload}.extract.txt`,
+      `..km.${upload}.summary.txt`,
+      `..km.${upload}.partition.12.txt`,
       longest,
+      // names of documents written by earlier versions
+      `${upload}.extract.txt`,
+      `${upload}.partition.12.txt`,
     ]) {
       expect(validateFileName(derived)).toBe(derived);
     }
     expect(thrownCode(() => validateFileName(`${nameOf(156)}.extract.txt`))).toBe('invalid_file_name');
+    expect(thrownCode(() => validateFileName(`..km.${nameOf(156)}.extract.txt`))).toBe('invalid_file_name');
     // An upload may not pass for a derived name
     expect(thrownCode(() => validateFileName(`${'a'.repeat(150)}.extract.txt`, { uploaded: true }))).toBe('invalid_file_name');
   });
@@ -92,7 +96,7 @@ describe('name limits', () => {
   it('lets a document with the longest id and file name go through the whole pipeline on disk', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'km-names-'));
     try {
-      const generator = Object.assign(new HashingEmbeddingGenerator(), { modelName: 'm'.repeat(62) });
+      const generator = Object.assign(new HashingEmbeddingGenerator(), { modelName: 'm'.repeat(57) });
       const memory = new KernelMemoryBuilder().withEmbeddingGenerator(generator).withDataDirectory(dir).withLogger(silentLogger).build();
       const id = 'd'.repeat(MAX_DOCUMENT_ID_BYTES);
       const name = nameOf(MAX_FILE_NAME_BYTES);

@@ -4,6 +4,7 @@ import {
   KernelMemoryBuilder,
   KmError,
   MemoryContentStorage,
+  PIPELINE_STATUS_FILE,
   silentLogger,
   SimpleVectorDb,
 } from '../src/index.js';
@@ -12,8 +13,7 @@ import {
 class FlakyStateStorage extends MemoryContentStorage {
   failing = false;
   override async readFileVersion(index: string, documentId: string, fileName: string) {
-    if (this.failing && fileName.startsWith('__pipeline_status'))
-      throw new KmError('transient', 'storage unreachable', { transient: true });
+    if (this.failing && fileName === PIPELINE_STATUS_FILE) throw new KmError('transient', 'storage unreachable', { transient: true });
     return super.readFileVersion(index, documentId, fileName);
   }
 }

@@ -5,7 +5,7 @@ import { logOnFile, type DataPipeline, type GeneratedFileDetails, type UploadedF
 import type { PipelineContext } from '../pipeline/pipeline-context.js';
 import { generatedFilesOf, readTextFile, writeGeneratedFile } from '../pipeline/pipeline-files.js';
 import { batches, mapWithConcurrency } from '../util/concurrency.js';
-import { embeddingFileName, parseEmbeddingFile, type EmbeddingFile } from './embedding-file.js';
+import { embeddingFileName, legacyEmbeddingFileNameOf, parseEmbeddingFile, type EmbeddingFile } from './embedding-file.js';
 import { readIngestionArgs } from '../models/request-args.js';
 import { markProcessed, pendingFiles } from './handler-utils.js';
 import { embeddingAttributes, tokenAttributes } from '../tracing/model-spans.js';
@@ -39,7 +39,7 @@ export class GenerateEmbeddingsHandler implements IPipelineStepHandler {
   constructor(private readonly context: PipelineContext) {}
 
   async invoke(pipeline: DataPipeline, signal?: AbortSignal): Promise<StepOutcome> {
-    const { embeddingGenerator: generator, contentStorage, embedding } = this.context;
+    const { embeddingGenerator: generator, embedding } = this.context;
     const files = pendingFiles(pipeline, this.stepName);
     if (!generator) {
       for (const file of files) {
@@ -55,9 +55,7 @@ export class GenerateEmbeddingsHandler implements IPipelineStepHandler {
     for (const file of files) {
       for (const partition of generatedFilesOf(file, ...EMBEDDABLE_ARTIFACTS)) {
         const name = embeddingFileName(partition.name, model);
-        const existing = (await contentStorage.fileExists(pipeline.index, pipeline.document_id, name))
-          ? parseEmbeddingFile(await contentStorage.readFile(pipeline.index, pipeline.document_id, name))
-          : undefined;
+        const existing = await this.storedEmbedding(pipeline, partition.name, name, model);
         if (existing && existing.generator === model && existing.source_sha256 === partition.content_sha256) {
           await this.record(pipeline, file, partition, name, existing);
           reused++;
@@ -98,6 +96,27 @@ export class GenerateEmbeddingsHandler implements IPipelineStepHandler {
     }
     if (reused > 0) this.context.logger.debug('unchanged partitions kept their embeddings', { reused, documentId: pipeline.document_id });
     return { result: 'success', pipeline };
+  }
+
+  /**
+   * The embedding an earlier run stored for a partition: under its current name, else (a
+   * document written by an earlier version) under the legacy name, unless an upload has that name.
+   */
+  private async storedEmbedding(
+    pipeline: DataPipeline,
+    partitionName: string,
+    name: string,
+    model: string,
+  ): Promise<EmbeddingFile | undefined> {
+    const { contentStorage } = this.context;
+    const legacy = legacyEmbeddingFileNameOf(partitionName, model);
+    const uploaded = new Set(pipeline.files.map((f) => f.name));
+    for (const candidate of [name, ...(legacy !== undefined && !uploaded.has(legacy) ? [legacy] : [])]) {
+      if (await contentStorage.fileExists(pipeline.index, pipeline.document_id, candidate)) {
+        return parseEmbeddingFile(await contentStorage.readFile(pipeline.index, pipeline.document_id, candidate));
+      }
+    }
+    return undefined;
   }
 
   private async record(

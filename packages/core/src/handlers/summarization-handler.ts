@@ -4,6 +4,7 @@ import { MimeTypes, ReservedTags, Steps, SYNTHETIC_SUMMARY } from '../models/con
 import { logOnFile, type DataPipeline } from '../models/data-pipeline.js';
 import { readIngestionArgs, RequestArgs, type IngestionArgs } from '../models/request-args.js';
 import type { PipelineContext } from '../pipeline/pipeline-context.js';
+import { DerivedFileNames } from '../pipeline/internal-file-names.js';
 import { generatedFilesOf, readTextFile, writeGeneratedFile } from '../pipeline/pipeline-files.js';
 import { chunkText } from '../text-chunker/text-chunker.js';
 import { defaultPromptProvider, PromptNames, readPrompt, type PromptProviderContext } from '../search/prompt-provider.js';
@@ -47,7 +48,7 @@ export class SummarizationHandler implements IPipelineStepHandler {
         if (text.trim()) {
           const summary = await summarize(generator, prompt, text, settings, signal);
           await writeGeneratedFile(this.context, pipeline, file, {
-            name: `${file.name}.summary.txt`,
+            name: DerivedFileNames.summary(file.name),
             content: summary,
             mimeType: MimeTypes.plainText,
             artifactType: 'synthetic_data',

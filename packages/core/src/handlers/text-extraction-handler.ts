@@ -5,6 +5,7 @@ import { MimeTypes, Steps } from '../models/constants.js';
 import { logOnFile, type DataPipeline } from '../models/data-pipeline.js';
 import { checkEmbeddingModelName, readIngestionArgs } from '../models/request-args.js';
 import type { PipelineContext } from '../pipeline/pipeline-context.js';
+import { DerivedFileNames } from '../pipeline/internal-file-names.js';
 import { writeGeneratedFile } from '../pipeline/pipeline-files.js';
 import { missingDecoderReason } from '../decoders/missing-decoder.js';
 import { markProcessed, pendingFiles } from './handler-utils.js';
@@ -59,7 +60,7 @@ function cleanContent(content: ExtractedContent): ExtractedContent {
 }
 
 /** Name of the JSON file holding the sections extracted from `fileName`. */
-export const extractedContentName = (fileName: string): string => `${fileName}.extract.json`;
+export const extractedContentName = (fileName: string): string => DerivedFileNames.extractedContent(fileName);
 
 /**
  * `extract`: turns each uploaded file into text with sections, through the decoder registered
@@ -113,7 +114,7 @@ export class TextExtractionHandler implements IPipelineStepHandler {
           artifactType: 'extracted_content',
         });
         await writeGeneratedFile(this.context, pipeline, file, {
-          name: `${file.name}.extract.txt`,
+          name: DerivedFileNames.extractedText(file.name),
           content: text,
           mimeType: content.mimeType,
           artifactType: 'extracted_text',

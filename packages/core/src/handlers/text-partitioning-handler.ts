@@ -4,6 +4,7 @@ import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-st
 import { MimeTypes, Steps } from '../models/constants.js';
 import { logOnFile, type DataPipeline } from '../models/data-pipeline.js';
 import type { PipelineContext } from '../pipeline/pipeline-context.js';
+import { DerivedFileNames } from '../pipeline/internal-file-names.js';
 import { generatedFilesOf, readTextFile, writeGeneratedFile } from '../pipeline/pipeline-files.js';
 import { HeadingPath } from '../text-chunker/heading-path.js';
 import { chunkWithContext } from '../text-chunker/text-chunker.js';
@@ -12,7 +13,7 @@ import { markProcessed, pendingFiles } from './handler-utils.js';
 import { cleanExtractedText } from './text-extraction-handler.js';
 
 /** Name of partition `n` of `fileName`. */
-export const partitionName = (fileName: string, n: number): string => `${fileName}.partition.${n}.txt`;
+export const partitionName = (fileName: string, n: number): string => DerivedFileNames.partition(fileName, n);
 
 /**
  * `partition`: splits each file's extracted sections into chunks (token-based, sentence and

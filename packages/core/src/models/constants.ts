@@ -40,8 +40,14 @@ export const DEFAULT_STEPS: readonly string[] = [Steps.extract, Steps.partition,
 /** Index used when a request names none. */
 export const DEFAULT_INDEX = 'default';
 
-/** Name of the file that holds a document's pipeline state in content storage. */
-export const PIPELINE_STATUS_FILE = '__pipeline_status.json';
+/** Names of km's own files in a document's folder (pipeline state, derived files): see `pipeline/internal-file-names.ts`. */
+export {
+  INTERNAL_FILE_PREFIX,
+  LEGACY_PIPELINE_STATUS_FILE,
+  PIPELINE_STATUS_FILE,
+  DerivedFileNames,
+  isInternalFileName,
+} from '../pipeline/internal-file-names.js';
 
 /** Answer text returned when memory holds no relevant fact (Kernel Memory's convention). */
 export const NOT_FOUND_ANSWER = 'INFO NOT FOUND';

@@ -6,7 +6,7 @@ import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-st
 import { detectFileType, FILE_TYPE_HEAD_BYTES } from '../decoders/detect-file-type.js';
 import { InvalidInputError, KmError, isKmError } from '../errors/km-error.js';
 import type { IMemoryDb } from '../contracts/memory-db.js';
-import { DEFAULT_STEPS, PIPELINE_STATUS_FILE, Steps } from '../models/constants.js';
+import { DEFAULT_STEPS, LEGACY_PIPELINE_STATUS_FILE, PIPELINE_STATUS_FILE, Steps } from '../models/constants.js';
 import { failedFilesReason, type DataPipeline, type PreviousExecution, type UploadedFileDetails } from '../models/data-pipeline.js';
 import type { Document, DocumentFileSource } from '../models/document.js';
 import { MemoryFilters } from '../models/memory-filter.js';
@@ -357,8 +357,9 @@ export abstract class BasePipelineOrchestrator {
     await this.statusStore.write(pipeline);
     if (pipeline.previous_executions_to_purge.length > 0) {
       const keep = new Set([...fileNamesOf(pipeline), PIPELINE_STATUS_FILE]);
+      // The state of an earlier version (`__pipeline_status.json`) goes with its execution, unless an upload has its name.
       for (const execution of pipeline.previous_executions_to_purge) {
-        for (const name of execution.files) {
+        for (const name of [...execution.files, LEGACY_PIPELINE_STATUS_FILE]) {
           if (!keep.has(name)) await this.context.contentStorage.deleteFile(pipeline.index, pipeline.document_id, name);
         }
       }

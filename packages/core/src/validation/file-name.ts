@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors/km-error.js';
+import { INTERNAL_FILE_PREFIX, isInternalFileName, withoutInternalPrefix } from '../pipeline/internal-file-names.js';
 import { MAX_FILE_NAME_BYTES, MAX_PATH_SEGMENT_BYTES, DERIVED_FILE_SUFFIX_BYTES, utf8Length } from './name-limits.js';
 
 /**
@@ -11,8 +12,9 @@ export const MAX_FILE_NAME_LENGTH = MAX_FILE_NAME_BYTES;
 const FORBIDDEN = /[\u0000-\u001f\u007f<>:"/\\|?*]/;
 
 /**
- * A name the pipeline derives from an uploaded file's name (see the handlers): extracted
- * text, partitions, summaries and their embeddings. Group 1 is the uploaded file's name.
+ * A name the pipeline derives from an uploaded file's name (see the handlers), without its
+ * `..km.` prefix (earlier versions wrote them without): extracted text, partitions, summaries
+ * and their embeddings. Group 1 is the uploaded file's name.
  */
 const DERIVED = /^(.+)\.(?:extract\.json|extract\.txt|summary\.txt|partition\.\d+\.txt)(?:\.[a-z0-9-]+\.text_embedding)?$/s;
 
@@ -28,10 +30,12 @@ export interface FileNameOptions {
 }
 
 /**
- * Checks a file name: a single path segment, no `/`, `\`, control characters, not `.` or
- * `..`; an uploaded file's name at most {@link MAX_FILE_NAME_BYTES} (155) UTF-8 bytes, so
- * that its derived files (`{name}.extract.txt`, `{name}.partition.{n}.txt`, embeddings) fit
- * in the 255 bytes storage holds. Returns the name unchanged; throws `invalid_file_name`.
+ * Checks a file name: a single path segment, no `/`, `\`, control characters, no `..`; an
+ * uploaded file's name at most {@link MAX_FILE_NAME_BYTES} (155) UTF-8 bytes, so that its
+ * derived files (`..km.{name}.extract.txt`, `..km.{name}.partition.{n}.txt`, embeddings) fit
+ * in the 255 bytes storage holds. Only km's own files (pipeline state, derived files) start
+ * with `..km.` (see `INTERNAL_FILE_PREFIX`): an uploaded name never does, so it never
+ * overwrites one. Returns the name unchanged; throws `invalid_file_name`.
  *
  * ```ts
  * validateFileName('report.pdf', { uploaded: true }); // 'report.pdf'
@@ -41,7 +45,15 @@ export function validateFileName(name: unknown, options: FileNameOptions = {}): 
   if (typeof name !== 'string' || name.trim().length === 0) {
     throw new InvalidInputError('invalid_file_name', 'file name must be a non-empty string');
   }
-  if (FORBIDDEN.test(name) || name === '.' || name === '..' || name.includes('..')) {
+  if (options.uploaded && isInternalFileName(name)) {
+    throw new InvalidInputError(
+      'invalid_file_name',
+      `file name ${quote(name)} is invalid: names starting with "${INTERNAL_FILE_PREFIX}" are reserved for km's own files`,
+    );
+  }
+  // An internal name is the prefix and a valid name: only the prefix may hold `..`.
+  const plain = options.uploaded ? name : withoutInternalPrefix(name);
+  if (plain === '' || FORBIDDEN.test(plain) || plain === '.' || plain.includes('..')) {
     throw new InvalidInputError('invalid_file_name', `file name ${quote(name)} is invalid`);
   }
   const bytes = utf8Length(name);
@@ -63,9 +75,13 @@ export function validateFileName(name: unknown, options: FileNameOptions = {}): 
   return name;
 }
 
-/** The uploaded file's name a derived name comes from (`a.pdf.partition.3.txt` → `a.pdf`); the name itself otherwise. */
+/**
+ * The uploaded file's name a derived name comes from (`..km.a.pdf.partition.3.txt` and the
+ * legacy `a.pdf.partition.3.txt` → `a.pdf`); the name without its `..km.` prefix otherwise.
+ */
 export function uploadedNameOf(name: string): string {
-  return DERIVED.exec(name)?.[1] ?? name;
+  const plain = withoutInternalPrefix(name);
+  return DERIVED.exec(plain)?.[1] ?? plain;
 }
 
 /** The last segment of a path, for naming files imported from disk. */

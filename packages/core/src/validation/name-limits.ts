@@ -11,10 +11,10 @@ export const MAX_PATH_SEGMENT_BYTES = 255;
 export const MAX_DOCUMENT_ID_BYTES = MAX_PATH_SEGMENT_BYTES;
 
 /**
- * Room kept after an uploaded file's name for the names the pipeline derives from it. The
+ * Room kept around an uploaded file's name for the names the pipeline derives from it. The
  * longest is a partition's embedding,
- * `{name}.partition.{n}.txt.{model}.text_embedding`: 31 bytes plus the partition number
- * (up to 7 digits) plus the embedding model's slug (up to 62 bytes).
+ * `..km.{name}.partition.{n}.txt.{model}.text_embedding`: 36 bytes plus the partition number
+ * (up to 7 digits) plus the embedding model's slug (up to 57 bytes).
  */
 export const DERIVED_FILE_SUFFIX_BYTES = 100;
 
