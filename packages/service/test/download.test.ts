@@ -76,7 +76,7 @@ describe('GET /download', () => {
     expect(body).toBe(CONTENT.slice(7, 14));
   });
 
-  it.each(['__pipeline_status.json', 'moon.txt.extract.txt', 'moon.txt.partition.0.txt'])(
+  it.each(['..km.pipeline_status.json', '..km.moon.txt.extract.txt', '..km.moon.txt.partition.0.txt', '__pipeline_status.json'])(
     'does not serve the internal file %s (404)',
     async (name) => {
       const res = await fetch(url(name));
@@ -86,15 +86,42 @@ describe('GET /download', () => {
   );
 
   it('serves internal files when asked with artifacts=true', async () => {
-    const status = await fetch(url('__pipeline_status.json', '&artifacts=true'));
+    const status = await fetch(url('..km.pipeline_status.json', '&artifacts=true'));
     expect(status.status).toBe(200);
     expect(await status.json()).toMatchObject({ document_id: 'doc1' });
     const listed = Object.keys(
-      ((await (await fetch(url('__pipeline_status.json', '&artifacts=true'))).json()) as { files: Array<{ generated_files: object }> })
+      ((await (await fetch(url('..km.pipeline_status.json', '&artifacts=true'))).json()) as { files: Array<{ generated_files: object }> })
         .files[0]!.generated_files,
     );
     expect(listed.length).toBeGreaterThan(0);
     for (const name of listed) expect((await fetch(url(name, '&artifacts=true'))).status).toBe(200);
+  });
+
+  it('serves uploads named like km files exactly as uploaded, and the state still works', async () => {
+    const files = [
+      { name: 'a.txt', content: 'Comets have tails.' },
+      { name: 'a.txt.extract.txt', content: 'My notes on comets.' },
+      { name: '__pipeline_status.json', content: '{"planets":["Mars"]}' },
+    ];
+    const res = await fetch(`${service().url}/upload`, { method: 'POST', body: uploadForm({ index: 'docs', documentId: 'doc2' }, files) });
+    expect(res.status).toBe(202);
+    await waitForCompletion(service().url, 'doc2', 'docs');
+    const status = await (await fetch(`${service().url}/upload-status?index=docs&documentId=doc2`)).json();
+    expect(status).toMatchObject({ completed: true, failed: false, document_id: 'doc2' });
+    for (const file of files) {
+      const download = await fetch(`${service().url}/download?index=docs&documentId=doc2&filename=${encodeURIComponent(file.name)}`);
+      expect(download.status).toBe(200);
+      expect(await download.text()).toBe(file.content);
+    }
+  });
+
+  it('refuses to upload a file named in km’s namespace (400)', async () => {
+    const res = await fetch(`${service().url}/upload`, {
+      method: 'POST',
+      body: uploadForm({ index: 'docs', documentId: 'doc3' }, [{ name: '..km.pipeline_status.json', content: '{}' }]),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'invalid_file_name' });
   });
 
   it('refuses an artifacts value that is not a boolean', async () => {

@@ -86,7 +86,9 @@ async function openRange(
 
 /**
  * Only the files a client uploaded are downloadable by default: the pipeline's state and the
- * files it derives (extracted text, partitions, embeddings) need `artifacts=true`.
+ * files it derives (extracted text, partitions, embeddings), all named `..km.*` (see core's
+ * `INTERNAL_FILE_PREFIX`), need `artifacts=true`. An upload named like one of them in an
+ * earlier version's layout (`__pipeline_status.json`, `a.txt.extract.txt`) is the user's file.
  */
 async function checkUploadedFile(memory: MemoryService, index: string, documentId: string, filename: string): Promise<void> {
   const pipeline = await memory.orchestrator.statusStore.read(index, documentId);
