@@ -51,6 +51,7 @@ export type {
 
 // Names
 export { normalizeIndexName, MAX_INDEX_NAME_LENGTH } from './validation/index-name.js';
+export { normalizeIndexNameLogged } from './validation/normalize-index-name-logged.js';
 export { validateDocumentId, newDocumentId, MAX_DOCUMENT_ID_LENGTH } from './validation/document-id.js';
 export { validateFileName, MAX_FILE_NAME_LENGTH, type FileNameOptions } from './validation/file-name.js';
 

@@ -23,7 +23,7 @@ import { waitForDocumentStatus, type WaitForDocumentOptions } from './pipeline/w
 import type { RetrievalRequest, SearchClient } from './search/search-client.js';
 import { validateDocumentId } from './validation/document-id.js';
 import { validateFileName } from './validation/file-name.js';
-import { normalizeIndexName } from './validation/index-name.js';
+import { normalizeIndexNameLogged } from './validation/normalize-index-name-logged.js';
 import type { IWebPageFetcher } from './web/web-page-fetcher.js';
 
 const WEB_FILE_NAMES: Record<string, string> = {
@@ -104,13 +104,18 @@ export class MemoryServerless implements IKernelMemory {
     }
   }
 
+  /** The index a caller's name stands for, with a warning when normalisation changed it (see `normalizeIndexNameLogged`). */
+  protected indexName(index: string | null | undefined): string {
+    return normalizeIndexNameLogged(index, this.orchestrator.context.logger);
+  }
+
   private get memoryDbs(): readonly IMemoryDb[] {
     return this.orchestrator.context.memoryDbs;
   }
 
   /** What an import checks before anything is stored or fetched: the index name fits every memory DB, the arguments are known and well typed. */
   private async checkImport(options: ImportOptions): Promise<string> {
-    const index = normalizeIndexName(options.index);
+    const index = this.indexName(options.index);
     checkIndexNameFits(index, this.memoryDbs);
     const args = checkIngestionArgs(options.args);
     await checkEmbeddingModelName(args.embeddingModelName, this.orchestrator.context.embeddingGenerator);
@@ -148,16 +153,16 @@ export class MemoryServerless implements IKernelMemory {
   }
 
   async deleteIndex(index?: string): Promise<void> {
-    await this.orchestrator.deleteIndex(normalizeIndexName(index));
+    await this.orchestrator.deleteIndex(this.indexName(index));
   }
 
   async deleteDocument(documentId: string, index?: string): Promise<void> {
-    await this.orchestrator.deleteDocument(normalizeIndexName(index), validateDocumentId(documentId));
+    await this.orchestrator.deleteDocument(this.indexName(index), validateDocumentId(documentId));
   }
 
   /** True once every step ran and no file failed (a document with a failed file is never ready). */
   async isDocumentReady(documentId: string, index?: string): Promise<boolean> {
-    const pipeline = await this.orchestrator.statusStore.read(normalizeIndexName(index), validateDocumentId(documentId));
+    const pipeline = await this.orchestrator.statusStore.read(this.indexName(index), validateDocumentId(documentId));
     return pipeline !== undefined && isPipelineComplete(pipeline);
   }
 
@@ -171,13 +176,13 @@ export class MemoryServerless implements IKernelMemory {
   }
 
   async getDocumentStatus(documentId: string, index?: string): Promise<DataPipelineStatus | null> {
-    const pipeline = await this.orchestrator.statusStore.read(normalizeIndexName(index), validateDocumentId(documentId));
+    const pipeline = await this.orchestrator.statusStore.read(this.indexName(index), validateDocumentId(documentId));
     return pipeline ? toPipelineStatus(pipeline) : null;
   }
 
   /** Runs the remaining steps of a document that failed or was interrupted. */
   async resumeDocument(documentId: string, index?: string): Promise<DataPipelineStatus> {
-    return toPipelineStatus(await this.orchestrator.resume(normalizeIndexName(index), validateDocumentId(documentId)));
+    return toPipelineStatus(await this.orchestrator.resume(this.indexName(index), validateDocumentId(documentId)));
   }
 
   /**
@@ -190,13 +195,13 @@ export class MemoryServerless implements IKernelMemory {
    * ```
    */
   async redrive(options: RedriveOptions = {}): Promise<RedriveResult> {
-    const index = options.index === undefined && options.documentId === undefined ? undefined : normalizeIndexName(options.index);
+    const index = options.index === undefined && options.documentId === undefined ? undefined : this.indexName(options.index);
     const documentId = options.documentId === undefined ? undefined : validateDocumentId(options.documentId);
     return redriveDocuments(this.orchestrator, { ...options, index, documentId });
   }
 
   async exportFile(documentId: string, fileName: string, index?: string): Promise<StreamableFileContent> {
-    const name = normalizeIndexName(index);
+    const name = this.indexName(index);
     validateDocumentId(documentId);
     validateFileName(fileName);
     const storage = this.orchestrator.context.contentStorage;
@@ -245,7 +250,7 @@ export class MemoryServerless implements IKernelMemory {
       throw new InvalidInputError('invalid_argument', `limit must be a number, got ${String(limit)}`);
     }
     return {
-      index: normalizeIndexName(options.index),
+      index: this.indexName(options.index),
       filters,
       ...(minRelevance !== undefined ? { minRelevance } : {}),
       ...(limit !== undefined ? { limit } : {}),

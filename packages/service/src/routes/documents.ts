@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Readable } from 'node:stream';
-import { normalizeIndexName, validateDocumentId, validateFileName, type MemoryService, type StreamableFileContent } from '@km/core';
+import { normalizeIndexNameLogged, validateDocumentId, validateFileName, type MemoryService, type StreamableFileContent } from '@km/core';
 import { parseRange, sliceStream } from '../http/byte-range.js';
 import { HttpProblem } from '../http/problem-details.js';
 import { uploadStatusLocation } from './locations.js';
@@ -16,7 +16,7 @@ interface DocumentQuery {
 /** `GET /upload-status`, `DELETE /documents` and `GET /download`. */
 export function registerDocumentRoutes(app: FastifyInstance, memory: MemoryService): void {
   app.get<{ Querystring: DocumentQuery }>('/upload-status', async (request) => {
-    const { index, documentId } = documentParams(request.query);
+    const { index, documentId } = documentParams(request.query, memory);
     const status = await memory.getDocumentStatus(documentId, index);
     if (!status) throw new HttpProblem(404, 'Document not found', 'document_not_found');
     if (status.empty) throw new HttpProblem(404, 'Empty pipeline', 'document_not_found');
@@ -24,7 +24,7 @@ export function registerDocumentRoutes(app: FastifyInstance, memory: MemoryServi
   });
 
   app.delete<{ Querystring: DocumentQuery }>('/documents', async (request, reply) => {
-    const { index, documentId } = documentParams(request.query);
+    const { index, documentId } = documentParams(request.query, memory);
     await memory.deleteDocument(documentId, index);
     return reply
       .code(202)
@@ -33,7 +33,7 @@ export function registerDocumentRoutes(app: FastifyInstance, memory: MemoryServi
   });
 
   app.get<{ Querystring: DocumentQuery }>('/download', async (request, reply) => {
-    const { index, documentId } = documentParams(request.query);
+    const { index, documentId } = documentParams(request.query, memory);
     const filename = request.query.filename?.trim();
     if (!filename) throw new HttpProblem(400, "'filename' query parameter is missing or has no value", 'invalid_file_name');
     validateFileName(filename);
@@ -109,10 +109,10 @@ function flag(value: string | undefined, name: string): boolean {
   throw new HttpProblem(400, `'${name}' must be true or false, got ${JSON.stringify(value)}`, 'invalid_argument');
 }
 
-function documentParams(query: DocumentQuery): { index: string; documentId: string } {
+function documentParams(query: DocumentQuery, memory: MemoryService): { index: string; documentId: string } {
   const documentId = query.documentId?.trim();
   if (!documentId) throw new HttpProblem(400, "'documentId' query parameter is missing or has no value", 'invalid_document_id');
-  return { index: normalizeIndexName(query.index), documentId: validateDocumentId(documentId) };
+  return { index: normalizeIndexNameLogged(query.index, memory.orchestrator.context.logger), documentId: validateDocumentId(documentId) };
 }
 
 /** `attachment` with an ASCII fallback and the UTF-8 name (RFC 6266). */

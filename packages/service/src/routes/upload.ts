@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Document, normalizeIndexName, type MemoryService } from '@km/core';
+import { Document, normalizeIndexNameLogged, type MemoryService } from '@km/core';
 import { readFile } from 'node:fs/promises';
 import { HttpProblem } from '../http/problem-details.js';
 import { suspendIdleTimeout } from '../http/connection-limits.js';
@@ -33,7 +33,7 @@ export function registerUploadRoute(app: FastifyInstance, memory: MemoryService,
     let documentId: string;
     try {
       if (form.files.length === 0) throw new HttpProblem(400, 'No file was uploaded', 'invalid_argument');
-      index = normalizeIndexName(form.index);
+      index = normalizeIndexNameLogged(form.index, memory.orchestrator.context.logger);
       const document = new Document(form.documentId ?? kmDocumentId());
       documentId = document.id;
       const importOptions = { index, tags: form.tags, steps: form.steps, args: form.args };
