@@ -1,5 +1,8 @@
-import { isKmError, type IContentStorage } from '@km/core';
+import { isKmError, PIPELINE_STATUS_FILE, type IContentStorage } from '@km/core';
 import { expect, it } from 'vitest';
+
+/** The file core writes conditionally: the pipeline state, under its `..km.` name. */
+const STATE = PIPELINE_STATUS_FILE;
 
 const conflict = (e: unknown) => isKmError(e, 'write_conflict') && (e as { transient?: boolean }).transient === true;
 
@@ -19,40 +22,40 @@ export function conditionalWriteCases(fresh: () => Promise<{ s: IContentStorage;
     const v = await versioned();
     if (!v) return ctx.skip();
     const { s, index } = v;
-    await expect(s.readFileVersion(index, 'doc', 'state.json')).rejects.toSatisfy((e: unknown) => isKmError(e, 'file_not_found'));
-    const first = await s.writeFileIfVersion(index, 'doc', 'state.json', '{"n":1}', null);
-    await expect(s.writeFileIfVersion(index, 'doc', 'state.json', '{"n":"again"}', null)).rejects.toSatisfy(conflict);
-    const read = await s.readFileVersion(index, 'doc', 'state.json');
+    await expect(s.readFileVersion(index, 'doc', STATE)).rejects.toSatisfy((e: unknown) => isKmError(e, 'file_not_found'));
+    const first = await s.writeFileIfVersion(index, 'doc', STATE, '{"n":1}', null);
+    await expect(s.writeFileIfVersion(index, 'doc', STATE, '{"n":"again"}', null)).rejects.toSatisfy(conflict);
+    const read = await s.readFileVersion(index, 'doc', STATE);
     expect(read).toEqual({ data: Buffer.from('{"n":1}'), version: first });
-    const second = await s.writeFileIfVersion(index, 'doc', 'state.json', '{"n":2}', first);
+    const second = await s.writeFileIfVersion(index, 'doc', STATE, '{"n":2}', first);
     expect(second).not.toBe(first);
-    await expect(s.writeFileIfVersion(index, 'doc', 'state.json', '{"n":"stale"}', first)).rejects.toSatisfy(conflict);
-    expect((await s.readFile(index, 'doc', 'state.json')).toString()).toBe('{"n":2}');
+    await expect(s.writeFileIfVersion(index, 'doc', STATE, '{"n":"stale"}', first)).rejects.toSatisfy(conflict);
+    expect((await s.readFile(index, 'doc', STATE)).toString()).toBe('{"n":2}');
   });
 
   it('conditional writes: a plain write or a deletion in between makes the old version stale', async (ctx) => {
     const v = await versioned();
     if (!v) return ctx.skip();
     const { s, index } = v;
-    const first = await s.writeFileIfVersion(index, 'doc', 'state.json', 'one', null);
-    await s.writeFile(index, 'doc', 'state.json', 'plain');
-    await expect(s.writeFileIfVersion(index, 'doc', 'state.json', 'two', first)).rejects.toSatisfy(conflict);
-    const { version } = await s.readFileVersion(index, 'doc', 'state.json');
-    await s.deleteFile(index, 'doc', 'state.json');
-    await expect(s.writeFileIfVersion(index, 'doc', 'state.json', 'three', version)).rejects.toSatisfy(conflict);
-    expect(await s.fileExists(index, 'doc', 'state.json')).toBe(false);
+    const first = await s.writeFileIfVersion(index, 'doc', STATE, 'one', null);
+    await s.writeFile(index, 'doc', STATE, 'plain');
+    await expect(s.writeFileIfVersion(index, 'doc', STATE, 'two', first)).rejects.toSatisfy(conflict);
+    const { version } = await s.readFileVersion(index, 'doc', STATE);
+    await s.deleteFile(index, 'doc', STATE);
+    await expect(s.writeFileIfVersion(index, 'doc', STATE, 'three', version)).rejects.toSatisfy(conflict);
+    expect(await s.fileExists(index, 'doc', STATE)).toBe(false);
   });
 
   it('conditional writes: of several writers holding the same version, exactly one wins', async (ctx) => {
     const v = await versioned();
     if (!v) return ctx.skip();
     const { s, index } = v;
-    const start = await s.writeFileIfVersion(index, 'doc', 'state.json', 'start', null);
-    const writers = Array.from({ length: 5 }, (_, i) => s.writeFileIfVersion(index, 'doc', 'state.json', `writer ${i}`, start));
+    const start = await s.writeFileIfVersion(index, 'doc', STATE, 'start', null);
+    const writers = Array.from({ length: 5 }, (_, i) => s.writeFileIfVersion(index, 'doc', STATE, `writer ${i}`, start));
     const outcomes = await Promise.allSettled(writers);
     const won = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [i] : []));
     expect(won).toHaveLength(1);
     for (const o of outcomes) if (o.status === 'rejected') expect(conflict(o.reason)).toBe(true);
-    expect((await s.readFile(index, 'doc', 'state.json')).toString()).toBe(`writer ${won[0]}`);
+    expect((await s.readFile(index, 'doc', STATE)).toString()).toBe(`writer ${won[0]}`);
   });
 }

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { isKmError, type IContentStorage } from '@km/core';
+import { DerivedFileNames, isKmError, LEGACY_PIPELINE_STATUS_FILE, PIPELINE_STATUS_FILE, type IContentStorage } from '@km/core';
 import { afterEach, expect, it } from 'vitest';
 import { randomName } from '../util/async.js';
 import { describeSuite } from '../util/describe-suite.js';
@@ -22,8 +22,9 @@ const readAll = async (stream: AsyncIterable<unknown>): Promise<Buffer> => {
 
 /**
  * The content storage conformance suite: write/read/list/delete, streams, large files,
- * missing files, names that try to escape their folder, and conditional writes (for storages
- * that offer them).
+ * missing files, km's own file names (`..km.*`) next to uploads named like km's files of
+ * earlier versions, names that try to escape their folder, and conditional writes (for
+ * storages that offer them).
  *
  * ```ts
  * describeContentStorage('disk', { create: () => new DiskContentStorage({ directory: tmp }) });
@@ -121,6 +122,26 @@ export function describeContentStorage(name: string, options: ContentStorageSuit
       expect(await s.fileExists(index, 'doc', 'cut.txt')).toBe(false);
     });
 
+    it("keeps km's own files (..km.*) apart from uploads named like them", async () => {
+      const { s, index } = await fresh();
+      const embedding = DerivedFileNames.embedding(DerivedFileNames.partition('a.txt', 0), 'model');
+      const names = [
+        'a.txt',
+        'a.txt.extract.txt',
+        LEGACY_PIPELINE_STATUS_FILE,
+        PIPELINE_STATUS_FILE,
+        DerivedFileNames.extractedText('a.txt'),
+        embedding,
+      ];
+      for (const name of names) await s.writeFile(index, 'doc', name, `content of ${name}`);
+      for (const name of names) expect((await s.readFile(index, 'doc', name)).toString()).toBe(`content of ${name}`);
+      expect((await s.listFiles(index, 'doc')).map((f) => f.name).sort()).toEqual([...names].sort());
+      await s.deleteFile(index, 'doc', PIPELINE_STATUS_FILE);
+      expect(await s.fileExists(index, 'doc', LEGACY_PIPELINE_STATUS_FILE)).toBe(true);
+      expect(await s.fileExists(index, 'doc', PIPELINE_STATUS_FILE)).toBe(false);
+      expect(await s.listDocuments(index)).toEqual(['doc']);
+    });
+
     conditionalWriteCases(fresh);
 
     const escapes: Array<[string, string, string]> = [
@@ -131,6 +152,9 @@ export function describeContentStorage(name: string, options: ContentStorageSuit
       ['{index}', 'doc', 'a/b'],
       ['{index}', 'doc', 'a\\b'],
       ['{index}', 'doc', '..'],
+      ['{index}', 'doc', '..km.'],
+      ['{index}', 'doc', '..km...'],
+      ['{index}', 'doc', '..km.../x'],
       ['UPPER', 'doc', 'f'],
     ];
     for (const [i, d, f] of escapes) {
