@@ -1,5 +1,5 @@
 import type { ContainerClient } from '@azure/storage-blob';
-import { isKmError } from '@km/core';
+import { isKmError, PIPELINE_STATUS_FILE } from '@km/core';
 import { describe, expect, it } from 'vitest';
 import { AzureBlobsContentStorage } from '../src/index.js';
 
@@ -15,7 +15,7 @@ function containerFailingWith(error: Record<string, unknown>): ContainerClient {
 }
 
 const write = (storage: AzureBlobsContentStorage, version: string | null) =>
-  storage.writeFileIfVersion('docs', 'doc-1', '__pipeline_status.json', '{}', version);
+  storage.writeFileIfVersion('docs', 'doc-1', PIPELINE_STATUS_FILE, '{}', version);
 
 describe('AzureBlobsContentStorage conditional writes, as the service answers them', () => {
   it('a blob deleted since it was read (404 BlobNotFound on If-Match) is a write_conflict, as Azure answers and Azurite does not', async () => {
