@@ -103,6 +103,35 @@ describe('a document written by an earlier version (legacy names)', () => {
     expect(names.filter((n) => n.endsWith('.text_embedding')).every(isInternalFileName)).toBe(true);
   });
 
+  it('keeps the vectors stored under legacy names when its embeddings are computed again', async () => {
+    const generator = new HashingEmbeddingGenerator();
+    let embedded = 0;
+    const counting = Object.assign(Object.create(generator) as HashingEmbeddingGenerator, {
+      generateEmbeddings: (...args: Parameters<HashingEmbeddingGenerator['generateEmbeddings']>) => {
+        embedded += args[0].length;
+        return generator.generateEmbeddings(...args);
+      },
+    });
+    const storage = new MemoryContentStorage();
+    const memory = new KernelMemoryBuilder()
+      .withContentStorage(storage)
+      .withMemoryDb(new SimpleVectorDb())
+      .withEmbeddingGenerator(counting)
+      .withLogger(silentLogger)
+      .build();
+    await memory.importDocument(new Document('d').addBuffer('a.txt', 'The Moon orbits the Earth.'));
+    expect(embedded).toBe(1);
+    await makeLegacy(storage, ['gen_embeddings', 'save_records']);
+    const state = JSON.parse((await storage.readFile('default', 'd', LEGACY_PIPELINE_STATUS_FILE)).toString()) as {
+      files: { processed_by: string[] }[];
+    };
+    for (const file of state.files) file.processed_by = file.processed_by.filter((s) => s !== 'gen_embeddings' && s !== 'save_records');
+    await storage.writeFile('default', 'd', LEGACY_PIPELINE_STATUS_FILE, JSON.stringify(state));
+    await memory.resumeDocument('d');
+    expect(embedded).toBe(1);
+    expect((await memory.search('Moon')).results[0]?.sourceName).toBe('a.txt');
+  });
+
   it('is replaced whole by a new import, legacy state and derived files included', async () => {
     const { memory, storage } = build();
     await memory.importDocument(new Document('d').addBuffer('a.txt', 'The Moon orbits the Earth.'));
