@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
+  DiskContentStorage,
   Document,
   HashingEmbeddingGenerator,
   KernelMemoryBuilder,
@@ -13,6 +17,16 @@ import {
 } from '../src/index.js';
 import { isInternalFileName, withoutInternalPrefix } from '../src/pipeline/internal-file-names.js';
 import { thrownCode } from './helpers.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'km-legacy-'));
+  dirs.push(dir);
+  return dir;
+}
 
 function build(storage: IContentStorage = new MemoryContentStorage()) {
   const memory = new KernelMemoryBuilder()
@@ -86,8 +100,11 @@ describe('a document written by an earlier version (legacy names)', () => {
     await storage.deleteFile('default', 'd', PIPELINE_STATUS_FILE);
   }
 
-  it('stays readable, resumes from its legacy derived files, and moves its state to the new name', async () => {
-    const { memory, storage } = build();
+  it.each([
+    ['in memory', () => new MemoryContentStorage()],
+    ['on disk', () => new DiskContentStorage({ directory: tempDir(), durable: false })],
+  ])('stays readable, resumes from its legacy derived files, and moves its state to the new name (%s)', async (_, create) => {
+    const { memory, storage } = build(create());
     await memory.importDocument(new Document('d').addBuffer('a.txt', 'The Moon orbits the Earth.'), { steps: ['extract', 'partition'] });
     await makeLegacy(storage, ['gen_embeddings', 'save_records']);
     expect(await storage.fileExists('default', 'd', 'a.txt.partition.0.txt')).toBe(true);
