@@ -6,6 +6,8 @@ import type { MemoryService } from '@km/core';
 import type { ServiceConfig } from './config.js';
 import { AccessKeys } from './http/access-keys.js';
 import { applyConnectionLimits, serverTimeouts, suspendIdleTimeout } from './http/connection-limits.js';
+import { clientClosed, responseCut } from './http/client-closed.js';
+import { registerHostOriginChecks } from './http/host-origin-checks.js';
 import { problem, toProblem } from './http/problem-details.js';
 import { registerTracing } from './http/tracing.js';
 import { uploadSpoolDirectory } from './http/upload-spool.js';
@@ -70,6 +72,10 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // Before the access keys: a web page or a rebound DNS name gets 403 whether keys are set or not.
+  registerHostOriginChecks(app, { allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, bindHost: config.host });
+  app.addHook('onRequest', async (request, reply) => {
     if (!keys || request.routeOptions.config.public) return;
     const verdict = keys.check(request.headers[header]);
     if (verdict === 'missing') {
@@ -97,15 +103,19 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     const fields = { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
-    if (reply.statusCode >= 500) request.log.error(fields, 'request failed');
+    if (responseCut(request, reply.raw.writableFinished)) request.log.info(fields, 'client closed the connection');
+    else if (reply.statusCode >= 500) request.log.error(fields, 'request failed');
     else request.log.info(fields, 'request');
   });
 
   app.setErrorHandler(async (error, request, reply) => {
-    const { status, body, internal } = toProblem(error);
+    const { status, body, internal, retryAfterSeconds } = toProblem(error);
+    // A client that hung up (mid-upload, mid-answer) is no fault of the service: no stack, no alarm.
+    if (clientClosed(request)) return reply.code(499).send();
     if (internal) request.log.error({ err: error }, 'unhandled error');
     // A body too slow is not read further: the connection cannot carry another request.
     if (status === 408) reply.header('connection', 'close');
+    if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
     return reply
       .code(status)
       .type('application/problem+json')

@@ -69,6 +69,20 @@ export interface ServiceConfig {
     /** Up to two keys, so one can be rotated while the other works. (env KM_ACCESS_KEY1, KM_ACCESS_KEY2) */
     keys: string[];
   };
+  /**
+   * Host names the service answers besides the loopback names (localhost, *.localhost,
+   * 127.0.0.1, [::1]), IP addresses and its bind address: the names clients reach it by when it
+   * listens on another interface (`km.example.com`, `km` in a compose network), `*` for any.
+   * Other `Host`s get 403 (DNS rebinding). @default [] (env KM_ALLOWED_HOSTS, comma-separated)
+   */
+  allowedHosts: string[];
+  /**
+   * Browser origins (`https://app.example.com`) that may call the API besides the service's own
+   * (its web console), `*` for any; they get CORS headers. A `POST`, `PUT`, `PATCH` or `DELETE`
+   * from another origin gets 403; requests without `Origin` (non-browser clients) are not
+   * affected. @default [] (env KM_ALLOWED_ORIGINS, comma-separated)
+   */
+  allowedOrigins: string[];
   queue: {
     /**
      * `file` (a folder, one machine), `memory` (one process), `rabbitmq` or `azure` (many
@@ -234,6 +248,8 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   shutdownTimeoutMs: 10_000,
   logLevel: 'info',
   auth: { enabled: false, header: 'Authorization', keys: [] },
+  allowedHosts: [],
+  allowedOrigins: [],
   queue: {
     type: 'file',
     prefix: '',
@@ -362,7 +378,8 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (bool('KM_MCP_READ_ONLY') !== undefined) mcp.readOnly = bool('KM_MCP_READ_ONLY')!;
   if (Object.keys(mcp).length) out.mcp = mcp;
 
-  const keys = [str('KM_ACCESS_KEY1'), str('KM_ACCESS_KEY2')].filter((k): k is string => k !== undefined);
+  // In place, so that a message can name the variable of a key: ['', key2] when only the second is set.
+  const keys = str('KM_ACCESS_KEY2') ? [str('KM_ACCESS_KEY1') ?? '', str('KM_ACCESS_KEY2')!] : str('KM_ACCESS_KEY1') ? [str('KM_ACCESS_KEY1')!] : [];
   const auth: Partial<ServiceConfig['auth']> = {};
   if (keys.length > 0) {
     auth.keys = keys;
@@ -372,6 +389,13 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (authEnabled !== undefined) auth.enabled = authEnabled;
   if (str('KM_AUTH_HEADER')) auth.header = str('KM_AUTH_HEADER')!;
   if (Object.keys(auth).length) out.auth = auth;
+  const list = (name: string): string[] | undefined =>
+    str(name)
+      ?.split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+  set('allowedHosts', list('KM_ALLOWED_HOSTS'));
+  set('allowedOrigins', list('KM_ALLOWED_ORIGINS'));
 
   const queue: Partial<ServiceConfig['queue']> = settingsFromEnv(QUEUE_FACTORIES, env);
   if (str('KM_QUEUE')) queue.type = str('KM_QUEUE') as ServiceConfig['queue']['type'];
@@ -507,9 +531,19 @@ function validate(config: ServiceConfig): ServiceConfig {
   if (config.auth.enabled) {
     const keys = config.auth.keys.filter((k) => typeof k === 'string' && k.length > 0);
     if (keys.length === 0) fail('auth is enabled but no access key is set (KM_ACCESS_KEY1)');
-    for (const key of keys) {
-      if (key.length < MIN_ACCESS_KEY_LENGTH) fail(`access keys must be at least ${MIN_ACCESS_KEY_LENGTH} characters`);
-    }
+    config.auth.keys.forEach((key, i) => {
+      if (typeof key === 'string' && key.length > 0 && key.length < MIN_ACCESS_KEY_LENGTH)
+        fail(`auth.keys[${i}] (KM_ACCESS_KEY${i + 1}) must be at least ${MIN_ACCESS_KEY_LENGTH} characters, got ${key.length}`);
+    });
+  }
+  for (const key of ['allowedHosts', 'allowedOrigins'] as const) {
+    const env = key === 'allowedHosts' ? 'KM_ALLOWED_HOSTS' : 'KM_ALLOWED_ORIGINS';
+    if (!Array.isArray(config[key]) || !config[key].every((item) => typeof item === 'string'))
+      fail(`${key} (${env}) must be a list of strings, got ${JSON.stringify(config[key])}`);
+  }
+  for (const origin of config.allowedOrigins) {
+    if (origin !== '*' && !/^https?:\/\/[^/?#]+\/?$/i.test(origin))
+      fail(`allowedOrigins (KM_ALLOWED_ORIGINS): ${JSON.stringify(origin)} is not an origin such as https://app.example.com, nor *`);
   }
   return config;
 }

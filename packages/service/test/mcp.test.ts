@@ -117,24 +117,14 @@ describe('the MCP endpoint of the service', () => {
     }
   });
 
-  it('serves browsers only from loopback origins (DNS rebinding)', async () => {
-    const post = (origin: string) =>
-      fetch(`${service().url}/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'browser', version: '1' } },
-        }),
-      });
-    const refused = await post('http://attacker.example:9001');
+  it("serves browsers only from the service's own origin and KM_ALLOWED_ORIGINS, as every route", async () => {
+    const refused = await postInitialize(service().url, 'http://attacker.example:9001');
     expect(refused.status).toBe(403);
-    expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringContaining('attacker.example') } });
-    const local = await post('http://localhost:5173');
-    expect(local.status).toBe(200);
-    expect(await local.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'km' } } });
+    expect(await refused.json()).toMatchObject({ detail: expect.stringMatching(/attacker\.example.*KM_ALLOWED_ORIGINS/) });
+    expect((await postInitialize(service().url, 'http://localhost:5173')).status).toBe(403);
+    const own = await postInitialize(service().url, new URL(service().url).origin);
+    expect(own.status).toBe(200);
+    expect(await own.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'km' } } });
   });
 
   it('answers GET and DELETE with 405 in stateless mode', async () => {
@@ -146,6 +136,31 @@ describe('the MCP endpoint of the service', () => {
     }
   });
 });
+
+describe('the MCP endpoint with an allowed origin', () => {
+  const service = useTestService({ overrides: { allowedOrigins: ['http://localhost:5173'] } });
+
+  it('serves a browser page of that origin', async () => {
+    const local = await postInitialize(service().url, 'http://localhost:5173');
+    expect(local.status).toBe(200);
+    expect(local.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+    expect(await local.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'km' } } });
+  });
+});
+
+/** An MCP `initialize` as a browser page of `origin` sends it. */
+function postInitialize(url: string, origin: string): Promise<Response> {
+  return fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'browser', version: '1' } },
+    }),
+  });
+}
 
 describe('the MCP endpoint with access keys', () => {
   const service = useTestService({ overrides: { auth: { enabled: true, keys: [KEY] } } });

@@ -34,6 +34,9 @@ export const Steps = {
   deleteIndex: 'private_delete_index',
 } as const;
 
+/** Steps whose names start with this run only when km deletes a document or an index: a request cannot name them. */
+export const RESERVED_STEP_PREFIX = 'private_';
+
 /** The steps a document goes through when the request names none. */
 export const DEFAULT_STEPS: readonly string[] = [Steps.extract, Steps.partition, Steps.genEmbeddings, Steps.saveRecords];
 

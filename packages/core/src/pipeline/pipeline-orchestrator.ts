@@ -6,7 +6,7 @@ import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-st
 import { detectFileType, FILE_TYPE_HEAD_BYTES } from '../decoders/detect-file-type.js';
 import { InvalidInputError, KmError, isKmError } from '../errors/km-error.js';
 import type { IMemoryDb } from '../contracts/memory-db.js';
-import { DEFAULT_STEPS, LEGACY_PIPELINE_STATUS_FILE, PIPELINE_STATUS_FILE, Steps } from '../models/constants.js';
+import { DEFAULT_STEPS, LEGACY_PIPELINE_STATUS_FILE, PIPELINE_STATUS_FILE, RESERVED_STEP_PREFIX, Steps } from '../models/constants.js';
 import { failedFilesReason, type DataPipeline, type PreviousExecution, type UploadedFileDetails } from '../models/data-pipeline.js';
 import type { Document, DocumentFileSource } from '../models/document.js';
 import { MemoryFilters } from '../models/memory-filter.js';
@@ -269,6 +269,10 @@ export abstract class BasePipelineOrchestrator {
   protected checkSteps(steps: string[] | undefined): string[] {
     const list = steps && steps.length > 0 ? steps : [...DEFAULT_STEPS];
     for (const step of list) {
+      // `private_delete_document` and `private_delete_index` run only when km deletes.
+      if (typeof step === 'string' && step.startsWith(RESERVED_STEP_PREFIX)) {
+        throw new InvalidInputError('invalid_argument', `step ${JSON.stringify(step)} is reserved for deletions and cannot be requested`);
+      }
       if (typeof step !== 'string' || !this.handlers.has(step)) {
         throw new KmError('handler_not_found', `no handler for step ${JSON.stringify(step)}; known steps: ${this.stepNames.join(', ')}`);
       }

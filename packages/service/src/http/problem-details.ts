@@ -79,15 +79,26 @@ export function problem(status: number, detail: string, extra: Partial<ProblemDe
   };
 }
 
-/** Maps any thrown value to a status and problem body; unknown errors are 500 without internals. */
-export function toProblem(error: unknown): { status: number; body: ProblemDetails; internal: boolean } {
+/** Seconds a client is asked to wait after a 503 whose error gives no time of its own. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Maps any thrown value to a status and problem body; unknown errors are 500 without internals.
+ * A 503 from a backend (down, throttled, timing out) comes with `retryAfterSeconds` for the
+ * `Retry-After` header: the error's `retryAfterMs` (what the backend asked), else {@link DEFAULT_RETRY_AFTER_SECONDS}.
+ */
+export function toProblem(error: unknown): { status: number; body: ProblemDetails; internal: boolean; retryAfterSeconds?: number } {
   if (error instanceof HttpProblem) {
     return { status: error.status, body: problem(error.status, error.message, error.code ? { code: error.code } : {}), internal: false };
   }
   if (error instanceof KmError) {
     const status = STATUS_OF[error.code] ?? 500;
     const detail = status === 500 ? 'internal error' : error.message.replace(/^\[km\]\s*/, '');
-    return { status, body: problem(status, detail, { code: error.code }), internal: status >= 500 };
+    const result = { status, body: problem(status, detail, { code: error.code }), internal: status >= 500 };
+    if (status !== 503) return result;
+    const asked = error.retryAfterMs;
+    const seconds = asked !== undefined && Number.isFinite(asked) && asked > 0 ? Math.ceil(asked / 1000) : DEFAULT_RETRY_AFTER_SECONDS;
+    return { ...result, retryAfterSeconds: Math.min(seconds, 3600) };
   }
   const fastify = error as { statusCode?: unknown; code?: unknown; message?: unknown };
   if (typeof fastify?.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500) {

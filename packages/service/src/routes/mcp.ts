@@ -8,7 +8,8 @@ const ROUTE = '/mcp';
 
 /**
  * The MCP endpoint: Streamable HTTP in stateless mode at `POST /mcp` (a new MCP server and
- * transport per request), behind the access keys like every non-public route; `GET` and
+ * transport per request), behind the Host and Origin checks and the access keys like every
+ * non-public route; `GET` and
  * `DELETE` answer 405 (no server-initiated stream, no session). Off with `KM_MCP=false`;
  * `KM_MCP_READ_ONLY=true` offers only the tools that read.
  */
@@ -17,9 +18,12 @@ export function registerMcpRoutes(app: FastifyInstance, memory: MemoryService, c
   // A text to import may be as large as an upload.
   app.post(ROUTE, { bodyLimit: config.maxUploadBytes }, async (request, reply) => {
     reply.hijack();
-    reply.raw.setHeader('x-request-id', request.id);
+    // The headers set by the hooks (request id, CORS) are written by hand past a hijack.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     await handleStreamableHttp(memory, request.raw, reply.raw, request.body, {
       readOnly: config.mcp.readOnly,
+      // The app's Host and Origin checks ran first (KM_ALLOWED_HOSTS, KM_ALLOWED_ORIGINS), as for every route.
+      allowedOrigins: ['*'],
       log: (message, fields) => request.log.error(fields, message),
     });
     // A hijacked reply skips the onResponse hook: observe and log the request here.
