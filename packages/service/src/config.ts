@@ -379,7 +379,11 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (Object.keys(mcp).length) out.mcp = mcp;
 
   // In place, so that a message can name the variable of a key: ['', key2] when only the second is set.
-  const keys = str('KM_ACCESS_KEY2') ? [str('KM_ACCESS_KEY1') ?? '', str('KM_ACCESS_KEY2')!] : str('KM_ACCESS_KEY1') ? [str('KM_ACCESS_KEY1')!] : [];
+  const keys = str('KM_ACCESS_KEY2')
+    ? [str('KM_ACCESS_KEY1') ?? '', str('KM_ACCESS_KEY2')!]
+    : str('KM_ACCESS_KEY1')
+      ? [str('KM_ACCESS_KEY1')!]
+      : [];
   const auth: Partial<ServiceConfig['auth']> = {};
   if (keys.length > 0) {
     auth.keys = keys;

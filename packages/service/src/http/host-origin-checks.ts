@@ -108,10 +108,12 @@ export function registerHostOriginChecks(app: FastifyInstance, options: HostOrig
       return;
     }
     const cors = listed(origin);
-    if (cors) reply.header('access-control-allow-origin', origin).header('vary', 'Origin').header('access-control-expose-headers', EXPOSE_HEADERS);
+    if (cors)
+      reply.header('access-control-allow-origin', origin).header('vary', 'Origin').header('access-control-expose-headers', EXPOSE_HEADERS);
     const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
     if (preflight) {
-      if (!cors) return refuse(request, reply, `requests from origin ${origin} are not allowed: add it to KM_ALLOWED_ORIGINS (allowedOrigins)`);
+      if (!cors)
+        return refuse(request, reply, `requests from origin ${origin} are not allowed: add it to KM_ALLOWED_ORIGINS (allowedOrigins)`);
       const asked = request.headers['access-control-request-headers'];
       return reply
         .code(204)
