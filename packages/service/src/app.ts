@@ -6,7 +6,7 @@ import type { MemoryService } from '@km/core';
 import type { ServiceConfig } from './config.js';
 import { AccessKeys } from './http/access-keys.js';
 import { applyConnectionLimits, serverTimeouts, suspendIdleTimeout } from './http/connection-limits.js';
-import { clientClosed, responseCut } from './http/client-closed.js';
+import { clientClosed, foundClosed } from './http/client-closed.js';
 import { registerHostOriginChecks } from './http/host-origin-checks.js';
 import { problem, toProblem } from './http/problem-details.js';
 import { registerTracing } from './http/tracing.js';
@@ -103,7 +103,8 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     const fields = { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
-    if (responseCut(request, reply.raw.writableFinished)) request.log.info(fields, 'client closed the connection');
+    if (foundClosed(request)) return; // logged by the error handler
+    if (!reply.raw.writableFinished) request.log.info(fields, 'client closed the connection');
     else if (reply.statusCode >= 500) request.log.error(fields, 'request failed');
     else request.log.info(fields, 'request');
   });
@@ -111,7 +112,13 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
   app.setErrorHandler(async (error, request, reply) => {
     const { status, body, internal, retryAfterSeconds } = toProblem(error);
     // A client that hung up (mid-upload, mid-answer) is no fault of the service: no stack, no alarm.
-    if (clientClosed(request)) return reply.code(499).send();
+    if (clientClosed(request)) {
+      request.log.info(
+        { method: request.method, url: request.url, ms: Math.round(reply.elapsedTime), reason: (error as Error).message },
+        'client closed the connection',
+      );
+      return reply.code(499).send();
+    }
     if (internal) request.log.error({ err: error }, 'unhandled error');
     // A body too slow is not read further: the connection cannot carry another request.
     if (status === 408) reply.header('connection', 'close');

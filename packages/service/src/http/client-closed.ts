@@ -15,7 +15,7 @@ export function clientClosed(request: FastifyRequest): boolean {
   return gone;
 }
 
-/** True when the response of `request` was not written to the end (its client went away first), or {@link clientClosed} said so. */
-export function responseCut(request: FastifyRequest, finished: boolean): boolean {
-  return closed.has(request) || !finished;
+/** True when {@link clientClosed} found the client of `request` gone (the socket state alone is not read: it may close after a complete response). */
+export function foundClosed(request: FastifyRequest): boolean {
+  return closed.has(request);
 }

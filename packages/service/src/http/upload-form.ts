@@ -141,12 +141,19 @@ export async function readUploadForm(request: FastifyRequest, options: UploadFor
 /**
  * Aborts (with a 408 problem) when the request body arrives slower than `minBytesPerSecond`
  * over a window of `windowMs`, checked from `windowMs` after the start until the body is
- * complete; bytes are counted on the socket, so every part counts.
+ * complete; bytes are counted on the socket, so every part counts. Aborts too when the client
+ * closes the connection before the body is complete.
  */
 function watchBodyRate(request: FastifyRequest, minBytesPerSecond: number, windowMs: number): { signal: AbortSignal; stop(): void } {
   const controller = new AbortController();
   const socket = request.raw.socket;
-  if (minBytesPerSecond <= 0 || !socket) return { signal: controller.signal, stop: () => undefined };
+  // A client gone before the end of its body: the parser would wait for the rest forever.
+  const onClose = () => {
+    if (!request.raw.complete)
+      controller.abort(new HttpProblem(499, 'the client closed the connection before the end of the upload', 'client_closed'));
+  };
+  socket?.once('close', onClose);
+  if (minBytesPerSecond <= 0 || !socket) return { signal: controller.signal, stop: () => socket?.off('close', onClose) };
   const needed = (minBytesPerSecond * windowMs) / 1000;
   const tick = Math.min(1000, Math.max(20, Math.floor(windowMs / 5)));
   const start = Date.now();
@@ -174,7 +181,13 @@ function watchBodyRate(request: FastifyRequest, minBytesPerSecond: number, windo
     }
   }, tick);
   timer.unref();
-  return { signal: controller.signal, stop: () => clearInterval(timer) };
+  return {
+    signal: controller.signal,
+    stop: () => {
+      clearInterval(timer);
+      socket.off('close', onClose);
+    },
+  };
 }
 
 /** `promise`, or the signal's reason once it is aborted (the promise's own outcome is then ignored). */
