@@ -169,10 +169,26 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env })).toThrow(message);
   });
 
+  it('reads KM_ALLOWED_HOSTS and KM_ALLOWED_ORIGINS as comma-separated lists, empty by default', () => {
+    expect(loadConfig({ env: {} })).toMatchObject({ allowedHosts: [], allowedOrigins: [] });
+    const config = loadConfig({ env: { KM_ALLOWED_HOSTS: 'km.example.com, km ,', KM_ALLOWED_ORIGINS: 'https://app.example.com,*' } });
+    expect(config.allowedHosts).toEqual(['km.example.com', 'km']);
+    expect(config.allowedOrigins).toEqual(['https://app.example.com', '*']);
+  });
+
+  it('keeps a second access key given alone in its place', () => {
+    const key = 'k'.repeat(40);
+    expect(loadConfig({ env: { KM_ACCESS_KEY2: key } }).auth).toMatchObject({ enabled: true, keys: ['', key] });
+  });
+
   it.each([
     [{ KM_PORT: 'abc' }, /KM_PORT must be a number/],
     [{ KM_PORT: '70000' }, /port must be 0-65535/],
-    [{ KM_ACCESS_KEY1: 'short' }, /at least 32 characters/],
+    [{ KM_ACCESS_KEY1: 'short' }, /auth\.keys\[0\] \(KM_ACCESS_KEY1\) must be at least 32 characters, got 5/],
+    [{ KM_ACCESS_KEY1: 'k'.repeat(40), KM_ACCESS_KEY2: 'short' }, /auth\.keys\[1\] \(KM_ACCESS_KEY2\) must be at least 32/],
+    [{ KM_ACCESS_KEY2: 'short' }, /\(KM_ACCESS_KEY2\) must be at least 32/],
+    [{ KM_ALLOWED_ORIGINS: 'app.example.com' }, /allowedOrigins \(KM_ALLOWED_ORIGINS\): "app.example.com" is not an origin/],
+    [{ KM_ALLOWED_ORIGINS: 'https://app.example.com/path' }, /KM_ALLOWED_ORIGINS/],
     [{ KM_AUTH_ENABLED: 'true' }, /no access key/],
     [{ KM_QUEUE: 'kafka' }, /queue.type/],
     [{ KM_QUEUE: 'memory', KM_RUN_HANDLERS: 'false' }, /no other process/],
