@@ -9,8 +9,9 @@ export class MemoryWebClientError extends KmError {
     readonly problem: Record<string, unknown> | undefined,
     readonly requestId: string | undefined,
     transient: boolean,
+    retryAfterMs?: number,
   ) {
-    super(code, message, { transient, connector: 'web-client' });
+    super(code, message, { transient, connector: 'web-client', retryAfterMs });
     this.name = 'MemoryWebClientError';
   }
 }
@@ -71,7 +72,17 @@ export async function toClientError(res: Response, method: string, path: string)
     problem,
     requestId,
     transient,
+    retryAfterMsOf(res.headers.get('retry-after')),
   );
+}
+
+/** A `Retry-After` (seconds, or an HTTP date) in ms; undefined when absent or unreadable. */
+export function retryAfterMsOf(value: string | null): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 function codeOfStatus(status: number): KmErrorCode {

@@ -39,6 +39,13 @@ export interface MemoryWebClientOptions {
   headers?: Record<string, string>;
   /** A fetch of your own (proxies, tests). @default globalThis.fetch */
   fetch?: typeof fetch;
+  /**
+   * Times a request answered 503 (a backend of the service down) or 429 is sent again, after the
+   * response's `Retry-After` (or 0.5 s, 1 s, 2 s... without one). @default 3
+   */
+  retries?: number;
+  /** Longest wait before a retry, whatever `Retry-After` asks: a longer ask ends the retries. @default 30000 */
+  maxRetryDelayMs?: number;
 }
 
 /** Options of {@link MemoryWebClient.waitForDocument}. */
@@ -62,6 +69,8 @@ export class MemoryWebClient implements IKernelMemory {
   private readonly headers: Record<string, string>;
   private readonly timeoutMs: number;
   private readonly fetchImpl: typeof fetch;
+  private readonly retries: number;
+  private readonly maxRetryDelayMs: number;
 
   constructor(endpoint: string, options: MemoryWebClientOptions = {}) {
     let url: URL;
@@ -78,6 +87,8 @@ export class MemoryWebClient implements IKernelMemory {
     if (options.apiKey) this.headers[options.apiKeyHeader ?? 'Authorization'] = options.apiKey;
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.fetchImpl = options.fetch ?? globalThis.fetch;
+    this.retries = Math.max(0, Math.floor(options.retries ?? 3));
+    this.maxRetryDelayMs = Math.max(0, options.maxRetryDelayMs ?? 30_000);
   }
 
   async importDocument(input: ImportInput, options: ImportOptions = {}): Promise<string> {
@@ -229,11 +240,26 @@ export class MemoryWebClient implements IKernelMemory {
     };
   }
 
-  private async request(
-    method: string,
-    path: string,
-    options: { json?: unknown; body?: FormData; signal?: AbortSignal | undefined; allow404?: boolean; streaming?: boolean } = {},
-  ): Promise<Response> {
+  /**
+   * Sends a request, and again (up to `retries` times) while the service answers 503 or 429,
+   * waiting what its `Retry-After` asks (capped by `maxRetryDelayMs`). Every km route may be
+   * sent twice: an upload names its document, the others read or are idempotent.
+   */
+  private async request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.send(method, path, options);
+      if (res.ok || (options.allow404 && res.status === 404)) return res;
+      const error = await toClientError(res, method, path);
+      if ((res.status !== 503 && res.status !== 429) || attempt >= this.retries) throw error;
+      const delay = error.retryAfterMs ?? Math.min(500 * 2 ** attempt, this.maxRetryDelayMs);
+      if (delay > this.maxRetryDelayMs) throw error;
+      await sleep(delay, options.signal).catch((cause: unknown) => {
+        throw new KmError('aborted', `${method} ${path.split('?')[0]} was aborted`, { cause });
+      });
+    }
+  }
+
+  private async send(method: string, path: string, options: RequestOptions): Promise<Response> {
     const headers: Record<string, string> = { ...this.headers };
     let body: RequestInit['body'] = options.body;
     if (options.json !== undefined) {
@@ -265,9 +291,32 @@ export class MemoryWebClient implements IKernelMemory {
         },
       );
     }
-    if (res.ok || (options.allow404 && res.status === 404)) return res;
-    throw await toClientError(res, method, path);
+    return res;
   }
+}
+
+interface RequestOptions {
+  json?: unknown;
+  body?: FormData;
+  signal?: AbortSignal | undefined;
+  allow404?: boolean;
+  streaming?: boolean;
+}
+
+/** Resolves after `ms`, or rejects when `signal` aborts first. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 async function toBlob(file: DocumentFileSource): Promise<Blob> {
