@@ -14,12 +14,17 @@ export function openApiDocument(options: { version: string; authHeader: string |
     const names: Record<number, string> = {
       400: 'Bad Request',
       401: 'Unauthorized: no access key',
-      403: 'Forbidden: wrong access key',
+      403: 'Forbidden: wrong access key, or a Host or browser Origin not allowed (KM_ALLOWED_HOSTS, KM_ALLOWED_ORIGINS)',
       404: 'Not Found',
       413: 'Content Too Large',
-      503: 'Service Unavailable',
+      503: 'Service Unavailable: a backend is down, throttled or timing out; retry after Retry-After',
     };
-    return Object.fromEntries(codes.map((c) => [String(c), problem(names[c] ?? 'Error')]));
+    const retryAfter = {
+      'Retry-After': { description: 'Seconds to wait before retrying: what the backend asked, else 5.', schema: { type: 'integer' } },
+    };
+    return Object.fromEntries(
+      codes.map((c) => [String(c), c === 503 ? { ...problem(names[c]!), headers: retryAfter } : problem(names[c] ?? 'Error')]),
+    );
   };
   const json = (ref: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } });
   const query = (name: string, required: boolean, description: string) => ({
@@ -400,7 +405,7 @@ export function openApiDocument(options: { version: string; authHeader: string |
                 type: 'apiKey',
                 name: options.authHeader,
                 in: 'header',
-                description: 'The access key (one of the two configured keys).',
+                description: 'The access key (one of the two configured keys), as is or as `Bearer <key>`.',
               },
             },
           }

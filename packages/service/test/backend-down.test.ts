@@ -41,3 +41,14 @@ describe('a backend down', () => {
     expect(res.headers.get('retry-after')).toBeNull();
   });
 });
+
+describe('the OpenAPI document', () => {
+  const service = useTestService();
+
+  it('describes the Retry-After of a 503', async () => {
+    const doc = (await (await fetch(`${service().url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+    };
+    expect(doc.paths['/search']!.post!.responses['503']!.headers).toHaveProperty('Retry-After');
+  });
+});
