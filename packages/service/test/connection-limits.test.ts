@@ -52,7 +52,7 @@ describe('idle and slow clients are closed by the connection limits; /health kee
     // slowloris: a request line, then one header byte at a time, never the blank line
     const drip = await open(service.url);
     sockets.push(drip.socket);
-    drip.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+    drip.socket.write('GET /health HTTP/1.1\r\nHost: localhost\r\n');
     const dripper = setInterval(() => drip.socket.writable && drip.socket.write('X'), 50);
     try {
       expect(await health(service.url)).toBe(200); // while the flood is on
@@ -70,7 +70,7 @@ describe('idle and slow clients are closed by the connection limits; /health kee
   it('closes a kept-alive connection once it is idle', async () => {
     const c = await open(service.url);
     sockets.push(c.socket);
-    c.socket.write('GET /health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+    c.socket.write('GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n');
     let response = '';
     c.socket.on('data', (d: Buffer) => (response += d.toString()));
     await c.closed;
@@ -108,7 +108,7 @@ describe('at the connection cap, idle sockets make room for new clients', () => 
     const busy = await open(service.url);
     sockets.push(busy.socket);
     // a request whose body has not arrived: in progress
-    busy.socket.write('POST /search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+    busy.socket.write('POST /search HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
     let busyClosed = false;
     void busy.closed.then(() => (busyClosed = true));
     for (let i = 0; i < 25; i++) sockets.push((await open(service.url)).socket);

@@ -60,7 +60,7 @@ describe('a slow upload body is refused (http.minUploadBytesPerSecond)', () => {
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     const boundary = 'XyZ';
     socket.write(
-      `POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n` +
+      `POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n` +
         `--${boundary}\r\nContent-Disposition: form-data; name="file1"; filename="a.txt"\r\n\r\n`,
     );
     // 10 bytes every 50 ms: 200 B/s, under the 1000 B/s minimum
