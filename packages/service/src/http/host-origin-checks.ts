@@ -50,9 +50,10 @@ function hostnameOf(host: string): string | undefined {
  *   `allowedHosts` (KM_ALLOWED_HOSTS); else 403.
  * - **Origin** (cross-site requests from web pages): a `POST`, `PUT`, `PATCH` or `DELETE` that
  *   carries an `Origin` other than the service's own or one in `allowedOrigins`
- *   (KM_ALLOWED_ORIGINS) is refused with 403, and so is any other request a browser marks
- *   `Sec-Fetch-Site: cross-site` (except a top-level navigation) from such an origin. Requests
- *   without `Origin` (curl, KM's .NET client, the km client and CLI) are not affected.
+ *   (KM_ALLOWED_ORIGINS) is refused with 403, and so is a request a browser marks
+ *   `Sec-Fetch-Site: cross-site` from an origin not listed (except a top-level navigation and
+ *   the public routes). Requests without `Origin` and `Sec-Fetch-*` (curl, KM's .NET client,
+ *   the km client and CLI) are not affected.
  * - **CORS**: an origin in `allowedOrigins` gets its preflight (`OPTIONS`) answered and the
  *   `Access-Control-Allow-*` headers on every response.
  */
