@@ -94,15 +94,21 @@ describe('pipeline', () => {
     expect(await allRecords(db)).toHaveLength(1);
   });
 
-  it('private_delete_document and private_delete_index work as steps', async () => {
+  it('private_delete_document and private_delete_index are refused as import steps; deletions do their work', async () => {
     const { memory, db, storage } = build();
     await memory.importText('Text one.', { documentId: 'one', index: 'ix' });
     await memory.importText('Text two.', { documentId: 'two', index: 'ix' });
-    await memory.importText('ignored', { documentId: 'one', index: 'ix', steps: ['private_delete_document'] });
+    for (const step of ['private_delete_document', 'private_delete_index']) {
+      await expect(memory.importText('ignored', { documentId: 'one', index: 'ix', steps: [step] })).rejects.toMatchObject({
+        code: 'invalid_argument',
+      });
+    }
+    expect(await storage.listDocuments('ix')).toEqual(['one', 'two']);
+    await memory.deleteDocument('one', 'ix');
     expect((await allRecords(db, 'ix')).map((r) => r.tags.__document_id![0])).toEqual(['two']);
     expect(await storage.listDocuments('ix')).toEqual(['two']);
     expect(await memory.getDocumentStatus('one', 'ix')).toBeNull();
-    await memory.importText('ignored', { documentId: 'x', index: 'ix', steps: ['private_delete_index'] });
+    await memory.deleteIndex('ix');
     expect(await db.getIndexes()).not.toContain('ix');
     expect(await storage.listDocuments('ix')).toEqual([]);
   });
