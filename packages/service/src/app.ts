@@ -104,8 +104,7 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
     metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     const fields = { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
     if (foundClosed(request)) return; // logged by the error handler
-    if (!reply.raw.writableFinished) request.log.info(fields, 'client closed the connection');
-    else if (reply.statusCode >= 500) request.log.error(fields, 'request failed');
+    if (reply.statusCode >= 500) request.log.error(fields, 'request failed');
     else request.log.info(fields, 'request');
   });
 
