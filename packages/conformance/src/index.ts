@@ -3,6 +3,8 @@ export type { MemoryDbSuiteOptions } from './memory-db/memory-db-suite-options.j
 export { FILTER_CASES, FILTER_SEED, MATCH_ALL_FILTERS } from './memory-db/filter-cases.js';
 export { describeContentStorage, type ContentStorageSuiteOptions } from './content-storage/describe-content-storage.js';
 export { describeQueue, type QueueSuiteOptions, type QueueSuiteSettings } from './queue/describe-queue.js';
+export { crashTransportQueue } from './queue/crash-transport-queue.js';
+export { QUEUE_RETRY_AFTER_MS } from './queue/queue-cases.js';
 export { describeEmbeddingGenerator, type EmbeddingGeneratorSuiteOptions } from './ai/describe-embedding-generator.js';
 export { describeTextGenerator, type TextGeneratorSuiteOptions } from './ai/describe-text-generator.js';
 export { collect, eventually, randomName } from './util/async.js';
