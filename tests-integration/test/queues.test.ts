@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeQueue } from '@km/conformance';
+import { QUEUE_RETRY_AFTER_MS, describeQueue } from '@km/conformance';
 import { FileQueue, InMemoryQueue, InMemoryQueueBroker } from '@km/core';
 import { QueueNames, RabbitMqQueue, retryDelay } from '@km/queue-rabbitmq';
 import { AzureQueue } from '@km/queue-azure';
@@ -32,6 +32,7 @@ describeQueue('RabbitMqQueue (quorum queues)', {
     queue.connect = async (name, options) => {
       for (let attempt = 1; attempt < settings.maxAttempts; attempt++)
         rabbitQueues.add(QueueNames.delay(name, retryDelay(attempt, settings.retryDelayMs, 60_000)));
+      rabbitQueues.add(QueueNames.delay(name, QUEUE_RETRY_AFTER_MS));
       rabbitQueues.add(name).add(QueueNames.poison(name));
       return connect(name, options);
     };
@@ -45,6 +46,8 @@ afterAll(() => azure.stop());
 describeQueue(`AzureQueue (${azure.name})`, {
   // Azure counts visibility in whole seconds: a retry waits at least 1 s.
   timeoutMs: 20_000,
+  // Azure holds a received message at least 3 s (the transport's floor).
+  leaseMs: 3000,
   create: (settings) =>
     new AzureQueue({ connectionString: azure.connectionString, pollIntervalMs: 100, visibilityTimeoutMs: 30_000, ...settings }),
 });
