@@ -1,4 +1,6 @@
 import { describe, it } from 'vitest';
+import { runMemoryDbCase } from './memory-db-case.js';
+import { MEMORY_DB_RULE_CASES } from './memory-db-rule-cases.js';
 import { capabilityCases } from './capability-cases.js';
 import { filterCases } from './filter-cases-suite.js';
 import { hybridCases } from './hybrid-cases.js';
@@ -36,5 +38,18 @@ export function describeMemoryDb(name: string, options: MemoryDbSuiteOptions): v
     lexicalCases(suite, fresh);
     hybridCases(suite, fresh);
     capabilityCases(suite, fresh);
+    describe('stored semantics', () => {
+      for (const [rule, run] of Object.entries(MEMORY_DB_RULE_CASES)) {
+        it(rule, (ctx) =>
+          runMemoryDbCase(options, run, {
+            visibilityTimeoutMs: suite.visibilityTimeoutMs,
+            skip: (reason) => {
+              ctx.skip(reason);
+              throw new Error('unreachable');
+            },
+          }),
+        );
+      }
+    });
   });
 }

@@ -2,6 +2,7 @@ import { isKmError, matchesFilters, MemoryFilter, MemoryFilters } from '@km/core
 import { describe, expect, it } from 'vitest';
 import { collect, eventually } from '../util/async.js';
 import { FILTER_CASES, FILTER_SEED } from './filter-cases.js';
+import { described } from './memory-db-case.js';
 import { record, upsertAll, type MemoryDbFixture } from './memory-db-fixture.js';
 import type { ResolvedMemoryDbSuite } from './memory-db-suite-options.js';
 
@@ -41,11 +42,21 @@ export function filterCases(suite: ResolvedMemoryDbSuite, fresh: () => Promise<M
           );
           return;
         }
-        await wait(async () => {
-          expect((await collect(db.getList(index, { filters }))).map((r) => r.id).sort()).toEqual(expected);
-          const similar = await collect(db.getSimilarList(index, query(f), { filters, minRelevance: -1, limit: 100 }));
-          expect(similar.map(([r]) => r.id).sort()).toEqual(expected);
-        });
+        // Wait for the seed to show, then assert once: a wrong filter fails at once, not after the timeout.
+        await wait(async () => expect(await collect(db.getList(index))).toHaveLength(ids.length));
+        const listed = (await collect(db.getList(index, { filters }))).map((r) => r.id).sort();
+        const similar = await collect(db.getSimilarList(index, query(f), { filters, minRelevance: -1, limit: 100 }));
+        const scores = Object.fromEntries(similar.map(([r, s]) => [r.id, s]));
+        const message = [
+          described(
+            'filter',
+            filters.map((x) => x.conditions),
+          ),
+          described('fixture (id → tags)', FILTER_SEED),
+          described('getSimilarList scores', scores),
+        ].join('; ');
+        expect(listed, `getList: ${message}`).toEqual(expected);
+        expect(similar.map(([r]) => r.id).sort(), `getSimilarList: ${message}`).toEqual(expected);
       });
     }
 
