@@ -1,5 +1,5 @@
 import { createConsoleLogger, IndexNotFoundError, InvalidInputError, KmError, type Logger, type MemoryRecord } from '@km/core';
-import { decodeTags, encodeTags, indexNameLimit, indexNamesUnderPrefix } from '@km/core/connector';
+import { compareRecordIds, decodeTags, encodeTags, indexNameLimit, indexNamesUnderPrefix } from '@km/core/connector';
 import type { CheckedRecord, DriverLexicalSearch, DriverList, DriverSearch, MemoryDbDriver } from '@km/core/connector';
 import pgvector from 'pgvector';
 import { toSqlCondition } from './filters.js';
@@ -15,6 +15,9 @@ import type { SqlQueryable } from './sql-client.js';
 const CONNECTOR = 'postgres';
 /** pgvector's HNSW index takes vectors of at most 2000 dimensions. */
 const HNSW_MAX_DIMENSIONS = 2000;
+
+/** Characters where `COLLATE "C"` (UTF-8 bytes, i.e. code points) and km's order (UTF-16 code units) can disagree. */
+const ORDER_SENSITIVE = /[\uD800-\uFFFF]/;
 
 interface Row {
   id: string;
@@ -172,7 +175,15 @@ export class PostgresMemoryDbDriver implements MemoryDbDriver {
   async *list(index: string, query: DriverList): AsyncIterable<MemoryRecord> {
     const sql = this.statements(index);
     const where = toSqlCondition(query.filters, sql.tagsColumn, 1);
-    const { rows } = await this.run(index, (db) => db.query<Row>(sql.list(where.sql, query.withEmbeddings, query.limit), where.params));
+    const read = async (limit: number | undefined) =>
+      (await this.run(index, (db) => db.query<Row>(sql.list(where.sql, query.withEmbeddings, limit), where.params))).rows;
+    let rows = await read(query.limit);
+    // The "C" order is km's unless an id holds a character from U+E000 up or outside the BMP; when
+    // none of the first `limit` does, no other id comes before them in km's order either.
+    if (rows.some((row) => ORDER_SENSITIVE.test(row.id))) {
+      if (query.limit !== undefined) rows = await read(undefined);
+      rows = rows.sort((a, b) => compareRecordIds(a.id, b.id)).slice(0, query.limit);
+    }
     for (const row of rows) yield toRecord(row);
   }
 
