@@ -108,7 +108,7 @@ export class CollectionStatements {
 
   /**
    * Rows under `where` (its parameters from $2) in the given order, missing values last, ties by
-   * key ascending, at most $1. Text sorts by code point (`COLLATE "C"`), as km compares strings.
+   * key ascending, at most $1. Text sorts by code point (`COLLATE "C"`); the driver re-sorts the rare rows where that differs from km's UTF-16 order.
    */
   query(where: string, orderBy: ReadonlyArray<{ storageName: string; descending: boolean }>, includeVectors: boolean): string {
     const d = this.definition;

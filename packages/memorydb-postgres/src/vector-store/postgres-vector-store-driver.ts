@@ -1,5 +1,5 @@
 import { createConsoleLogger, InvalidInputError, type KeyValue, type Logger, type RecordDefinition } from '@km/core';
-import { checkCollectionName, withConnectorRetries } from '@km/core/connector';
+import { checkCollectionName, recordOrder, withConnectorRetries } from '@km/core/connector';
 import pgvector from 'pgvector';
 import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
 import { MAX_IDENTIFIER_BYTES, qualified } from '../identifiers.js';
@@ -17,6 +17,8 @@ import { translateVectorStoreError } from './vector-store-errors.js';
 const CONNECTOR = 'postgres';
 /** PostgreSQL takes at most 65535 parameters in one statement. */
 const MAX_PARAMETERS = 65_535;
+/** Characters where `COLLATE "C"` (code points) and km's order (UTF-16 code units) can disagree. */
+const ORDER_SENSITIVE = /[\uD800-\uFFFF]/;
 
 /**
  * The PostgreSQL + pgvector driver of {@link PostgresVectorStore}: one table per collection,
@@ -187,13 +189,17 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
     const sql = new CollectionStatements(this.schema, name, definition);
     const where = filterToSql(query.filter, 2);
     const text = sql.query(where.sql, query.orderBy, query.includeVectors);
-    const rows = await this.read(
-      name,
-      'query',
-      (db) => db.query<Record<string, unknown>>(text, [query.limit, ...where.params]),
-      query.signal,
-    );
-    return rows.map((row) => rowToRecord(definition, row, query.includeVectors));
+    const read = async (limit: number | null) =>
+      (await this.read(name, 'query', (db) => db.query<Record<string, unknown>>(text, [limit, ...where.params]), query.signal)).map((row) =>
+        rowToRecord(definition, row, query.includeVectors),
+      );
+    const records = await read(query.limit);
+    // `COLLATE "C"` orders text by code point, km by UTF-16 code units: they differ only where a
+    // compared value holds a character from U+E000 up or outside the BMP. When none of the rows
+    // read does, no other row comes before them in km's order either; else sort here.
+    const compared = [definition.key.storageName, ...query.orderBy.map((o) => o.storageName)];
+    if (!records.some((r) => compared.some((c) => typeof r[c] === 'string' && ORDER_SENSITIVE.test(r[c] as string)))) return records;
+    return (await read(null)).sort(recordOrder(definition.key.storageName, query.orderBy)).slice(0, query.limit);
   }
 
   /** Closes the pool made from `connectionString` (a pool or PGlite given in is left open). */
