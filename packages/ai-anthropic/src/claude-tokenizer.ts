@@ -1,6 +1,5 @@
 import { InvalidInputError, type ITextTokenizer } from '@km/core';
-import { BpeTokenizer } from '@km/core/connector';
-import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
+import { BpeTokenizer, loadGptEncoding } from '@km/core/connector';
 
 /** How many Claude tokens {@link ClaudeTokenEstimator} counts per o200k token. */
 export const CLAUDE_TOKEN_FACTOR = 1.2;
@@ -21,7 +20,7 @@ export const CLAUDE_TOKEN_FACTOR = 1.2;
  * ```
  */
 export class ClaudeTokenEstimator implements ITextTokenizer {
-  private readonly bpe = new BpeTokenizer(o200k);
+  private readonly bpe = new BpeTokenizer(() => loadGptEncoding('o200k_base'));
 
   /** @param factor Claude tokens per o200k token. @default 1.2 */
   constructor(private readonly factor: number = CLAUDE_TOKEN_FACTOR) {

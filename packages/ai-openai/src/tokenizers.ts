@@ -1,11 +1,10 @@
 import { CL100KTokenizer, type ITextTokenizer } from '@km/core';
-import { BpeTokenizer } from '@km/core/connector';
-import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
+import { BpeTokenizer, loadGptEncoding } from '@km/core/connector';
 
-/** OpenAI's o200k_base tokenizer (GPT-4o, GPT-4.1, GPT-5, o-series), through `gpt-tokenizer`. */
+/** OpenAI's o200k_base tokenizer (GPT-4o, GPT-4.1, GPT-5, o-series), through `gpt-tokenizer`; its tables load on first use. */
 export class O200KTokenizer extends BpeTokenizer {
   constructor() {
-    super(o200k);
+    super(() => loadGptEncoding('o200k_base'));
   }
 }
 

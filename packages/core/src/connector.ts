@@ -61,7 +61,7 @@ export { mapWithConcurrency, batches } from './util/concurrency.js';
 export { operationSignal, type OperationSignal } from './util/operation-signal.js';
 
 // AI providers
-export { BpeTokenizer, PLAIN_TEXT_ENCODING, type BpeEncoding } from './ai/gpt-tokenizer.js';
+export { BpeTokenizer, loadGptEncoding, PLAIN_TEXT_ENCODING, type BpeEncoding } from './ai/gpt-tokenizer.js';
 
 // Pipeline handlers and orchestrators
 export type { PipelineContext } from './pipeline/pipeline-context.js';

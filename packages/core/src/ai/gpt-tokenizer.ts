@@ -1,4 +1,4 @@
-import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
+import { createRequire } from 'node:module';
 import type { ITextTokenizer } from '../contracts/text-tokenizer.js';
 
 /**
@@ -19,14 +19,26 @@ export interface BpeEncoding {
  * plain text (see {@link PLAIN_TEXT_ENCODING}).
  */
 export class BpeTokenizer implements ITextTokenizer {
-  constructor(private readonly encoding: BpeEncoding) {}
+  private loaded: BpeEncoding | undefined;
+
+  /**
+   * @param encoding the encoding, or a function that returns it, called once on first use so
+   * the encoding's tables (megabytes) are only loaded by a process that counts tokens.
+   */
+  constructor(private readonly encoding: BpeEncoding | (() => BpeEncoding)) {}
+
+  /** The encoding, loaded on first use. */
+  protected get bpe(): BpeEncoding {
+    this.loaded ??= typeof this.encoding === 'function' ? this.encoding() : this.encoding;
+    return this.loaded;
+  }
 
   countTokens(text: string): number {
-    return this.encoding.countTokens(text, PLAIN_TEXT_ENCODING);
+    return this.bpe.countTokens(text, PLAIN_TEXT_ENCODING);
   }
 
   getTokens(text: string): string[] {
-    return this.encoding.encode(text, PLAIN_TEXT_ENCODING).map((token) => this.encoding.decode([token]));
+    return this.bpe.encode(text, PLAIN_TEXT_ENCODING).map((token) => this.bpe.decode([token]));
   }
 
   /**
@@ -43,10 +55,10 @@ export class BpeTokenizer implements ITextTokenizer {
     // No character is more than 3 tokens (a UTF-16 unit is at most 3 bytes of UTF-8; a pair, 4).
     if (text.length * 3 <= limit) return text;
     const head = text.slice(0, limit * MAX_CHARS_PER_TOKEN);
-    const tokens = this.encoding.encode(head, PLAIN_TEXT_ENCODING);
+    const tokens = this.bpe.encode(head, PLAIN_TEXT_ENCODING);
     if (tokens.length <= limit && head.length === text.length) return text;
     // A cut inside a character decodes to U+FFFD: drop it.
-    return this.encoding.decode(tokens.slice(0, limit)).replace(/\uFFFD+$/u, '');
+    return this.bpe.decode(tokens.slice(0, limit)).replace(/\uFFFD+$/u, '');
   }
 }
 
@@ -58,7 +70,23 @@ export class BpeTokenizer implements ITextTokenizer {
 export const MAX_CHARS_PER_TOKEN = 32;
 
 /**
- * OpenAI's cl100k_base tokenizer (GPT-3.5/4, text-embedding-3), through `gpt-tokenizer`.
+ * Loads a `gpt-tokenizer` encoding synchronously, by its name (`'cl100k_base'`, `'o200k_base'`...),
+ * from the package's CommonJS build. Pass it to {@link BpeTokenizer} as a function so the tables
+ * load on first use, not when the module is imported:
+ *
+ * ```ts
+ * new BpeTokenizer(() => loadGptEncoding('o200k_base'))
+ * ```
+ */
+export function loadGptEncoding(name: 'cl100k_base' | 'o200k_base' | 'p50k_base' | 'r50k_base'): BpeEncoding {
+  return requireFromHere(`gpt-tokenizer/encoding/${name}`) as BpeEncoding;
+}
+
+const requireFromHere = createRequire(import.meta.url);
+
+/**
+ * OpenAI's cl100k_base tokenizer (GPT-3.5/4, text-embedding-3), through `gpt-tokenizer`; its
+ * tables are loaded on first use.
  *
  * ```ts
  * new CL100KTokenizer().countTokens('hello world') // 2
@@ -66,6 +94,6 @@ export const MAX_CHARS_PER_TOKEN = 32;
  */
 export class CL100KTokenizer extends BpeTokenizer {
   constructor() {
-    super(cl100k);
+    super(() => loadGptEncoding('cl100k_base'));
   }
 }
