@@ -1,5 +1,5 @@
 import { KmError, type KmErrorCode } from '@km/core';
-import { isRetryableHttpStatus } from '@km/core/connector';
+import { isNetworkErrorCode, isRetryableHttpStatus } from '@km/core/connector';
 
 /** Connector name carried by every error of this package. */
 export const CONNECTOR = 'ollama';
@@ -36,9 +36,6 @@ export interface RequestContext {
   retryAfterMs?: number | undefined;
 }
 
-/** Error codes of Node's sockets and of undici (Node's fetch) that mean the server could not be reached or dropped the connection. */
-const NETWORK_CODES = /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ENETDOWN|UND_ERR_\w+)$/;
-
 /** The `ResponseError` of the `ollama` client (not exported by it): the server answered with an error status. */
 function responseStatus(e: unknown): number | undefined {
   if (e instanceof Error && e.name === 'ResponseError') {
@@ -52,7 +49,7 @@ function responseStatus(e: unknown): number | undefined {
 function networkCode(e: unknown): string | undefined {
   for (let cause = e, depth = 0; cause && depth < 4; depth++) {
     const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string' && NETWORK_CODES.test(code)) return code;
+    if (isNetworkErrorCode(code)) return code;
     cause = (cause as { cause?: unknown }).cause;
   }
   return undefined;

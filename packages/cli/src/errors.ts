@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { type KmErrorCode, isKmError } from '@km/core';
+import { isNetworkErrorCode } from '@km/core/connector';
 
 /** The exit codes of `km` (documented in the README). */
 export const EXIT_CODES = {
@@ -47,7 +48,6 @@ const USAGE_CODES = new Set<KmErrorCode>([
 ]);
 const NOT_FOUND_CODES = new Set<KmErrorCode>(['index_not_found', 'collection_not_found', 'document_not_found', 'file_not_found']);
 const UNREACHABLE_CODES = new Set<KmErrorCode>(['unauthorized', 'transient']);
-const UNREACHABLE_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH']);
 
 /** The exit code for an error that ended a command. */
 export function exitCodeOf(error: unknown): ExitCode {
@@ -60,7 +60,7 @@ export function exitCodeOf(error: unknown): ExitCode {
   }
   const systemCode = (error as { code?: unknown })?.code;
   if (systemCode === 'ENOENT') return EXIT_CODES.notFound;
-  if (typeof systemCode === 'string' && UNREACHABLE_SYSTEM_CODES.has(systemCode)) return EXIT_CODES.unreachable;
+  if (isNetworkErrorCode(systemCode)) return EXIT_CODES.unreachable;
   return EXIT_CODES.error;
 }
 

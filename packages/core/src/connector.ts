@@ -145,6 +145,9 @@ export type {
 export { queueConsumerOptions, settingsAsOptions } from './factories/connector-factory.js';
 export { readSettings, settingsFromEnv, type SettingsSource } from './factories/read-settings.js';
 
+// Errors of the network (a connector's transient errors)
+export { NETWORK_ERROR_CODES, isNetworkError, isNetworkErrorCode } from './errors/network-errors.js';
+
 // Queues
 export { TransportQueue, type QueueConsumerOptions } from './queue/transport-queue.js';
 export type {
@@ -155,6 +158,7 @@ export type {
   TransportOpenOptions,
 } from './queue/queue-transport.js';
 export { LeaseRenewal } from './queue/lease-renewal.js';
+export { poisonQueueName } from './queue/poison-queue-name.js';
 export { checkQueueConnect, type QueueClientState } from './queue/connect-checks.js';
 export { fileQueueFactory, memoryQueueFactory } from './factories/queue-factories.js';
 

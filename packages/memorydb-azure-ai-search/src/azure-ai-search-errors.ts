@@ -1,5 +1,5 @@
 import { IndexNotFoundError, KmError } from '@km/core';
-import { parseRetryAfterMs, type HeaderReader } from '@km/core/connector';
+import { isNetworkErrorCode, parseRetryAfterMs, type HeaderReader } from '@km/core/connector';
 
 const CONNECTOR = 'azureaisearch';
 
@@ -53,8 +53,7 @@ export function translateAzureSearchError(error: unknown, index: string): unknow
   const code = typeof shape?.code === 'string' ? shape.code : '';
   if (
     (status !== undefined && (status >= 500 || status === 408)) ||
-    (status === undefined &&
-      (shape?.name === 'RestError' || /^(ECONN|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|UND_ERR|REQUEST_SEND_ERROR)/.test(code)))
+    (status === undefined && (shape?.name === 'RestError' || code === 'REQUEST_SEND_ERROR' || isNetworkErrorCode(code)))
   ) {
     return new KmError('transient', `Azure AI Search (${status ?? (code || 'no status')}): ${message}`, {
       connector: CONNECTOR,

@@ -1,4 +1,5 @@
 import { IndexNotFoundError, KmError } from '@km/core';
+import { isNetworkError } from '@km/core/connector';
 
 const CONNECTOR = 'qdrant';
 
@@ -42,13 +43,7 @@ export function translateQdrantError(error: unknown, index: string): unknown {
   if (status === 429 || name === 'QdrantClientResourceExhaustedError') {
     return new KmError('rate_limited', `Qdrant: ${message}`, { connector: CONNECTOR, cause: error, transient: true });
   }
-  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
-  if (
-    (status !== undefined && status >= 500) ||
-    name === 'QdrantClientTimeoutError' ||
-    /fetch failed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up/i.test(message) ||
-    (typeof cause?.code === 'string' && /^(ECONN|ETIMEDOUT|UND_ERR)/.test(cause.code))
-  ) {
+  if ((status !== undefined && status >= 500) || name === 'QdrantClientTimeoutError' || isNetworkError(error)) {
     return new KmError('transient', `Qdrant: ${message}`, { connector: CONNECTOR, cause: error, transient: true });
   }
   return new KmError('upstream_error', `Qdrant (${status ?? 'no status'}): ${message}`, { connector: CONNECTOR, cause: error });

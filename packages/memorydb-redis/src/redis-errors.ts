@@ -1,4 +1,5 @@
 import { IndexNotFoundError, KmError } from '@km/core';
+import { isNetworkError } from '@km/core/connector';
 import {
   ClientClosedError,
   ClientOfflineError,
@@ -45,9 +46,8 @@ export function isConnectionError(error: unknown): boolean {
   ) {
     return true;
   }
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && /^(ECONN|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)/.test(code)) return true;
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection timeout|Socket timeout|Socket closed unexpectedly|client is closed|client is offline|Disconnects client|cannot reach Redis/i.test(
+  if (isNetworkError(error)) return true;
+  return /Connection timeout|Socket timeout|Socket closed unexpectedly|client is closed|client is offline|Disconnects client|cannot reach Redis/i.test(
     messageOf(error),
   );
 }

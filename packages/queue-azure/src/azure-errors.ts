@@ -1,4 +1,5 @@
 import { KmError } from '@km/core';
+import { isNetworkError } from '@km/core/connector';
 
 /**
  * Azure SDK errors (`RestError`) → km errors: refused credentials are `unauthorized`, 429
@@ -15,7 +16,7 @@ export function translateAzureError(error: unknown, queue: string): KmError {
     return new KmError('unauthorized', `${what}: the storage account refused the credentials (${code || status})`, options);
   }
   if (status === 429 || status === 503) return new KmError('rate_limited', `${what}: ${message}`, { ...options, transient: true });
-  if (status === undefined || status >= 500 || /REQUEST_SEND_ERROR|ECONN|ETIMEDOUT/.test(`${code} ${message}`)) {
+  if (status === undefined || status >= 500 || /REQUEST_SEND_ERROR/.test(`${code} ${message}`) || isNetworkError(error)) {
     return new KmError('transient', `${what}: ${message}`, { ...options, transient: true });
   }
   return new KmError('upstream_error', `${what} (${status}${code ? ` ${code}` : ''}): ${message}`, options);

@@ -1,10 +1,10 @@
 import type { DequeuedMessageItem, QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import { InvalidInputError } from '@km/core';
-import type { QueueTransport, QueueTransportCapabilities, TransportMessage } from '@km/core/connector';
+import { poisonQueueName, type QueueTransport, type QueueTransportCapabilities, type TransportMessage } from '@km/core/connector';
 import { translateAzureError } from './azure-errors.js';
 import type { AzureQueueOptions } from './azure-queue-config.js';
 import { decodeMessage, encodeMessage } from './message-encoding.js';
-import { azurePoisonQueueName, azureQueueName } from './queue-names.js';
+import { azureQueueName } from './queue-names.js';
 
 /** A received message: its receipt changes with every visibility update. */
 export interface AzureMessage extends TransportMessage {
@@ -40,7 +40,7 @@ export class AzureQueueTransport implements QueueTransport<AzureMessage> {
   async open(name: string): Promise<void> {
     this.queueName = azureQueueName(this.options.queuePrefix ?? '', name);
     const service = await this.call(() => this.serviceClient());
-    const [queue, poison] = [service.getQueueClient(this.queueName), service.getQueueClient(azurePoisonQueueName(this.queueName))];
+    const [queue, poison] = [service.getQueueClient(this.queueName), service.getQueueClient(poisonQueueName(this.queueName))];
     await this.call(() => queue.createIfNotExists());
     await this.call(() => poison.createIfNotExists());
     [this.queue, this.poisonQueue] = [queue, poison];

@@ -1,7 +1,8 @@
 import { InvalidInputError } from '@km/core';
+import { poisonQueueName } from '@km/core/connector';
 
 /** Room kept for the `-poison` suffix under Azure's 63-character limit. */
-const MAX_BASE_LENGTH = 63 - '-poison'.length;
+const MAX_BASE_LENGTH = 63 - poisonQueueName('').length;
 
 /**
  * The Azure queue name of a km queue: Azure allows 3 to 63 characters of lower-case letters,
@@ -24,7 +25,5 @@ export function azureQueueName(prefix: string, name: string): string {
   throw new InvalidInputError('invalid_argument', message, { connector: 'azure-queue' });
 }
 
-/** The poison queue of an Azure queue name. */
-export function azurePoisonQueueName(queue: string): string {
-  return `${queue}-poison`;
-}
+/** The poison queue of an Azure queue name: km's `poisonQueueName` (from `@km/core/connector`). */
+export const azurePoisonQueueName: (queue: string) => string = poisonQueueName;

@@ -1,10 +1,10 @@
 import { InvalidInputError } from '@km/core';
-import { BackoffPolicy } from '@km/core/connector';
+import { BackoffPolicy, poisonQueueName } from '@km/core/connector';
 import type { Options } from 'amqplib';
 
 /** The names of a km queue's companions on the broker. */
 export const QueueNames = {
-  poison: (queue: string) => `${queue}-poison`,
+  poison: poisonQueueName,
   delay: (queue: string, delayMs: number) => `${queue}-delay-${delayMs}ms`,
 };
 

@@ -1,4 +1,5 @@
 import { KmError } from '@km/core';
+import { isNetworkError } from '@km/core/connector';
 
 /** The parts of an Azure SDK `RestError` that decide its translation. */
 export interface RestErrorShape {
@@ -55,7 +56,7 @@ export function translateBlobError(error: unknown, what: string): KmError {
   }
   if (status === 429 || status === 503)
     return new KmError('rate_limited', `Azure Blobs ${what}: ${message}`, { ...options, transient: true });
-  if (status === undefined || status >= 500 || /REQUEST_SEND_ERROR|ECONN|ETIMEDOUT|EPIPE|socket hang up/.test(`${code} ${message}`)) {
+  if (status === undefined || status >= 500 || /REQUEST_SEND_ERROR/.test(`${code} ${message}`) || isNetworkError(error)) {
     return new KmError('transient', `Azure Blobs ${what}: ${message}`, { ...options, transient: true });
   }
   return new KmError('upstream_error', `Azure Blobs ${what} (${status}${code ? ` ${code}` : ''}): ${message}`, options);

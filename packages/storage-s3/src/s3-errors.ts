@@ -1,5 +1,5 @@
 import { KmError } from '@km/core';
-import { writeConflict } from '@km/core/connector';
+import { isNetworkError, isNetworkErrorCode, writeConflict } from '@km/core/connector';
 
 const CONNECTOR = 's3';
 
@@ -69,12 +69,6 @@ const TRANSIENT_CODES = new Set([
   'RequestTimeoutException',
   'TimeoutError',
   'OperationAborted',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
 ]);
 
 /**
@@ -107,9 +101,10 @@ export function translateS3Error(error: unknown, bucket: string): KmError {
   const causeCode = shape(error).cause?.code;
   if (
     TRANSIENT_CODES.has(code) ||
+    isNetworkErrorCode(code) ||
     (status !== undefined && status >= 500) ||
     (typeof causeCode === 'string' && TRANSIENT_CODES.has(causeCode)) ||
-    /socket hang up|ECONNRESET|ECONNREFUSED|ETIMEDOUT/i.test(text)
+    isNetworkError(error)
   ) {
     return new KmError('transient', `S3 (${code || status || 'no answer'}): ${text}`, { ...options, transient: true });
   }
