@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { toMemoryFilters, type MemoryAnswer, type MemoryService, type RetrievalOptions } from '@km/core';
+import { toMemoryFilters, type MemoryService, type RetrievalOptions } from '@km/core';
 import { checkRetrievalArgs } from '@km/core/connector';
-import { HttpProblem, toProblem } from '../http/problem-details.js';
+import { HttpProblem } from '../http/problem-details.js';
 import { readSearchModeFields, type SearchModeFields } from '../http/search-mode-fields.js';
+import { streamAnswer } from '../http/sse-stream.js';
 
 /** Body of `POST /search` (KM's SearchQuery, plus km's `mode`, `fusion` and `rerank`). */
 interface SearchQuery extends SearchModeFields {
@@ -23,9 +24,6 @@ interface MemoryQuery extends SearchModeFields {
   stream?: boolean | null;
   args?: Record<string, unknown> | null;
 }
-
-/** The end of a KM answer stream. */
-export const SSE_DONE = '[DONE]';
 
 /** `POST /search` and `POST /ask` (JSON, or server-sent events when `stream` is true). */
 export function registerRetrievalRoutes(app: FastifyInstance, memory: MemoryService): void {
@@ -112,54 +110,4 @@ function retrievalOptions(body: SearchQuery | MemoryQuery, reply: FastifyReply):
     ...(body.args ? { args: body.args } : {}),
     signal: controller.signal,
   };
-}
-
-/** Writes each answer chunk as `data: {json}`, then `data: [DONE]`; a failure mid-stream becomes an `error` chunk. */
-async function streamAnswer(request: FastifyRequest, reply: FastifyReply, answers: AsyncIterable<MemoryAnswer>): Promise<void> {
-  const iterator = answers[Symbol.asyncIterator]();
-  // The first chunk is awaited before the headers, so bad input still gets a 4xx problem.
-  const first = await iterator.next();
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-    'x-request-id': request.id,
-  });
-  const send = (data: string) => res.write(`data: ${data}\n\n`);
-  try {
-    for (let step = first; !step.done; step = await iterator.next()) {
-      if (res.destroyed) break;
-      send(JSON.stringify(step.value));
-    }
-  } catch (error) {
-    // The client hung up: nothing to tell it, and no error (the work was aborted on purpose).
-    if (res.destroyed) return;
-    const { body, internal } = toProblem(error);
-    if (internal) request.log.error({ err: error }, 'streamed answer failed');
-    send(
-      JSON.stringify({
-        streamState: 'error',
-        question: '',
-        noResult: true,
-        noResultReason: body.detail,
-        text: '',
-        relevantSources: [],
-        tokenUsage: [],
-      }),
-    );
-  } finally {
-    if (!res.destroyed) {
-      send(SSE_DONE);
-      res.end();
-    }
-    await iterator.return?.();
-    // A hijacked reply skips the onResponse hook: log the request here.
-    request.log.info(
-      { method: request.method, url: request.url, status: 200, ms: Math.round(reply.elapsedTime), streamed: true },
-      'request',
-    );
-  }
 }
