@@ -99,7 +99,7 @@ export {
   readIngestionArgs,
   type IngestionArgs,
   type RetrievalArgs,
-} from './models/request-args.js';
+} from './validation/km-args.js';
 
 // Search and prompts
 export { SearchClient, type RetrievalRequest } from './search/search-client.js';

@@ -26,7 +26,7 @@ export {
   type UploadedFileDetails,
 } from './models/data-pipeline.js';
 export type { Citation, CitationPartition, MemoryAnswer, SearchResult, StreamState, TokenUsage } from './models/search-models.js';
-export { RequestArgs, REQUEST_ARG_SPECS, type RequestArgPhase, type RequestArgSpec, type RequestArgType } from './models/request-args.js';
+export { RequestArgs, REQUEST_ARG_SPECS, type RequestArgPhase, type RequestArgSpec, type RequestArgType } from './validation/km-args.js';
 
 // Contracts
 export type { HybridFusion, IMemoryDb, ListOptions, MemoryDbCapabilities, SearchMode, SimilarityOptions } from './contracts/memory-db.js';

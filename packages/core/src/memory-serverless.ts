@@ -15,7 +15,7 @@ import { documentFromInput } from './models/document-input.js';
 import { isRecordLossSource, type RecordLoss } from './memory-storage/record-loss.js';
 import { MemoryFilter, toMemoryFilters } from './models/memory-filter.js';
 import type { MemoryAnswer, SearchResult } from './models/search-models.js';
-import { checkEmbeddingModelName, checkIngestionArgs } from './models/request-args.js';
+import { checkEmbeddingModelName, checkIngestionArgs } from './validation/km-args.js';
 import { checkIndexNameFits } from './pipeline/check-index-name-fits.js';
 import { redriveDocuments, type RedriveOptions, type RedriveResult } from './pipeline/redrive.js';
 import type { PipelineOrchestrator } from './pipeline/pipeline-orchestrator.js';

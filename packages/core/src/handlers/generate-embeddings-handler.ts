@@ -6,7 +6,7 @@ import type { PipelineContext } from '../pipeline/pipeline-context.js';
 import { generatedFilesOf, readTextFile, writeGeneratedFile } from '../pipeline/pipeline-files.js';
 import { batches, mapWithConcurrency } from '../util/concurrency.js';
 import { embeddingFileName, legacyEmbeddingFileNameOf, parseEmbeddingFile, type EmbeddingFile } from './embedding-file.js';
-import { readIngestionArgs } from '../models/request-args.js';
+import { readIngestionArgs } from '../validation/km-args.js';
 import { markProcessed, pendingFiles } from './handler-utils.js';
 import { embeddingAttributes, tokenAttributes } from '../tracing/model-spans.js';
 import { withSpan } from '../tracing/with-span.js';

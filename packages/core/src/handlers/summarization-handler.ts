@@ -2,7 +2,7 @@ import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-st
 import type { ITextGenerator } from '../contracts/text-generator.js';
 import { MimeTypes, ReservedTags, Steps, SYNTHETIC_SUMMARY } from '../models/constants.js';
 import { logOnFile, type DataPipeline } from '../models/data-pipeline.js';
-import { readIngestionArgs, RequestArgs, type IngestionArgs } from '../models/request-args.js';
+import { readIngestionArgs, RequestArgs, type IngestionArgs } from '../validation/km-args.js';
 import type { PipelineContext } from '../pipeline/pipeline-context.js';
 import { DerivedFileNames } from '../pipeline/internal-file-names.js';
 import { generatedFilesOf, readTextFile, writeGeneratedFile } from '../pipeline/pipeline-files.js';

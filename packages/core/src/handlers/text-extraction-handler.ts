@@ -3,7 +3,7 @@ import type { IPipelineStepHandler, StepOutcome } from '../contracts/pipeline-st
 import { isKmError, KmError } from '../errors/km-error.js';
 import { MimeTypes, Steps } from '../models/constants.js';
 import { logOnFile, type DataPipeline } from '../models/data-pipeline.js';
-import { checkEmbeddingModelName, readIngestionArgs } from '../models/request-args.js';
+import { checkEmbeddingModelName, readIngestionArgs } from '../validation/km-args.js';
 import type { PipelineContext } from '../pipeline/pipeline-context.js';
 import { DerivedFileNames } from '../pipeline/internal-file-names.js';
 import { writeGeneratedFile } from '../pipeline/pipeline-files.js';

@@ -8,7 +8,7 @@ import { DerivedFileNames } from '../pipeline/internal-file-names.js';
 import { generatedFilesOf, readTextFile, writeGeneratedFile } from '../pipeline/pipeline-files.js';
 import { HeadingPath } from '../text-chunker/heading-path.js';
 import { chunkWithContext } from '../text-chunker/text-chunker.js';
-import { readIngestionArgs } from '../models/request-args.js';
+import { readIngestionArgs } from '../validation/km-args.js';
 import { markProcessed, pendingFiles } from './handler-utils.js';
 import { cleanExtractedText } from './text-extraction-handler.js';
 

@@ -8,7 +8,7 @@ import { InvalidInputError } from '../errors/km-error.js';
 import { NOT_FOUND_ANSWER } from '../models/constants.js';
 import type { MemoryFilter } from '../models/memory-filter.js';
 import { PayloadFields, type MemoryRecord } from '../models/memory-record.js';
-import { checkEmbeddingModelName, checkRetrievalArgs, RequestArgs, type RetrievalArgs } from '../models/request-args.js';
+import { checkEmbeddingModelName, checkRetrievalArgs, RequestArgs, type RetrievalArgs } from '../validation/km-args.js';
 import type { MemoryAnswer, SearchResult, TokenUsage } from '../models/search-models.js';
 import type { Logger } from '../util/logger.js';
 import { CitationCollector, sourceUrlOf } from './citations.js';

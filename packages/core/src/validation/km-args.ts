@@ -1,6 +1,6 @@
 import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
 import { InvalidInputError } from '../errors/km-error.js';
-import { unstorableTextReason } from '../validation/unstorable-text.js';
+import { unstorableTextReason } from './unstorable-text.js';
 
 /** Value type of a request argument; KM encodes it in the name's suffix (`_int`, `_float`, `_str`, `_bool`). */
 export type RequestArgType = 'int' | 'float' | 'string' | 'bool';
