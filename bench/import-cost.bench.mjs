@@ -13,8 +13,7 @@ import { pathToFileURL } from 'node:url';
 const RUNS = 5;
 const args = process.argv.slice(2);
 const coreOption = args.indexOf('--core');
-const coreDir =
-  coreOption >= 0 ? resolve(args[coreOption + 1]) : dirname(createRequire(import.meta.url).resolve('@km/core/package.json'));
+const coreDir = coreOption >= 0 ? resolve(args[coreOption + 1]) : dirname(createRequire(import.meta.url).resolve('@km/core/package.json'));
 const entry = (file) => pathToFileURL(join(coreDir, 'dist', file)).href;
 
 const CASES = {
