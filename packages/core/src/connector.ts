@@ -144,6 +144,14 @@ export type {
 } from './factories/connector-factory.js';
 export { queueConsumerOptions, settingsAsOptions } from './factories/connector-factory.js';
 export { readSettings, settingsFromEnv, type SettingsSource } from './factories/read-settings.js';
+export {
+  checkKmPlugin,
+  KM_PLUGIN_EXPORT,
+  KM_PLUGIN_KINDS,
+  pluginFactories,
+  type KmPlugin,
+  type KmPluginKind,
+} from './factories/km-plugin.js';
 
 // Errors of the network (a connector's transient errors)
 export { NETWORK_ERROR_CODES, isNetworkError, isNetworkErrorCode } from './errors/network-errors.js';

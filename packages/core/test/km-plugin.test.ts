@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { checkKmPlugin, pluginFactories, type KmPlugin } from '../src/connector.js';
+
+const factory = { type: 'jsonfile', description: 'a file', settings: [], create: async () => ({}) };
+
+describe('checkKmPlugin', () => {
+  it('accepts a plugin and lists its factories by kind', () => {
+    const plugin = checkKmPlugin({ memoryDbs: [factory], queues: [] }, 'my-plugin') as KmPlugin;
+    expect(pluginFactories(plugin).map((f) => [f.kind, f.factory.type])).toEqual([['memoryDbs', 'jsonfile']]);
+  });
+
+  it.each([
+    ['not an object', 42, /plugin "p": its kmPlugin export must be an object/],
+    ['an unknown kind', { memoryDb: [factory] }, /kmPlugin.memoryDb is not a kind of connector/],
+    ['a kind that is not a list', { memoryDbs: factory }, /kmPlugin.memoryDbs must be a list of factories/],
+    ['a factory without type', { memoryDbs: [{ ...factory, type: undefined }] }, /kmPlugin.memoryDbs\[0\].type must be a name/],
+    ['a type with a comma', { memoryDbs: [{ ...factory, type: 'a,b' }] }, /type must be a name/],
+    [
+      'a factory without create',
+      { queues: [{ ...factory, create: undefined }] },
+      /kmPlugin.queues\[0\] \(type "jsonfile"\) has no create function/,
+    ],
+    ['a factory without settings', { memoryDbs: [{ ...factory, settings: undefined }] }, /settings must be a list/],
+    [
+      'a setting without env',
+      { memoryDbs: [{ ...factory, settings: [{ key: 'k', description: 'd' }] }] },
+      /setting "k": env must be a list/,
+    ],
+    [
+      'a bad flag',
+      { memoryDbs: [{ ...factory, settings: [{ key: 'k', env: [], flag: 'k', description: 'd' }] }] },
+      /flag must look like --my-setting/,
+    ],
+  ])('refuses %s, naming the plugin', (_name, value, message) => {
+    expect(() => checkKmPlugin(value, 'p')).toThrow(message);
+    expect(() => checkKmPlugin(value, 'p')).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+  });
+});
