@@ -2,13 +2,10 @@ import { readFileSync } from 'node:fs';
 import { DEFAULT_RETRY_BUDGET_MS, DEFAULT_STEP_ATTEMPTS, InvalidInputError, stepQueueMaxAttempts } from '@km/core';
 import { readSettings, settingsFromEnv } from '@km/core/connector';
 import {
-  CONTENT_STORAGE_FACTORIES,
+  BUILT_IN_CONNECTORS,
   DISK_CONTENT_STORAGE,
-  EMBEDDING_GENERATOR_FACTORIES,
-  MEMORY_DB_FACTORIES,
-  QUEUE_FACTORIES,
-  TEXT_GENERATOR_FACTORIES,
   contentStorageFactoryOf,
+  type Connectors,
   embeddingGeneratorFactoryOf,
   memoryDbFactory,
   queueFactoryOf,
@@ -16,15 +13,16 @@ import {
 } from './connectors.js';
 import { EMBEDDED_MEMORY_DB, memoryDbTypes } from './memory-db-types.js';
 import { simpleVectorDbFactory, simpleVectorDbOptions } from './simple-vector-db-factory.js';
+import { loadPlugins, pluginNames } from './plugins.js';
 import { searchFromEnv, validateSearch, type SearchConfig } from './search-config.js';
 
-/** Where memory records live: `simple` (embedded) or the type of a factory in {@link MEMORY_DB_FACTORIES}. */
+/** Where memory records live: `simple` (embedded) or the type of a factory in `MEMORY_DB_FACTORIES` or a plugin. */
 export type MemoryDbType = string;
 
-/** Where the pipeline's queues live: the type of a factory in {@link QUEUE_FACTORIES}. */
+/** Where the pipeline's queues live: the type of a factory in `QUEUE_FACTORIES` or a plugin. */
 export type QueueType = string;
 
-/** Where embeddings come from: a built-in provider or the type of a factory in {@link EMBEDDING_GENERATOR_FACTORIES} (`ollama`). */
+/** Where embeddings come from: a built-in provider or the type of a factory in `EMBEDDING_GENERATOR_FACTORIES` or a plugin (`ollama`). */
 export type EmbeddingProvider = 'local' | 'hashing' | 'openai' | 'azure-openai' | (string & {});
 
 /** The embedding providers the service configures itself (the others come from factories). */
@@ -32,7 +30,7 @@ const BUILT_IN_EMBEDDINGS = ['local', 'hashing', 'openai', 'azure-openai'] as co
 
 /**
  * Where answers come from: `openai`, `azure-openai` (also spelled `azureopenai`), the type of a
- * factory in {@link TEXT_GENERATOR_FACTORIES} (`anthropic`, `ollama`), or `none` (extractive
+ * factory in `TEXT_GENERATOR_FACTORIES` or a plugin (`anthropic`, `ollama`), or `none` (extractive
  * answers, no LLM).
  */
 export type TextGeneratorType = 'openai' | 'azure-openai' | 'none' | (string & {});
@@ -61,6 +59,14 @@ export interface ServiceConfig {
   /** Time given to steps in progress when the service stops. @default 10000 (env KM_SHUTDOWN_TIMEOUT_MS) */
   shutdownTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * Connector packages to load (see `loadPlugins`): package names, found in `node_modules` from
+   * the working directory up, or paths starting with `.` or `/`, relative to the working
+   * directory. Each exports `kmPlugin` (a `KmPlugin` of `@km/core/connector`); its factories'
+   * types can then be configured like the built-in ones. The file's list, `KM_PLUGINS`
+   * (comma-separated) and `--plugin` flags add up. @default [] (env KM_PLUGINS)
+   */
+  plugins: string[];
   auth: {
     /** Requests must carry one of `keys` in `header`. On when a key is set. (env KM_AUTH_ENABLED) */
     enabled: boolean;
@@ -86,7 +92,7 @@ export interface ServiceConfig {
   queue: {
     /**
      * `file` (a folder, one machine), `memory` (one process), `rabbitmq` or `azure` (many
-     * machines): see {@link QUEUE_FACTORIES}. The chosen queue's own settings live in this
+     * machines): see `QUEUE_FACTORIES` or a plugin. The chosen queue's own settings live in this
      * section too, each with its environment variable: `rabbitmqUrl` (KM_RABBITMQ_URL, default
      * amqp://guest:guest@127.0.0.1:5672), `azureConnectionString` (KM_AZURE_QUEUE_CONNECTION_STRING
      * or AZURE_STORAGE_CONNECTION_STRING). @default 'file' (env KM_QUEUE)
@@ -128,7 +134,7 @@ export interface ServiceConfig {
   /**
    * Where memory records live. `type` is `simple` (the embedded SimpleVectorDb: one writing
    * process), or a server every worker shares: `postgres`, `qdrant`, `elasticsearch`, `redis`,
-   * `mongodb`, `azureaisearch` (see {@link MEMORY_DB_FACTORIES}); or several separated by commas
+   * `mongodb`, `azureaisearch` (see `MEMORY_DB_FACTORIES` or a plugin); or several separated by commas
    * (`postgres,qdrant`): records are written to all, searches read the first. The other keys are
    * the settings the chosen connectors' factories declare, each with its environment variable
    * (e.g. `postgresUrl`, KM_POSTGRES_URL).
@@ -138,7 +144,7 @@ export interface ServiceConfig {
   /**
    * Where uploaded files, generated files and pipeline state live. `disk` (the data folder:
    * every process must see the same folder), or a store every machine shares: `azureblobs`,
-   * `s3`, `postgres` (see {@link CONTENT_STORAGE_FACTORIES}); the other keys are the chosen
+   * `s3`, `postgres` (see `CONTENT_STORAGE_FACTORIES` or a plugin); the other keys are the chosen
    * factory's settings, each with its environment variable.
    * @default { type: 'disk' } (env KM_CONTENT_STORAGE)
    */
@@ -247,6 +253,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   maxUploadBytes: 100 * 1024 * 1024,
   shutdownTimeoutMs: 10_000,
   logLevel: 'info',
+  plugins: [],
   auth: { enabled: false, header: 'Authorization', keys: [] },
   allowedHosts: [],
   allowedOrigins: [],
@@ -308,14 +315,16 @@ const httpSettings = () => Object.entries(HTTP_ENV) as Array<[keyof typeof HTTP_
  * then environment variables, then `overrides` (command-line flags). Throws a typed error
  * naming the bad setting.
  */
-export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: ServiceConfigInput } = {}): ServiceConfig {
+export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
   const env = options.env ?? process.env;
   const file = options.file ?? env.KM_CONFIG;
   const fromFile = file ? readConfigFile(file) : {};
+  const connectors = options.connectors ?? BUILT_IN_CONNECTORS;
   const merged = merge(
-    merge(merge(DEFAULT_CONFIG, fromFile), fromEnv(env, { ...fromFile, ...options.overrides })),
+    merge(merge(DEFAULT_CONFIG, fromFile), fromEnv(env, { ...fromFile, ...options.overrides }, connectors)),
     options.overrides ?? {},
   );
+  merged.plugins = pluginNames(fromFile.plugins, env.KM_PLUGINS, options.overrides?.plugins);
   // The queues' delivery cap follows the step attempts, the retry budget and the delays unless it was given.
   if ((options.overrides?.queue?.maxAttempts ?? fromFile.queue?.maxAttempts) === undefined) {
     const { maxStepAttempts, retryBudgetMs, retryDelayMs, maxRetryDelayMs } = merged.queue;
@@ -326,7 +335,41 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
         : 5;
     merged.queue = { ...merged.queue, maxAttempts: derived };
   }
-  return validate(merged);
+  return validate(merged, connectors);
+}
+
+/** Options of {@link loadConfig} and {@link loadServiceConfig}. */
+export interface LoadConfigOptions {
+  /** A JSON configuration file. @default env KM_CONFIG */
+  file?: string;
+  /** @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Command-line flags: they win over the file and the environment. */
+  overrides?: ServiceConfigInput;
+  /**
+   * The connectors whose types and settings are known: the built-in ones and those of the
+   * plugins loaded. {@link loadConfig} does not load plugins itself; {@link loadServiceConfig} does.
+   * @default BUILT_IN_CONNECTORS
+   */
+  connectors?: Connectors;
+}
+
+/**
+ * Loads the plugins the configuration names (file `plugins`, `KM_PLUGINS`, `overrides.plugins`),
+ * unless `connectors` are given, then the configuration with their factories known.
+ */
+export async function loadServiceConfig(
+  options: LoadConfigOptions & { cwd?: string } = {},
+): Promise<{ config: ServiceConfig; connectors: Connectors }> {
+  const env = options.env ?? process.env;
+  const file = options.file ?? env.KM_CONFIG;
+  const fromFile = file ? readConfigFile(file) : {};
+  const connectors =
+    options.connectors ??
+    (await loadPlugins(pluginNames(fromFile.plugins, env.KM_PLUGINS, options.overrides?.plugins), {
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    }));
+  return { config: loadConfig({ ...options, connectors }), connectors };
 }
 
 function readConfigFile(path: string): ServiceConfigInput {
@@ -345,7 +388,7 @@ function readConfigFile(path: string): ServiceConfigInput {
   }
 }
 
-function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): ServiceConfigInput {
+function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput, connectors: Connectors): ServiceConfigInput {
   const out: ServiceConfigInput = {};
   const num = (name: string): number | undefined => {
     const raw = env[name];
@@ -401,7 +444,7 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   set('allowedHosts', list('KM_ALLOWED_HOSTS'));
   set('allowedOrigins', list('KM_ALLOWED_ORIGINS'));
 
-  const queue: Partial<ServiceConfig['queue']> = settingsFromEnv(QUEUE_FACTORIES, env);
+  const queue: Partial<ServiceConfig['queue']> = settingsFromEnv(connectors.queues, env);
   if (str('KM_QUEUE')) queue.type = str('KM_QUEUE') as ServiceConfig['queue']['type'];
   if (num('KM_MAX_STEP_ATTEMPTS') !== undefined) queue.maxStepAttempts = num('KM_MAX_STEP_ATTEMPTS')!;
   if (num('KM_RETRY_BUDGET_MS') !== undefined) queue.retryBudgetMs = num('KM_RETRY_BUDGET_MS')!;
@@ -409,11 +452,11 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (str('KM_QUEUE_PREFIX')) queue.prefix = str('KM_QUEUE_PREFIX')!;
   if (Object.keys(queue).length) out.queue = queue;
 
-  const contentStorage: Partial<ServiceConfig['contentStorage']> = settingsFromEnv(CONTENT_STORAGE_FACTORIES, env);
+  const contentStorage: Partial<ServiceConfig['contentStorage']> = settingsFromEnv(connectors.contentStorages, env);
   if (str('KM_CONTENT_STORAGE')) contentStorage.type = str('KM_CONTENT_STORAGE')!;
   if (Object.keys(contentStorage).length) out.contentStorage = contentStorage;
 
-  const memoryDb: Partial<ServiceConfig['memoryDb']> = settingsFromEnv([...MEMORY_DB_FACTORIES, simpleVectorDbFactory], env);
+  const memoryDb: Partial<ServiceConfig['memoryDb']> = settingsFromEnv([...connectors.memoryDbs, simpleVectorDbFactory], env);
   if (str('KM_MEMORY_DB')) memoryDb.type = str('KM_MEMORY_DB')!;
   if (Object.keys(memoryDb).length) out.memoryDb = memoryDb;
 
@@ -451,11 +494,11 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput): Servic
   if (str('KM_AZURE_OPENAI_AUTH')) azureOpenai.auth = str('KM_AZURE_OPENAI_AUTH')!.toLowerCase() as AzureOpenAIAuth;
   if (Object.keys(azureOpenai).length) out.azureOpenai = azureOpenai;
 
-  const textGenerator: Partial<ServiceConfig['textGenerator']> = settingsFromEnv(TEXT_GENERATOR_FACTORIES, env);
+  const textGenerator: Partial<ServiceConfig['textGenerator']> = settingsFromEnv(connectors.textGenerators, env);
   if (str('KM_TEXT_GENERATOR')) textGenerator.type = providerName(str('KM_TEXT_GENERATOR')!);
   if (Object.keys(textGenerator).length) out.textGenerator = textGenerator;
 
-  const embeddingSettings = settingsFromEnv(EMBEDDING_GENERATOR_FACTORIES, env);
+  const embeddingSettings = settingsFromEnv(connectors.embeddingGenerators, env);
   const named = str('KM_EMBEDDING_GENERATOR') ?? str('KM_EMBEDDINGS');
   const provider = named === undefined ? undefined : providerName(named);
   const openaiConfigured = Boolean(openai.apiKey ?? openai.baseUrl ?? configured.openai?.apiKey ?? configured.openai?.baseUrl);
@@ -480,7 +523,7 @@ function merge(base: ServiceConfig, input: ServiceConfigInput): ServiceConfig {
   return out as unknown as ServiceConfig;
 }
 
-function validate(config: ServiceConfig): ServiceConfig {
+function validate(config: ServiceConfig, connectors: Connectors): ServiceConfig {
   const fail = (message: string): never => {
     throw new InvalidInputError('invalid_argument', `configuration: ${message}`);
   };
@@ -490,9 +533,11 @@ function validate(config: ServiceConfig): ServiceConfig {
   if (!(config.maxUploadBytes > 0)) fail('maxUploadBytes must be positive');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel))
     fail(`logLevel ${JSON.stringify(config.logLevel)} is unknown`);
-  validateQueue(config, fail);
-  validateMemoryDb(config, fail);
-  validateContentStorage(config, fail);
+  if (!Array.isArray(config.plugins) || !config.plugins.every((p) => typeof p === 'string'))
+    fail(`plugins (KM_PLUGINS) must be a list of package names or paths, got ${JSON.stringify(config.plugins)}`);
+  validateQueue(config, connectors, fail);
+  validateMemoryDb(config, connectors, fail);
+  validateContentStorage(config, connectors, fail);
   for (const key of ['maxAttempts', 'maxStepAttempts', 'concurrency'] as const) {
     if (!Number.isInteger(config.queue[key]) || config.queue[key] < 1) fail(`queue.${key} must be a positive integer`);
   }
@@ -508,8 +553,8 @@ function validate(config: ServiceConfig): ServiceConfig {
       'queue.maxAttempts must be greater than queue.maxStepAttempts, so that a document is marked failed before its message is poisoned',
     );
   }
-  validateEmbeddings(config, fail);
-  validateTextGenerator(config, fail);
+  validateEmbeddings(config, connectors, fail);
+  validateTextGenerator(config, connectors, fail);
   validateAzureOpenAI(config, fail);
   validateSearch(config.search, fail);
   if (config.embeddings.provider === 'openai' && !config.openai.apiKey && !config.openai.baseUrl) {
@@ -553,13 +598,13 @@ function validate(config: ServiceConfig): ServiceConfig {
 }
 
 /** The embedding provider is known; a factory's settings are present and well-formed (stored back checked). */
-function validateEmbeddings(config: ServiceConfig, fail: (message: string) => never): void {
+function validateEmbeddings(config: ServiceConfig, connectors: Connectors, fail: (message: string) => never): void {
   const provider = providerName(String(config.embeddings.provider ?? ''));
   config.embeddings.provider = provider;
   if ((BUILT_IN_EMBEDDINGS as readonly string[]).includes(provider)) return;
-  const factory = embeddingGeneratorFactoryOf(provider);
+  const factory = embeddingGeneratorFactoryOf(provider, connectors);
   if (!factory) {
-    const types = [...BUILT_IN_EMBEDDINGS, ...EMBEDDING_GENERATOR_FACTORIES.map((f) => f.type)].map((t) => `"${t}"`).join(', ');
+    const types = [...BUILT_IN_EMBEDDINGS, ...connectors.embeddingGenerators.map((f) => f.type)].map((t) => `"${t}"`).join(', ');
     fail(`embeddings.provider (KM_EMBEDDING_GENERATOR) must be one of ${types}, got ${JSON.stringify(provider)}`);
   }
   Object.assign(
@@ -569,24 +614,24 @@ function validateEmbeddings(config: ServiceConfig, fail: (message: string) => ne
 }
 
 /** The text generator type, when given, is known; a factory's settings are present and well-formed (stored back checked). */
-function validateTextGenerator(config: ServiceConfig, fail: (message: string) => never): void {
+function validateTextGenerator(config: ServiceConfig, connectors: Connectors, fail: (message: string) => never): void {
   if (config.textGenerator.type === undefined) return;
   const type = providerName(String(config.textGenerator.type));
   config.textGenerator.type = type;
   if ((BUILT_IN_TEXT_GENERATORS as readonly string[]).includes(type)) return;
-  const factory = textGeneratorFactoryOf(type);
+  const factory = textGeneratorFactoryOf(type, connectors);
   if (!factory) {
-    const types = [...BUILT_IN_TEXT_GENERATORS, ...TEXT_GENERATOR_FACTORIES.map((f) => f.type)].map((t) => `"${t}"`).join(', ');
+    const types = [...BUILT_IN_TEXT_GENERATORS, ...connectors.textGenerators.map((f) => f.type)].map((t) => `"${t}"`).join(', ');
     fail(`textGenerator.type (KM_TEXT_GENERATOR) must be one of ${types}, got ${JSON.stringify(type)}`);
   }
   Object.assign(config.textGenerator, readSettings(factory!, { env: {}, section: config.textGenerator, sectionName: 'textGenerator' }));
 }
 
 /** The queue type is known, and its factory's settings are present and well-formed (stored back checked). */
-function validateQueue(config: ServiceConfig, fail: (message: string) => never): void {
-  const factory = queueFactoryOf(config.queue.type);
+function validateQueue(config: ServiceConfig, connectors: Connectors, fail: (message: string) => never): void {
+  const factory = queueFactoryOf(config.queue.type, connectors);
   if (!factory) {
-    const types = QUEUE_FACTORIES.map((f) => `"${f.type}"`).join(', ');
+    const types = connectors.queues.map((f) => `"${f.type}"`).join(', ');
     fail(`queue.type must be one of ${types}, got ${JSON.stringify(config.queue.type)}`);
   }
   Object.assign(config.queue, readSettings(factory, { env: {}, section: config.queue, sectionName: 'queue' }));
@@ -596,13 +641,13 @@ function validateQueue(config: ServiceConfig, fail: (message: string) => never):
  * The memory DB type (or comma-separated types) is known, and each chosen factory's settings are
  * present and well-formed (stored back checked).
  */
-function validateMemoryDb(config: ServiceConfig, fail: (message: string) => never): void {
-  const chosen = memoryDbTypes(config.memoryDb.type);
+function validateMemoryDb(config: ServiceConfig, connectors: Connectors, fail: (message: string) => never): void {
+  const chosen = memoryDbTypes(config.memoryDb.type, connectors);
   if ('error' in chosen) fail(chosen.error);
   config.memoryDb.type = chosen.types.join(',');
   const given = { ...config.memoryDb };
   for (const type of chosen.types) {
-    const factory = type === EMBEDDED_MEMORY_DB ? simpleVectorDbFactory : memoryDbFactory(type);
+    const factory = type === EMBEDDED_MEMORY_DB ? simpleVectorDbFactory : memoryDbFactory(type, connectors);
     if (!factory) continue;
     const checked = readSettings(factory, { env: {}, section: given, sectionName: 'memoryDb' });
     if (factory === simpleVectorDbFactory) simpleVectorDbOptions(checked); // refuses a bad value by name
@@ -614,12 +659,12 @@ function validateMemoryDb(config: ServiceConfig, fail: (message: string) => neve
 }
 
 /** The content storage type is known, and its factory's settings are present and well-formed (stored back checked). */
-function validateContentStorage(config: ServiceConfig, fail: (message: string) => never): void {
+function validateContentStorage(config: ServiceConfig, connectors: Connectors, fail: (message: string) => never): void {
   const type = config.contentStorage.type;
   if (type === DISK_CONTENT_STORAGE) return;
-  const factory = contentStorageFactoryOf(type);
+  const factory = contentStorageFactoryOf(type, connectors);
   if (!factory) {
-    const types = [DISK_CONTENT_STORAGE, ...CONTENT_STORAGE_FACTORIES.map((f) => f.type)].map((t) => `"${t}"`).join(', ');
+    const types = [DISK_CONTENT_STORAGE, ...connectors.contentStorages.map((f) => f.type)].map((t) => `"${t}"`).join(', ');
     fail(`contentStorage.type (KM_CONTENT_STORAGE) must be one of ${types}, got ${JSON.stringify(type)}`);
   }
   Object.assign(config.contentStorage, readSettings(factory!, { env: {}, section: config.contentStorage, sectionName: 'contentStorage' }));

@@ -4,10 +4,12 @@ export { registerTracing } from './http/tracing.js';
 export { registerConsoleRoutes, type ConsoleRouteOptions } from './routes/console.js';
 export {
   loadConfig,
+  loadServiceConfig,
   DEFAULT_CONFIG,
   MIN_ACCESS_KEY_LENGTH,
   type ServiceConfig,
   type ServiceConfigInput,
+  type LoadConfigOptions,
   type EmbeddingProvider,
   type TextGeneratorType,
   type QueueType,
@@ -19,7 +21,11 @@ export { simpleVectorDbFactory, simpleVectorDbOptions, type SimpleVectorDbFactor
 export { contentStorageFromConfig } from './content-storage-factory.js';
 export { RERANKER_KINDS, type RerankerKind, type SearchConfig } from './search-config.js';
 export { rerankerFromConfig } from './reranker-factory.js';
+export { loadPlugins, pluginNames, type LoadPluginsOptions } from './plugins.js';
 export {
+  BUILT_IN_CONNECTORS,
+  RESERVED_TYPES,
+  type Connectors,
   CONTENT_STORAGE_FACTORIES,
   EMBEDDING_GENERATOR_FACTORIES,
   MEMORY_DB_FACTORIES,

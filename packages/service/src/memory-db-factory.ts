@@ -1,7 +1,7 @@
 import { InvalidInputError, silentLogger, type IMemoryDb } from '@km/core';
 import { readSettings, type FactoryContext } from '@km/core/connector';
 import type { ServiceConfig } from './config.js';
-import { memoryDbFactory } from './connectors.js';
+import { BUILT_IN_CONNECTORS, memoryDbFactory, type Connectors } from './connectors.js';
 import { EMBEDDED_MEMORY_DB, memoryDbTypes } from './memory-db-types.js';
 import { simpleVectorDbFactory } from './simple-vector-db-factory.js';
 
@@ -14,9 +14,10 @@ import { simpleVectorDbFactory } from './simple-vector-db-factory.js';
 export async function memoryDbFromConfig(
   config: ServiceConfig['memoryDb'],
   context: FactoryContext = { logger: silentLogger },
+  connectors: Connectors = BUILT_IN_CONNECTORS,
 ): Promise<IMemoryDb | undefined> {
-  const [first] = typesOf(config);
-  return first === undefined ? undefined : buildMemoryDb(first, config, context);
+  const [first] = typesOf(config, connectors);
+  return first === undefined ? undefined : buildMemoryDb(first, config, context, connectors);
 }
 
 /**
@@ -30,8 +31,9 @@ export async function memoryDbFromConfig(
 export async function memoryDbsFromConfig(
   config: ServiceConfig['memoryDb'],
   context: FactoryContext & { dataDirectory?: string } = { logger: silentLogger },
+  connectors: Connectors = BUILT_IN_CONNECTORS,
 ): Promise<IMemoryDb[]> {
-  const types = typesOf(config);
+  const types = typesOf(config, connectors);
   const simpleSettings = readSettings(simpleVectorDbFactory, { env: {}, section: config, sectionName: 'memoryDb' });
   const tuned = Object.values(simpleSettings).some((value) => value !== undefined && value !== '');
   if (types.length === 1 && types[0] === EMBEDDED_MEMORY_DB && !tuned) return [];
@@ -41,7 +43,7 @@ export async function memoryDbsFromConfig(
       if (type === EMBEDDED_MEMORY_DB) {
         built.push(await simpleVectorDbFactory.create(simpleSettings, context));
       } else {
-        built.push((await buildMemoryDb(type, config, context))!);
+        built.push((await buildMemoryDb(type, config, context, connectors))!);
       }
     }
   } catch (error) {
@@ -52,14 +54,19 @@ export async function memoryDbsFromConfig(
 }
 
 /** The checked types of a memory DB section (a single `simple` yields `['simple']`). */
-function typesOf(config: ServiceConfig['memoryDb']): string[] {
-  const chosen = memoryDbTypes(config.type);
+function typesOf(config: ServiceConfig['memoryDb'], connectors: Connectors): string[] {
+  const chosen = memoryDbTypes(config.type, connectors);
   if ('error' in chosen) throw new InvalidInputError('invalid_argument', `configuration: ${chosen.error}`);
   return chosen.types;
 }
 
-async function buildMemoryDb(type: string, config: ServiceConfig['memoryDb'], context: FactoryContext): Promise<IMemoryDb | undefined> {
-  const factory = memoryDbFactory(type);
+async function buildMemoryDb(
+  type: string,
+  config: ServiceConfig['memoryDb'],
+  context: FactoryContext,
+  connectors: Connectors,
+): Promise<IMemoryDb | undefined> {
+  const factory = memoryDbFactory(type, connectors);
   if (!factory) return undefined;
   return factory.create(readSettings(factory, { env: {}, section: config, sectionName: 'memoryDb' }), context);
 }

@@ -1,4 +1,4 @@
-import { MEMORY_DB_FACTORIES } from './connectors.js';
+import { BUILT_IN_CONNECTORS, type Connectors } from './connectors.js';
 
 /** The embedded memory DB (SimpleVectorDb in the data folder): the only type without a factory. */
 export const EMBEDDED_MEMORY_DB = 'simple';
@@ -14,8 +14,8 @@ export const EMBEDDED_MEMORY_DB = 'simple';
  * memoryDbTypes('postgres,,qdrant'); // { error: 'memoryDb.type has an empty entry ...' }
  * ```
  */
-export function memoryDbTypes(type: unknown): { types: string[] } | { error: string } {
-  const known = [EMBEDDED_MEMORY_DB, ...MEMORY_DB_FACTORIES.map((f) => f.type)];
+export function memoryDbTypes(type: unknown, connectors: Connectors = BUILT_IN_CONNECTORS): { types: string[] } | { error: string } {
+  const known = [EMBEDDED_MEMORY_DB, ...connectors.memoryDbs.map((f) => f.type)];
   const expected = `one of ${known.map((t) => `"${t}"`).join(', ')}, or several separated by commas (records go to all, searches read the first)`;
   if (typeof type !== 'string' || type.trim() === '')
     return { error: `memoryDb.type (KM_MEMORY_DB) must be ${expected}, got ${JSON.stringify(type)}` };

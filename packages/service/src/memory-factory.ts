@@ -13,7 +13,7 @@ import {
 } from '@km/core';
 import { createDecoders } from '@km/decoders';
 import type { ServiceConfig } from './config.js';
-import { embeddingGeneratorFactoryOf, textGeneratorFactoryOf } from './connectors.js';
+import { BUILT_IN_CONNECTORS, embeddingGeneratorFactoryOf, textGeneratorFactoryOf, type Connectors } from './connectors.js';
 import { contentStorageFromConfig } from './content-storage-factory.js';
 import { memoryDbsFromConfig } from './memory-db-factory.js';
 import { queueFactory } from './queue-factory.js';
@@ -25,31 +25,34 @@ export interface MemoryFactoryOptions {
   observer?: PipelineObserver;
   /** Replaces the builder's result before it is built (custom handlers, memory DBs...). */
   configure?: (builder: KernelMemoryBuilder) => KernelMemoryBuilder;
+  /** The connectors the configuration's types name: built-in and plugins'. @default BUILT_IN_CONNECTORS */
+  connectors?: Connectors;
 }
 
 /** Builds the memory the configuration describes: storage, queues, embeddings, answers, decoders. */
 export async function createMemoryFromConfig(config: ServiceConfig, options: MemoryFactoryOptions): Promise<MemoryService> {
   const dataDirectory = resolve(config.dataDirectory);
+  const connectors = options.connectors ?? BUILT_IN_CONNECTORS;
   let builder = new KernelMemoryBuilder()
     .withDataDirectory(dataDirectory)
     .withLogger(options.logger)
-    .withQueueFactory(await queueFactory(config, dataDirectory, options.logger))
+    .withQueueFactory(await queueFactory(config, dataDirectory, options.logger, connectors))
     .withOrchestratorOptions({
       maxAttempts: config.queue.maxStepAttempts,
       retryBudgetMs: config.queue.retryBudgetMs,
       retryDelayMs: config.queue.retryDelayMs,
       ...(options.observer ? { observer: options.observer } : {}),
     })
-    .withEmbeddingGenerator(await embeddingGenerator(config, options.logger));
-  const contentStorage = await contentStorageFromConfig(config.contentStorage, { logger: options.logger });
+    .withEmbeddingGenerator(await embeddingGenerator(config, options.logger, connectors));
+  const contentStorage = await contentStorageFromConfig(config.contentStorage, { logger: options.logger }, connectors);
   if (contentStorage) builder = builder.withContentStorage(contentStorage);
-  for (const memoryDb of await memoryDbsFromConfig(config.memoryDb, { logger: options.logger, dataDirectory }))
+  for (const memoryDb of await memoryDbsFromConfig(config.memoryDb, { logger: options.logger, dataDirectory }, connectors))
     builder = builder.withMemoryDb(memoryDb);
   for (const decoder of createDecoders()) builder = builder.withDecoder(decoder);
   if (config.search.mode) builder = builder.withSearchOptions({ defaultMode: config.search.mode });
   const reranker = rerankerFromConfig(config.search);
   if (reranker) builder = builder.withReranker(reranker);
-  const answers = await textGenerator(config, options.logger);
+  const answers = await textGenerator(config, options.logger, connectors);
   if (answers) builder = builder.withTextGenerator(answers);
   if (options.configure) builder = options.configure(builder);
   return builder.buildService();
@@ -91,7 +94,7 @@ export function textGeneratorType(config: ServiceConfig): string {
   return openAIConnection(config) ? 'openai' : 'none';
 }
 
-async function textGenerator(config: ServiceConfig, logger: Logger): Promise<ITextGenerator | undefined> {
+async function textGenerator(config: ServiceConfig, logger: Logger, connectors: Connectors): Promise<ITextGenerator | undefined> {
   const type = textGeneratorType(config);
   switch (type) {
     case 'none':
@@ -104,15 +107,15 @@ async function textGenerator(config: ServiceConfig, logger: Logger): Promise<ITe
     case 'openai':
       return new OpenAITextGenerator({ connection: openAIConnection(config)!, model: config.openai.textModel, logger });
     default: {
-      const factory = textGeneratorFactoryOf(type);
+      const factory = textGeneratorFactoryOf(type, connectors);
       if (!factory) throw new InvalidInputError('invalid_argument', `configuration: unknown text generator ${JSON.stringify(type)}`);
       return factory.create(config.textGenerator, { logger });
     }
   }
 }
 
-async function embeddingGenerator(config: ServiceConfig, logger: Logger): Promise<ITextEmbeddingGenerator> {
-  const factory = embeddingGeneratorFactoryOf(config.embeddings.provider);
+async function embeddingGenerator(config: ServiceConfig, logger: Logger, connectors: Connectors): Promise<ITextEmbeddingGenerator> {
+  const factory = embeddingGeneratorFactoryOf(config.embeddings.provider, connectors);
   if (factory) return factory.create(config.embeddings, { logger });
   switch (config.embeddings.provider) {
     case 'hashing':

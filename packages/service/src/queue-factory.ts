@@ -1,7 +1,7 @@
 import { readSettings } from '@km/core/connector';
 import { InvalidInputError, type Logger, type StepQueueFactory } from '@km/core';
 import type { ServiceConfig } from './config.js';
-import { queueFactoryOf } from './connectors.js';
+import { BUILT_IN_CONNECTORS, queueFactoryOf, type Connectors } from './connectors.js';
 
 /**
  * The queue client factory of the configured queue type; one client per pipeline step. A
@@ -10,9 +10,14 @@ import { queueFactoryOf } from './connectors.js';
  * `loadConfig` derives from `queue.maxStepAttempts`, `queue.retryBudgetMs` and the retry delays
  * as the orchestrator does (unless given).
  */
-export async function queueFactory(config: ServiceConfig, dataDirectory: string, logger: Logger): Promise<StepQueueFactory> {
+export async function queueFactory(
+  config: ServiceConfig,
+  dataDirectory: string,
+  logger: Logger,
+  connectors: Connectors = BUILT_IN_CONNECTORS,
+): Promise<StepQueueFactory> {
   const q = config.queue;
-  const factory = queueFactoryOf(q.type);
+  const factory = queueFactoryOf(q.type, connectors);
   if (!factory) throw new InvalidInputError('invalid_argument', `queue.type ${JSON.stringify(q.type)} names no known queue`);
   const settings = readSettings(factory, { env: {}, section: q, sectionName: 'queue' });
   const { prefix, maxAttempts, retryDelayMs, maxRetryDelayMs, visibilityTimeoutMs, pollIntervalMs, concurrency } = q;

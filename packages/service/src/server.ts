@@ -3,7 +3,9 @@ import type pino from 'pino';
 import type { KernelMemoryBuilder, MemoryService } from '@km/core';
 import { createApp } from './app.js';
 import { removeStaleSpool, uploadSpoolDirectory } from './http/upload-spool.js';
-import { loadConfig, type ServiceConfig, type ServiceConfigInput } from './config.js';
+import { loadServiceConfig, type ServiceConfig, type ServiceConfigInput } from './config.js';
+import type { Connectors } from './connectors.js';
+import { loadPlugins } from './plugins.js';
 import { createServiceLogger, toKmLogger } from './logging.js';
 import { probeBackends } from './startup-probe.js';
 import { createMemoryFromConfig, describeAi } from './memory-factory.js';
@@ -16,6 +18,11 @@ export interface StartOptions {
   overrides?: ServiceConfigInput;
   /** A JSON configuration file (instead of KM_CONFIG). */
   configFile?: string;
+  /**
+   * The connectors, already loaded (`loadPlugins`). Otherwise the plugins the configuration
+   * names (`plugins`, KM_PLUGINS, `overrides.plugins`) are loaded, from the working directory.
+   */
+  connectors?: Connectors;
   /** Customises the memory (handlers, memory DBs) before it is built. */
   configure?: (builder: KernelMemoryBuilder) => KernelMemoryBuilder;
   /** Where logs go. @default stdout */
@@ -131,13 +138,19 @@ async function openMemory(
   runHandlers: (config: ServiceConfig) => boolean,
   beforeStart?: (config: ServiceConfig, logger: pino.Logger) => Promise<void>,
 ) {
-  const config =
-    options.config ?? loadConfig({ ...(options.configFile ? { file: options.configFile } : {}), overrides: options.overrides ?? {} });
+  const { config, connectors } = options.config
+    ? { config: options.config, connectors: options.connectors ?? (await loadPlugins(options.config.plugins ?? [])) }
+    : await loadServiceConfig({
+        ...(options.configFile ? { file: options.configFile } : {}),
+        overrides: options.overrides ?? {},
+        ...(options.connectors ? { connectors: options.connectors } : {}),
+      });
   const logger = createServiceLogger(config.logLevel, options.logDestination);
   await beforeStart?.(config, logger);
   const memory = await createMemoryFromConfig(config, {
     logger: toKmLogger(logger),
     observer: metrics.observer,
+    connectors,
     ...(options.configure ? { configure: options.configure } : {}),
   });
   /** Drains the steps in progress (up to `shutdownTimeoutMs`), releases the embedding model, closes memory DB pools and the content storage's clients. */
