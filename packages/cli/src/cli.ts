@@ -2,22 +2,20 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { KmError, SEARCH_MODES, isStatusReady, statusFailure, type DataPipelineStatus, type MemoryAnswer, type SearchMode } from '@km/core';
 import type { ConnectorFactory } from '@km/core/connector';
 import {
-  CONTENT_STORAGE_FACTORIES,
-  EMBEDDING_GENERATOR_FACTORIES,
-  MEMORY_DB_FACTORIES,
-  QUEUE_FACTORIES,
+  BUILT_IN_CONNECTORS,
   RERANKER_KINDS,
-  TEXT_GENERATOR_FACTORIES,
   parseTags,
   simpleVectorDbFactory,
   startService,
   startWorker,
+  type Connectors,
   type RerankerKind,
   type ServiceConfigInput,
 } from '@km/service';
 import { runStdioServer } from '@km/mcp';
 import { CliError, EXIT_CODES, listenError } from './errors.js';
 import { formatSearch, formatSources } from './format.js';
+import { connectorsOfArgv } from './plugin-options.js';
 import { expandInputs } from './inputs.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
 import { ImportProgress } from './progress.js';
@@ -42,13 +40,15 @@ function addTargetOptions(command: Command): Command {
 /** Runs `km` with these arguments (as in `process.argv`). */
 export async function runCli(argv: readonly string[], out: NodeJS.WritableStream = process.stdout): Promise<void> {
   const print = (text: string) => out.write(text);
+  // `km serve` and `km worker` load their plugins first: the plugins' factories add types and flags.
+  const connectors = (await connectorsOfArgv(argv)) ?? BUILT_IN_CONNECTORS;
   const program = new Command('km')
     .description('km: a memory service for AI applications (Kernel Memory compatible)')
     .version(CLI_VERSION, '-v, --version', 'print the km version')
     // Usage errors are thrown (see `throwUsageErrors`) and printed on one line by `reportError`.
     .configureOutput({ writeOut: print, writeErr: (t) => process.stderr.write(t), outputError: () => undefined });
 
-  addPipelineOptions(program.command('serve'))
+  addPipelineOptions(program.command('serve'), connectors)
     .description('run the HTTP service (defaults: 127.0.0.1:9001, ./km-data, local embeddings, no key)')
     .option('--host <host>', 'interface to listen on')
     .option('-p, --port <port>', 'TCP port (default: $KM_PORT, else 9001)', parsePort)
@@ -71,7 +71,8 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
     .option('--reranker-url <url>', "the reranking API's root, e.g. a proxy (default: $KM_RERANKER_URL, else the provider's)")
     .action(async (opts: ServeOptions) => {
       const service = await startService({
-        overrides: serveOverrides(opts),
+        overrides: serveOverrides(opts, connectors),
+        connectors,
         ...(opts.config ? { configFile: opts.config } : {}),
         handleSignals: true,
       }).catch((error: unknown) => {
@@ -80,13 +81,18 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       print(`km service listening on ${service.url} (data: ${service.config.dataDirectory}; API docs: ${service.url}/docs)\n`);
     });
 
-  addPipelineOptions(program.command('worker'))
+  addPipelineOptions(program.command('worker'), connectors)
     .description('run the pipeline steps from the queues (a data folder, RabbitMQ or Azure), without HTTP; start several to share the work')
     .option('--data-dir <dir>', 'data folder shared with the service')
     .option('--config <file>', 'JSON configuration file')
     .action(async (opts: PipelineOptions & { dataDir?: string; config?: string }) => {
-      const overrides = { ...(opts.dataDir ? { dataDirectory: opts.dataDir } : {}), ...pipelineOverrides(opts) };
-      const worker = await startWorker({ overrides, ...(opts.config ? { configFile: opts.config } : {}), handleSignals: true });
+      const overrides = { ...(opts.dataDir ? { dataDirectory: opts.dataDir } : {}), ...pipelineOverrides(opts, connectors) };
+      const worker = await startWorker({
+        overrides,
+        connectors,
+        ...(opts.config ? { configFile: opts.config } : {}),
+        handleSignals: true,
+      });
       print(
         `km worker running (queue: ${worker.config.queue.type}, memory DB: ${worker.config.memoryDb.type}, data: ${worker.config.dataDirectory})\n`,
       );
@@ -300,6 +306,8 @@ interface PipelineOptions {
   queue?: string;
   memoryDb?: string;
   contentStorage?: string;
+  /** `--plugin`, repeatable. */
+  plugin?: string[];
   /** Values of the connector factories' flags (`--rabbitmq-url`, `--postgres-url`, ...). */
   [flag: string]: unknown;
 }
@@ -311,15 +319,15 @@ type FlagSection = 'queue' | 'memoryDb' | 'contentStorage' | 'textGenerator' | '
  * with their options. A flag two factories share (Ollama's `--ollama-url`, for answers and for
  * embeddings) is one option that sets both sections.
  */
-const connectorFlags = () => {
+const connectorFlags = (connectors: Connectors) => {
   const flags: Array<{ sections: Array<{ section: FlagSection; key: string }>; users: string[]; option: Option }> = [];
   const byFlag = new Map<string, (typeof flags)[number]>();
   const groups = [
-    ['queue', '--queue', QUEUE_FACTORIES],
-    ['memoryDb', '--memory-db', [simpleVectorDbFactory, ...MEMORY_DB_FACTORIES]],
-    ['contentStorage', '--content-storage', CONTENT_STORAGE_FACTORIES],
-    ['textGenerator', '--text-generator', TEXT_GENERATOR_FACTORIES],
-    ['embeddings', '--embedding-generator', EMBEDDING_GENERATOR_FACTORIES],
+    ['queue', '--queue', connectors.queues],
+    ['memoryDb', '--memory-db', [simpleVectorDbFactory, ...connectors.memoryDbs]],
+    ['contentStorage', '--content-storage', connectors.contentStorages],
+    ['textGenerator', '--text-generator', connectors.textGenerators],
+    ['embeddings', '--embedding-generator', connectors.embeddingGenerators],
   ] as const;
   for (const [section, chooser, factories] of groups) {
     for (const factory of factories as readonly ConnectorFactory<unknown, never>[]) {
@@ -350,31 +358,37 @@ const connectorFlags = () => {
   return flags;
 };
 
-function addPipelineOptions(command: Command): Command {
-  const [defaultQueue, ...otherQueues] = QUEUE_FACTORIES.map((f) => f.type);
+function addPipelineOptions(command: Command, connectors: Connectors): Command {
+  const [defaultQueue, ...otherQueues] = connectors.queues.map((f) => f.type);
   command
+    .option(
+      '--plugin <package or path>',
+      "load a connector package (installed in this project) or module (a path starting with ./ or /) that exports kmPlugin; repeatable, added to $KM_PLUGINS and the configuration file's plugins",
+      collect,
+      [],
+    )
     .option('--queue <type>', `pipeline queues: ${defaultQueue} (default, one machine), or ${otherQueues.join(', ')}`)
     .option(
       '--memory-db <type>',
-      `memory records: simple (default, one writing process), or ${MEMORY_DB_FACTORIES.map((f) => f.type).join(', ')} (shared by every worker); several separated by commas are all written, the first searched`,
+      `memory records: simple (default, one writing process), or ${connectors.memoryDbs.map((f) => f.type).join(', ')} (shared by every worker); several separated by commas are all written, the first searched`,
     )
     .option(
       '--content-storage <type>',
-      `files and pipeline state: disk (default, the data folder), or ${CONTENT_STORAGE_FACTORIES.map((f) => f.type).join(', ')} (shared by every machine)`,
+      `files and pipeline state: disk (default, the data folder), or ${connectors.contentStorages.map((f) => f.type).join(', ')} (shared by every machine)`,
     )
     .option(
       '--text-generator <type>',
-      `answers: openai, azure-openai, ${TEXT_GENERATOR_FACTORIES.map((f) => f.type).join(', ')} or none (default: $KM_TEXT_GENERATOR, else OpenAI or Azure OpenAI when configured, else extractive answers)`,
+      `answers: openai, azure-openai, ${connectors.textGenerators.map((f) => f.type).join(', ')} or none (default: $KM_TEXT_GENERATOR, else OpenAI or Azure OpenAI when configured, else extractive answers)`,
     )
     .option(
       '--embedding-generator <type>',
-      `embeddings: local (default), hashing, openai, azure-openai or ${EMBEDDING_GENERATOR_FACTORIES.map((f) => f.type).join(', ')} (default: $KM_EMBEDDING_GENERATOR)`,
+      `embeddings: local (default), hashing, openai, azure-openai or ${connectors.embeddingGenerators.map((f) => f.type).join(', ')} (default: $KM_EMBEDDING_GENERATOR)`,
     );
-  for (const { option } of connectorFlags()) command.addOption(option);
+  for (const { option } of connectorFlags(connectors)) command.addOption(option);
   return command;
 }
 
-function pipelineOverrides(opts: PipelineOptions): ServiceConfigInput {
+function pipelineOverrides(opts: PipelineOptions, connectors: Connectors): ServiceConfigInput {
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const sections: Record<FlagSection, Record<string, string>> = {
     queue: opts.queue ? { type: opts.queue } : {},
@@ -383,11 +397,14 @@ function pipelineOverrides(opts: PipelineOptions): ServiceConfigInput {
     textGenerator: text(opts.textGenerator) ? { type: text(opts.textGenerator)! } : {},
     embeddings: text(opts.embeddingGenerator) ? { provider: text(opts.embeddingGenerator)! } : {},
   };
-  for (const { sections: targets, option } of connectorFlags()) {
+  for (const { sections: targets, option } of connectorFlags(connectors)) {
     const value = text(opts[option.attributeName()]);
     if (value !== undefined) for (const { section, key } of targets) sections[section][key] = value;
   }
-  return Object.fromEntries(Object.entries(sections).filter(([, section]) => Object.keys(section).length > 0)) as ServiceConfigInput;
+  return {
+    ...(Object.fromEntries(Object.entries(sections).filter(([, section]) => Object.keys(section).length > 0)) as ServiceConfigInput),
+    ...(opts.plugin?.length ? { plugins: opts.plugin } : {}),
+  };
 }
 
 /** The options of `km serve`. */
@@ -403,7 +420,7 @@ type ServeOptions = PipelineOptions & {
   rerankerUrl?: string;
 };
 
-function serveOverrides(opts: ServeOptions): ServiceConfigInput {
+function serveOverrides(opts: ServeOptions, connectors: Connectors): ServiceConfigInput {
   const search = {
     ...(opts.searchMode ? { mode: opts.searchMode } : {}),
     ...(opts.reranker ? { reranker: opts.reranker } : {}),
@@ -412,7 +429,7 @@ function serveOverrides(opts: ServeOptions): ServiceConfigInput {
   };
   return {
     ...(Object.keys(search).length ? { search } : {}),
-    ...pipelineOverrides(opts),
+    ...pipelineOverrides(opts, connectors),
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.port !== undefined ? { port: opts.port } : {}),
     ...(opts.dataDir ? { dataDirectory: opts.dataDir } : {}),

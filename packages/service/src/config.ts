@@ -355,20 +355,25 @@ export interface LoadConfigOptions {
 }
 
 /**
+ * The plugins a configuration names, without reading the rest: the file's `plugins`, then
+ * `KM_PLUGINS`, then `overrides.plugins` (flags), each once. For hosts that must know the
+ * plugins' factories before they parse their own flags.
+ */
+export function configuredPlugins(options: Omit<LoadConfigOptions, 'connectors'> = {}): string[] {
+  const env = options.env ?? process.env;
+  const file = options.file ?? env.KM_CONFIG;
+  const fromFile = file ? readConfigFile(file) : {};
+  return pluginNames(fromFile.plugins, env.KM_PLUGINS, options.overrides?.plugins);
+}
+
+/**
  * Loads the plugins the configuration names (file `plugins`, `KM_PLUGINS`, `overrides.plugins`),
  * unless `connectors` are given, then the configuration with their factories known.
  */
 export async function loadServiceConfig(
   options: LoadConfigOptions & { cwd?: string } = {},
 ): Promise<{ config: ServiceConfig; connectors: Connectors }> {
-  const env = options.env ?? process.env;
-  const file = options.file ?? env.KM_CONFIG;
-  const fromFile = file ? readConfigFile(file) : {};
-  const connectors =
-    options.connectors ??
-    (await loadPlugins(pluginNames(fromFile.plugins, env.KM_PLUGINS, options.overrides?.plugins), {
-      ...(options.cwd ? { cwd: options.cwd } : {}),
-    }));
+  const connectors = options.connectors ?? (await loadPlugins(configuredPlugins(options), options.cwd ? { cwd: options.cwd } : {}));
   return { config: loadConfig({ ...options, connectors }), connectors };
 }
 

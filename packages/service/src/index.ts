@@ -5,6 +5,7 @@ export { registerConsoleRoutes, type ConsoleRouteOptions } from './routes/consol
 export {
   loadConfig,
   loadServiceConfig,
+  configuredPlugins,
   DEFAULT_CONFIG,
   MIN_ACCESS_KEY_LENGTH,
   type ServiceConfig,
