@@ -36,3 +36,19 @@ describe('checkKmPlugin', () => {
     expect(() => checkKmPlugin(value, 'p')).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
   });
 });
+
+describe('KmError across copies of @km/core (a plugin with its own)', () => {
+  it('instanceof and isKmError hold for an error of another copy, by class', async () => {
+    const { KmError, IndexNotFoundError, InvalidInputError, isKmError } = await import('../src/index.js');
+    // Another copy: the same classes, defined again (as a second module instance defines them).
+    // @ts-expect-error: a query makes vitest load a second instance of the module
+    const copy = (await import('../src/errors/km-error.js?copy')) as typeof import('../src/errors/km-error.js');
+    expect(copy.IndexNotFoundError).not.toBe(IndexNotFoundError);
+    const error = new copy.IndexNotFoundError('x');
+    expect(error instanceof KmError).toBe(true);
+    expect(error instanceof IndexNotFoundError).toBe(true);
+    expect(error instanceof InvalidInputError).toBe(false);
+    expect(isKmError(error, 'index_not_found')).toBe(true);
+    expect(new Error('plain') instanceof KmError).toBe(false);
+  });
+});

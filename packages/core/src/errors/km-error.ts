@@ -63,8 +63,29 @@ export class KmError extends Error {
     this.connector = options.connector;
     this.transient = options.transient ?? false;
     this.retryAfterMs = options.retryAfterMs;
+    Object.defineProperty(this, KM_ERROR_BRAND, { value: true });
+  }
+
+  /**
+   * `instanceof` also holds for errors of another copy of `@km/core` (a plugin installed with
+   * its own), matched by a global brand and the class name in the error's prototype chain.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    if (typeof value !== 'object' || value === null || !(KM_ERROR_BRAND in value)) return false;
+    for (
+      let proto = Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null;
+      proto;
+      proto = Object.getPrototypeOf(proto)
+    ) {
+      if (proto.constructor?.name === this.name) return true;
+    }
+    return false;
   }
 }
+
+/** Marks every KmError, whichever copy of `@km/core` made it. */
+const KM_ERROR_BRAND = Symbol.for('@km/core.KmError');
 
 /** Raised when an operation needs an index that does not exist. */
 export class IndexNotFoundError extends KmError {
