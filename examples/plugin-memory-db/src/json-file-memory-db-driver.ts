@@ -34,7 +34,10 @@ export class JsonFileMemoryDbDriver implements MemoryDbDriver {
   async createIndex(index: string, vectorSize: number): Promise<void> {
     const existing = await this.read(index);
     if (existing && existing.vectorSize !== vectorSize) {
-      throw new KmError('vector_size_mismatch', `[km] [jsonfile] index "${index}" has vector size ${existing.vectorSize}, got ${vectorSize}`);
+      throw new KmError(
+        'vector_size_mismatch',
+        `[km] [jsonfile] index "${index}" has vector size ${existing.vectorSize}, got ${vectorSize}`,
+      );
     }
     if (!existing) await this.write(index, { vectorSize, records: {} });
   }

@@ -17,5 +17,6 @@ export const jsonFileMemoryDbFactory: MemoryDbFactory = {
     },
   ],
   // The connector is imported only when configured, as a connector with an SDK would import it.
-  create: async (settings) => new (await import('./json-file-memory-db.js')).JsonFileMemoryDb({ directory: String(settings.jsonFileDirectory) }),
+  create: async (settings) =>
+    new (await import('./json-file-memory-db.js')).JsonFileMemoryDb({ directory: String(settings.jsonFileDirectory) }),
 };
