@@ -52,7 +52,8 @@ cat "$tmp/serve.log"
 step "upload README.md"
 curl -sS -F index=plugins -F documentId=readme -F "file1=@README.md;type=text/markdown" "$url/upload"
 echo
-for _ in $(seq 1 300); do
+# Up to 3 minutes: the local embedding and the file queue are slow on a busy machine.
+for _ in $(seq 1 900); do
   status=$(curl -sS "$url/upload-status?index=plugins&documentId=readme")
   echo "$status" | grep -q '"completed":true' && break
   sleep 0.2
