@@ -49,5 +49,5 @@ describeQueue(`AzureQueue (${azure.name})`, {
   // Azure holds a received message at least 3 s (the transport's floor).
   leaseMs: 3000,
   create: (settings) =>
-    new AzureQueue({ connectionString: azure.connectionString, pollIntervalMs: 100, visibilityTimeoutMs: 30_000, ...settings }),
+    new AzureQueue({ connectionString: azure.connectionString, pollIntervalMs: 100, ...settings }),
 });
