@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { IndexDetails } from '@km/wire';
 import type { DataPipelineStatus } from '../models/data-pipeline.js';
 import type { Document, DocumentFileSource } from '../models/document.js';
 import type { HybridFusion, SearchMode } from './memory-db.js';
@@ -79,10 +80,8 @@ export interface StreamableFileContent {
   getStream(): Promise<Readable>;
 }
 
-/** An index as listed by `listIndexes`. */
-export interface IndexDetails {
-  name: string;
-}
+/** An index as listed by `listIndexes` (the type is @km/wire's). */
+export type { IndexDetails } from '@km/wire';
 
 /** What can be imported in one call: a Document, a file path, paths, or a single file source. */
 export type ImportInput = Document | string | string[] | DocumentFileSource;

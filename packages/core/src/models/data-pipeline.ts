@@ -1,3 +1,4 @@
+import type { DataPipelineStatus } from '@km/wire';
 import type { TagCollection } from './tag-collection.js';
 
 /** What a file in a pipeline is: the upload or something a handler made from it. */
@@ -97,26 +98,8 @@ export interface StepAttempts {
   last_error?: string;
 }
 
-/** The public view of a pipeline, as `GET /upload-status` returns it. */
-export interface DataPipelineStatus {
-  completed: boolean;
-  failed: boolean;
-  empty: boolean;
-  index: string;
-  document_id: string;
-  tags: TagCollection;
-  creation: string;
-  last_update: string;
-  steps: string[];
-  remaining_steps: string[];
-  completed_steps: string[];
-  error?: string;
-  /**
-   * Files that failed on their own, with the reason. Once every step ran, any file here makes
-   * the document `failed` (see {@link toPipelineStatus}).
-   */
-  failed_files?: Array<{ name: string; error: string }>;
-}
+/** The public view of a pipeline, as `GET /upload-status` returns it (the type is @km/wire's). */
+export type { DataPipelineStatus } from '@km/wire';
 
 /** Files that failed on their own (the document went on without them), with the reason. */
 export function failedFilesOf(pipeline: DataPipeline): Array<{ name: string; error: string }> {

@@ -1,3 +1,4 @@
+import type { MemoryFilterJson } from '@km/wire';
 import { InvalidInputError } from '../errors/km-error.js';
 import { RESERVED_TAG_KEYS, RESERVED_TAG_PREFIX, ReservedTags } from './constants.js';
 import { unstorableTextReason } from '../validation/unstorable-text.js';
@@ -105,8 +106,9 @@ export class MemoryFilter {
     return new MemoryFilter(conditions);
   }
 
-  toJSON(): Record<string, Array<string | null>> {
-    const out: Record<string, Array<string | null>> = {};
+  /** The filter's JSON form in `filters` of `POST /search` and `POST /ask`. */
+  toJSON(): MemoryFilterJson {
+    const out: MemoryFilterJson = {};
     for (const c of this.conditions) (out[(c.negated ? '!' : '') + c.key] ??= []).push(c.value);
     return out;
   }

@@ -1,12 +1,13 @@
+import type { TagCollection } from '@km/wire';
 import { InvalidInputError } from '../errors/km-error.js';
 import { RESERVED_TAG_PREFIX } from './constants.js';
 import { unstorableTextReason } from '../validation/unstorable-text.js';
 
 /**
- * Tags of a document or record: key → list of values. Keys and values are case-sensitive;
- * a key may hold several values. Serialises as Kernel Memory does: `{"user":["alice"]}`.
+ * Tags of a document or record: key → list of values (the type is @km/wire's). Keys and values
+ * are case-sensitive; a key may hold several values. Serialises as Kernel Memory does: `{"user":["alice"]}`.
  */
-export type TagCollection = Record<string, Array<string | null>>;
+export type { TagCollection } from '@km/wire';
 
 /** Longest tag key accepted. */
 export const MAX_TAG_KEY_LENGTH = 256;
