@@ -1,3 +1,4 @@
 export { MemoryWebClient, type MemoryWebClientOptions, type WaitOptions } from './memory-web-client.js';
 export { MemoryWebClientError, toClientError } from './errors.js';
-export { readServerSentEvents } from './sse.js';
+// The server-sent events reader is @km/wire's (browser-safe); re-exported for existing imports.
+export { readAnswerStream, readServerSentEvents } from '@km/wire';

@@ -24,8 +24,8 @@ import {
   type StreamableFileContent,
   type WaitForDocumentOptions,
 } from '@km/core';
+import { readAnswerStream, type AskRequest, type SearchRequest } from '@km/wire';
 import { toClientError } from './errors.js';
-import { readServerSentEvents } from './sse.js';
 
 /** Options of {@link MemoryWebClient}. */
 export interface MemoryWebClientOptions {
@@ -197,7 +197,7 @@ export class MemoryWebClient implements IKernelMemory {
   }
 
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
-    const body = { ...this.retrievalBody(options), query, limit: options.limit ?? -1 };
+    const body: SearchRequest = { ...this.retrievalBody(options), query, limit: options.limit ?? -1 };
     const res = await this.request('POST', '/search', { json: body, signal: options.signal });
     return (await res.json()) as SearchResult;
   }
@@ -215,16 +215,14 @@ export class MemoryWebClient implements IKernelMemory {
       streaming: true,
     });
     if (!res.body) return;
-    for await (const data of readServerSentEvents(res.body)) {
-      if (data === '[DONE]') return;
-      const chunk = JSON.parse(data) as MemoryAnswer;
+    for await (const chunk of readAnswerStream(res.body)) {
       if (chunk.streamState === 'error')
         throw new KmError('upstream_error', `the service failed while answering: ${chunk.noResultReason ?? 'unknown error'}`);
       yield chunk;
     }
   }
 
-  private retrievalBody(options: RetrievalOptions): Record<string, unknown> {
+  private retrievalBody(options: RetrievalOptions): Omit<SearchRequest, 'query'> & Omit<AskRequest, 'question'> {
     const filters = toMemoryFilters(options.filters ?? []);
     if (options.filter) filters.push(options.filter instanceof MemoryFilter ? options.filter : MemoryFilter.fromJSON(options.filter));
     return {

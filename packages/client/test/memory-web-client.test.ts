@@ -5,6 +5,7 @@ import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Document, MemoryFilters, isKmError, type IKernelMemory } from '@km/core';
 import { startTestService, type TestService } from '@km/service/testing';
+import * as wire from '@km/wire';
 import { MemoryWebClient, MemoryWebClientError, readServerSentEvents } from '../src/index.js';
 
 const KEY = 'client-test-key-'.padEnd(40, 'x');
@@ -120,20 +121,7 @@ describe('MemoryWebClient against a real km service', () => {
 });
 
 describe('readServerSentEvents', () => {
-  const streamOf = (parts: string[]) =>
-    new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (const p of parts) controller.enqueue(new TextEncoder().encode(p));
-        controller.close();
-      },
-    });
-
-  it('joins events split across chunks and handles CRLF and multi-line data', async () => {
-    const out: string[] = [];
-    for await (const d of readServerSentEvents(
-      streamOf(['data: {"a"', ':1}\n', '\ndata: line1\r\ndata: line2\r\n\r\n', ': comment\n\ndata: [DONE]']),
-    ))
-      out.push(d);
-    expect(out).toEqual(['{"a":1}', 'line1\nline2', '[DONE]']);
+  it("is @km/wire's reader (tested there), re-exported", () => {
+    expect(readServerSentEvents).toBe(wire.readServerSentEvents);
   });
 });
