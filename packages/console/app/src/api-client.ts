@@ -1,7 +1,15 @@
 import { accessKey } from './access-key.js';
-import type { DocumentStatus, MemoryAnswer, SearchResult, UploadAccepted } from './api-types.js';
-import type { WireFilter } from './filters.js';
-import { readServerSentEvents } from './server-sent-events.js';
+import {
+  readAnswerStream,
+  type AskRequest,
+  type DataPipelineStatus,
+  type IndexList,
+  type MemoryAnswer,
+  type ProblemDetails,
+  type SearchRequest,
+  type SearchResult,
+  type UploadAccepted,
+} from '@km/wire';
 
 /** An error answer of the service (a ProblemDetails body), or a network failure (status 0). */
 export class ApiError extends Error {
@@ -49,7 +57,7 @@ export class ApiClient {
   }
 
   async listIndexes(): Promise<string[]> {
-    const body = (await (await this.request('indexes')).json()) as { results: Array<{ name: string }> };
+    const body = (await (await this.request('indexes')).json()) as IndexList;
     return body.results.map((r) => r.name);
   }
 
@@ -69,9 +77,9 @@ export class ApiClient {
   }
 
   /** The pipeline status of a document, or undefined once it is not found (deleted, or never uploaded). */
-  async documentStatus(index: string, documentId: string): Promise<DocumentStatus | undefined> {
+  async documentStatus(index: string, documentId: string): Promise<DataPipelineStatus | undefined> {
     try {
-      return (await (await this.request(this.path('upload-status', { index, documentId }))).json()) as DocumentStatus;
+      return (await (await this.request(this.path('upload-status', { index, documentId }))).json()) as DataPipelineStatus;
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return undefined;
       throw error;
@@ -82,31 +90,16 @@ export class ApiClient {
     await this.request(this.path('documents', { index, documentId }), { method: 'DELETE' });
   }
 
-  async search(body: {
-    index: string;
-    query: string;
-    filters: WireFilter[];
-    minRelevance?: number;
-    limit?: number;
-  }): Promise<SearchResult> {
+  async search(body: SearchRequest & Required<Pick<SearchRequest, 'index' | 'filters'>>): Promise<SearchResult> {
     return (await (await this.request('search', json(body))).json()) as SearchResult;
   }
 
   /** Asks with `stream: true`, yielding the service's answer chunks as they arrive. */
-  async *askStreaming(body: {
-    index: string;
-    question: string;
-    filters: WireFilter[];
-    minRelevance?: number;
-  }): AsyncIterable<MemoryAnswer> {
-    const res = await this.request('ask', json({ ...body, stream: true }));
+  async *askStreaming(body: AskRequest & Required<Pick<AskRequest, 'index' | 'filters'>>): AsyncIterable<MemoryAnswer> {
+    const res = await this.request('ask', json({ ...body, stream: true } satisfies AskRequest));
     if (!res.body) throw new ApiError(0, 'the answer stream has no body');
-    let done = false;
-    // Read to the end of the body (the service closes it right after [DONE]) rather than cancel it.
-    for await (const data of readServerSentEvents(res.body)) {
-      if (data === '[DONE]') done = true;
-      else if (!done) yield JSON.parse(data) as MemoryAnswer;
-    }
+    // Reads to the end of the body (the service closes it right after [DONE]) rather than cancel it.
+    yield* readAnswerStream(res.body);
   }
 
   /** A file of a document (`GET /download`), as a Blob. */
@@ -154,7 +147,7 @@ function json(body: unknown): RequestInit {
 async function readProblem(res: Response): Promise<{ detail: string; code?: string }> {
   const text = await res.text().catch(() => '');
   try {
-    const body = JSON.parse(text) as { detail?: unknown; title?: unknown; code?: unknown };
+    const body = JSON.parse(text) as Partial<Record<keyof ProblemDetails, unknown>>;
     const detail = typeof body.detail === 'string' ? body.detail : typeof body.title === 'string' ? body.title : text;
     return { detail: detail || `HTTP ${res.status}`, ...(typeof body.code === 'string' ? { code: body.code } : {}) };
   } catch {

@@ -1,5 +1,4 @@
-/** KM's wire form of one filter: every `key: [values]` must match (AND); `!key` excludes. */
-export type WireFilter = Record<string, Array<string | null>>;
+import type { MemoryFilterJson } from '@km/wire';
 
 /**
  * Parses the console's filter text into KM filters: one filter per line, any line may match
@@ -10,10 +9,10 @@ export type WireFilter = Record<string, Array<string | null>>;
  * parseFilters('topic:space, !draft\nuser:alice'); // [{ topic: ['space'], '!draft': [null] }, { user: ['alice'] }]
  * ```
  */
-export function parseFilters(text: string): WireFilter[] {
-  const filters: WireFilter[] = [];
+export function parseFilters(text: string): MemoryFilterJson[] {
+  const filters: MemoryFilterJson[] = [];
   for (const line of text.split(/\r?\n/)) {
-    const filter: WireFilter = {};
+    const filter: MemoryFilterJson = {};
     for (const raw of line.split(',')) {
       const tag = raw.trim();
       if (tag === '') continue;

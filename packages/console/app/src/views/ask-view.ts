@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api-client.js';
-import type { Citation } from '../api-types.js';
+import type { Citation } from '@km/wire';
 import type { ConsoleState } from '../console-state.js';
 import { messageArea } from '../dialogs.js';
 import { field, h, replaceChildren } from '../dom.js';

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api-client.js';
-import type { Citation, CitationPartition } from '../api-types.js';
+import type { Citation, CitationPartition } from '@km/wire';
 import { h, uniqueId } from '../dom.js';
 import { passageLocation } from './citation-location.js';
 

@@ -1,4 +1,4 @@
-import type { Citation, CitationPartition } from '../api-types.js';
+import type { Citation, CitationPartition } from '@km/wire';
 
 /** Where a passage is in its file: the page of a PDF, the section of other formats, else the partition. */
 export function passageLocation(

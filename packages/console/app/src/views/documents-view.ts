@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api-client.js';
-import type { DocumentStatus } from '../api-types.js';
+import type { DataPipelineStatus } from '@km/wire';
 import type { ConsoleState } from '../console-state.js';
 import { confirmAction, messageArea } from '../dialogs.js';
 import { field, h, replaceChildren } from '../dom.js';
@@ -134,7 +134,7 @@ class DocumentCard {
 
   private async poll(): Promise<void> {
     if (this.disposed) return;
-    let status: DocumentStatus | undefined;
+    let status: DataPipelineStatus | undefined;
     try {
       status = await this.api.documentStatus(this.document.index, this.document.documentId);
     } catch (error) {
@@ -162,7 +162,7 @@ class DocumentCard {
     if (this.deleting || (!status.completed && !status.failed)) this.timer = setTimeout(() => void this.poll(), POLL_MS);
   }
 
-  private render(status: DocumentStatus): void {
+  private render(status: DataPipelineStatus): void {
     const done = new Set(status.completed_steps);
     const total = status.steps.length;
     this.progress.max = Math.max(total, 1);

@@ -1,8 +1,9 @@
 import { field, h } from '../dom.js';
-import { parseFilters, type WireFilter } from '../filters.js';
+import type { MemoryFilterJson } from '@km/wire';
+import { parseFilters } from '../filters.js';
 
 /** The tag-filter text area shared by search and ask, with its rules as a hint. */
-export function filterField(name: string): { element: HTMLElement; read(): WireFilter[] } {
+export function filterField(name: string): { element: HTMLElement; read(): MemoryFilterJson[] } {
   const input = h('textarea', { name, rows: 2, spellcheck: 'false', placeholder: 'topic:space, !draft' });
   return {
     element: field(
