@@ -1,17 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import { KmError, type KmErrorCode } from '@km/core';
+import type { ProblemDetails } from '@km/wire';
 
-/** RFC 9457 problem details, as ASP.NET (and so Kernel Memory) writes them, plus km's error code. */
-export interface ProblemDetails {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance?: string;
-  /** km's machine-readable error code, e.g. `invalid_tag`. */
-  code?: string;
-  requestId?: string;
-}
+/** RFC 9457 problem details, as ASP.NET (and so Kernel Memory) writes them, plus km's error code (@km/wire's type). */
+export type { ProblemDetails } from '@km/wire';
 
 /** An error the HTTP layer answers with a given status. */
 export class HttpProblem extends Error {

@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { MemoryAnswer } from '@km/core';
+import { SSE_DONE } from '@km/wire';
 import { toProblem } from './problem-details.js';
 
-/** The end of a KM answer stream. */
-export const SSE_DONE = '[DONE]';
+/** The end of a KM answer stream (@km/wire's constant, which the readers check). */
+export { SSE_DONE };
 
 /**
  * The server-sent events of `POST /ask` with `stream: true`, as Kernel Memory writes them: each
@@ -43,7 +44,7 @@ export async function streamAnswer(request: FastifyRequest, reply: FastifyReply,
         text: '',
         relevantSources: [],
         tokenUsage: [],
-      }),
+      } satisfies MemoryAnswer),
     );
   } finally {
     if (!res.destroyed) {
