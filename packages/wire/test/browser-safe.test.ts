@@ -49,6 +49,8 @@ describe('@km/wire is browser-safe', () => {
   });
 
   it('finds a Node import when there is one (the scan works)', () => {
-    expect(specifiers(join(import.meta.dirname, 'browser-safe.test.ts'))).toEqual(expect.arrayContaining(['node:fs', 'node:module', 'vitest']));
+    expect(specifiers(join(import.meta.dirname, 'browser-safe.test.ts'))).toEqual(
+      expect.arrayContaining(['node:fs', 'node:module', 'vitest']),
+    );
   });
 });

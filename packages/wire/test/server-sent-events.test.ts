@@ -51,7 +51,8 @@ describe('readServerSentEvents', () => {
   });
 
   it('reads LF, CRLF and CR line ends alike', async () => {
-    for (const eol of ['\n', '\r\n', '\r']) expect(await read([`data: a${eol}data: b${eol}${eol}data: c${eol}${eol}`])).toEqual(['a\nb', 'c']);
+    for (const eol of ['\n', '\r\n', '\r'])
+      expect(await read([`data: a${eol}data: b${eol}${eol}data: c${eol}${eol}`])).toEqual(['a\nb', 'c']);
   });
 
   it('skips comments, keep-alives and other fields, and events without data', async () => {
