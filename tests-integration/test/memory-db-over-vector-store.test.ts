@@ -40,7 +40,9 @@ afterAll(async () => {
 describeMemoryDb('MemoryDb over PostgresVectorStoreDriver (PGlite)', {
   create: async () => {
     database ??= PGlite.create({ extensions: { vector } });
-    return new MemoryDb(new VectorStoreMemoryDbDriver(new PostgresVectorStoreDriver({ pglite: await database })));
+    return new MemoryDb(
+      new VectorStoreMemoryDbDriver(new PostgresVectorStoreDriver({ pglite: await database, unlistedTablePrefix: false })),
+    );
   },
   dispose: (db) => (db as MemoryDb).close(),
 });

@@ -177,6 +177,7 @@ export { checkFusion, fuseRankings, type FusedHit, type ResolvedFusion } from '.
 
 // Typed vector-store drivers: the seam, the checked filter, the reference semantics
 export type {
+  DriverLexicalQuery,
   DriverRecordQuery,
   DriverVectorQuery,
   StorageRecord,
@@ -218,9 +219,12 @@ export { checkDefinitionSupported } from './vector-store/definition-support.js';
 export { FILTER_OPERATORS } from './vector-store/vector-store.js';
 export { VectorStoreCollection } from './vector-store/vector-store-collection.js';
 export { SimpleVectorStoreDriver, type SimpleVectorStoreDriverOptions } from './vector-store/simple/simple-vector-store-driver.js';
+export { toKmError } from './vector-store/driver-call.js';
+export { VectorStoreMemoryDbDriver } from './memory-storage/vector-store-memory-db-driver.js';
 export {
-  MEMORY_COLLECTION_PREFIX,
-  memoryRecordDefinition,
-  VectorStoreMemoryDbDriver,
-} from './memory-storage/vector-store-memory-db-driver.js';
+  DEFAULT_KM_STORAGE_NAMES,
+  KmRecordLayout,
+  type KmRecordLayoutOptions,
+  type KmStorageNames,
+} from './memory-storage/km-record-layout.js';
 export { compareKeys, compareValues, queryOrder, recordOrder } from './vector-store/record-order.js';

@@ -239,3 +239,39 @@ describe('MemoryDb over a driver', () => {
     expect(() => new MemoryDb({ ...readOnly, name: 'broken' } as unknown as MemoryDbDriver)).toThrow(/neither upsertBatch nor upsert/);
   });
 });
+
+describe('MemoryDb: driver errors reach callers as KmErrors', () => {
+  it('wraps a raw error of a write, a search and a listing in upstream_error with the cause', async () => {
+    const driver = new ArrayDriver();
+    const db = new MemoryDb(driver);
+    await db.createIndex('raw', 2);
+    const raw = new TypeError('cannot read properties of undefined');
+    driver.upsertBatch = async () => Promise.reject(raw);
+    driver.search = async () => Promise.reject(raw);
+    driver.list = async function* () {
+      yield* [];
+      throw raw;
+    };
+    const caught = async (run: () => Promise<unknown>) =>
+      run().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    for (const error of [
+      await caught(() => db.upsert('raw', { id: 'a', vector: [1, 0], tags: {}, payload: {} })),
+      await caught(() => collect(db.getSimilarList('raw', [1, 0]))),
+      await caught(() => collect(db.getList('raw'))),
+    ]) {
+      expect(isKmError(error, 'upstream_error')).toBe(true);
+      expect((error as Error & { cause?: unknown }).cause).toBe(raw);
+      expect((error as Error).message).toContain('cannot read properties of undefined');
+    }
+  });
+
+  it('keeps the KmErrors a driver throws as they are', async () => {
+    const driver = new ArrayDriver();
+    driver.createFails = new IndexNotFoundError('x');
+    const db = new MemoryDb(driver);
+    await expect(db.createIndex('x', 2)).rejects.toBe(driver.createFails);
+  });
+});

@@ -9,6 +9,7 @@ import { memoryDbAttributes } from '../tracing/memory-db-spans.js';
 import { KmAttributes } from '../tracing/span-attributes.js';
 import { traceIterable, withSpan } from '../tracing/with-span.js';
 import { normalizeIndexName } from '../validation/index-name.js';
+import { toKmError } from '../vector-store/driver-call.js';
 import { checkFusion } from './hybrid-fusion.js';
 import { driverCapabilities, type DriverSearch, type MemoryDbDriver } from './memory-db-driver.js';
 import { resolveQueryVector } from './query-vector.js';
@@ -155,7 +156,14 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
       [KmAttributes.searchMode]: options.mode ?? 'vector',
       [KmAttributes.limit]: options.limit ?? 0,
     });
-    return traceIterable('km.memory_db.search', attributes, () => this.similarList(index, query, options), { kind: SpanKind.CLIENT });
+    return traceIterable(
+      'km.memory_db.search',
+      attributes,
+      () => this.guarded('search', this.similarList(index, query, options), options.signal),
+      {
+        kind: SpanKind.CLIENT,
+      },
+    );
   }
 
   private async *similarList(
@@ -179,7 +187,9 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
 
   getList(index: string, options: ListOptions = {}): AsyncIterable<MemoryRecord> {
     const attributes = memoryDbAttributes(this.name, index, { [KmAttributes.limit]: options.limit ?? 0 });
-    return traceIterable('km.memory_db.list', attributes, () => this.listRecords(index, options), { kind: SpanKind.CLIENT });
+    return traceIterable('km.memory_db.list', attributes, () => this.guarded('list', this.listRecords(index, options), options.signal), {
+      kind: SpanKind.CLIENT,
+    });
   }
 
   private async *listRecords(index: string, options: ListOptions): AsyncIterable<MemoryRecord> {
@@ -219,9 +229,25 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
     await this.driver.close?.();
   }
 
-  /** Runs a public operation in a `km.memory_db.<operation>` span. */
+  /** Runs a public operation in a `km.memory_db.<operation>` span; whatever it throws leaves as a `KmError` (see {@link toKmError}). */
   private traced<T>(operation: string, index: string | undefined, fn: () => Promise<T>, extra?: Attributes): Promise<T> {
-    return withSpan(`km.memory_db.${operation}`, memoryDbAttributes(this.name, index, extra), fn, { kind: SpanKind.CLIENT });
+    const guarded = async (): Promise<T> => {
+      try {
+        return await fn();
+      } catch (error) {
+        throw toKmError(error, this.name, operation.replace(/_/g, ' '));
+      }
+    };
+    return withSpan(`km.memory_db.${operation}`, memoryDbAttributes(this.name, index, extra), guarded, { kind: SpanKind.CLIENT });
+  }
+
+  /** Yields what `results` yields; whatever it throws leaves as a `KmError` (see {@link toKmError}). */
+  private async *guarded<T>(operation: string, results: AsyncIterable<T>, signal: AbortSignal | undefined): AsyncIterable<T> {
+    try {
+      yield* results;
+    } catch (error) {
+      throw toKmError(error, this.name, operation, signal);
+    }
   }
 
   /** The driver's cosine search; undefined when the index is missing. */

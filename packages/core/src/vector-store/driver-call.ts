@@ -15,11 +15,24 @@ export async function callDriver<T>(connector: string, what: string, signal: Abo
   try {
     return await call();
   } catch (e) {
-    if (e instanceof KmError) throw e;
-    if (signal?.aborted) throw new KmError('aborted', `${what}: aborted`, { connector, cause: signal.reason });
-    const message = e instanceof Error ? e.message : String(e);
-    throw new KmError('upstream_error', `${what} failed: ${message}`, { connector, cause: e });
+    throw toKmError(e, connector, what, signal);
   }
+}
+
+/**
+ * What a caller of a driver sees of an error: a `KmError` as it is; any other error (a
+ * `TypeError`, a driver's own error) as `aborted` when `signal` was aborted, else as
+ * `upstream_error` naming the connector and the operation, with the original as `cause`.
+ *
+ * ```ts
+ * toKmError(new TypeError('x is undefined'), 'qdrant', 'search'); // KmError upstream_error "search failed: x is undefined"
+ * ```
+ */
+export function toKmError(error: unknown, connector: string, what: string, signal?: AbortSignal): KmError {
+  if (error instanceof KmError) return error;
+  if (signal?.aborted) return new KmError('aborted', `${what}: aborted`, { connector, cause: signal.reason });
+  const message = error instanceof Error ? error.message : String(error);
+  return new KmError('upstream_error', `${what} failed: ${message}`, { connector, cause: error });
 }
 
 /** Throws `aborted` when `signal` is aborted. */

@@ -4,6 +4,7 @@ import type {
   KeyType,
   KeyValue,
   RecordDefinition,
+  ResolvedDataProperty,
   ResolvedVectorProperty,
 } from './record-definition-types.js';
 import type { FilterNode, FilterOperator } from './vector-store-filter-types.js';
@@ -38,6 +39,21 @@ export interface DriverRecordQuery {
   readonly orderBy: ReadonlyArray<{ readonly storageName: string; readonly descending: boolean }>;
   /** Most results wanted (the caller's `top + skip`); the wrapper skips. */
   readonly limit: number;
+  readonly includeVectors: boolean;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What a lexical (full-text) search asks a driver for (see {@link VectorStoreDriver.lexicalSearch}). */
+export interface DriverLexicalQuery {
+  /** The `fullText` string data property searched. */
+  readonly property: ResolvedDataProperty;
+  /** The query's words as the caller wrote them (not empty); the driver tokenises them its own way. */
+  readonly text: string;
+  /** Checked filter, or undefined for none. */
+  readonly filter: FilterNode | undefined;
+  /** Most results wanted. */
+  readonly limit: number;
+  /** Return the vectors of the records too. */
   readonly includeVectors: boolean;
   readonly signal?: AbortSignal | undefined;
 }
@@ -85,8 +101,13 @@ export interface VectorStoreDriver {
   readonly maxDimensions?: number;
   /** Most records per `upsert` call; the wrapper splits larger batches. @default unlimited */
   readonly maxBatchSize?: number;
+  /**
+   * Stores and searches all-zero vectors (their cosine similarity to anything reads as 0).
+   * Without it, `MemoryDb` over this driver refuses zero vectors. @default false
+   */
+  readonly zeroVectors?: boolean;
 
-  /** Names of the collections in the store. */
+  /** Names of the collections in the store (the wrapper keeps those that are valid collection names). */
   listCollections(): Promise<string[]>;
   collectionExists(name: string): Promise<boolean>;
   /**
@@ -113,6 +134,19 @@ export interface VectorStoreDriver {
    * Optional: without it, `collection.query` throws `unsupported_operation`.
    */
   query?(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]>;
+  /**
+   * Records that match the filter and hold words of the query in `query.property` (a `fullText`
+   * string property), best first (ties by key), at most `query.limit`, with a lexical score in
+   * [0, 1) monotone in the backend's full-text score. Optional: it declares lexical search; a
+   * missing collection reads as no records.
+   */
+  lexicalSearch?(name: string, definition: RecordDefinition, query: DriverLexicalQuery): Promise<Array<[StorageRecord, number]>>;
+  /**
+   * The dimensions of the vector stored under `storageName` in the collection, read from the
+   * backend (a column's type, a stored definition...); undefined when the collection or the
+   * vector does not exist. Optional: `MemoryDb` over this driver needs it to open an index.
+   */
+  vectorDimensions?(name: string, storageName: string): Promise<number | undefined>;
   /** Releases connections or files. */
   close?(): Promise<void>;
 }

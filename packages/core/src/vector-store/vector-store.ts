@@ -1,5 +1,5 @@
 import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
-import { checkCollectionName } from './collection-name.js';
+import { checkCollectionName, isCollectionName } from './collection-name.js';
 import { checkDefinitionSupported } from './definition-support.js';
 import { callDriver } from './driver-call.js';
 import { DATA_PROPERTY_TYPES } from './record-definition.js';
@@ -73,8 +73,10 @@ export class VectorStore implements IVectorStore {
     return this.driver.name;
   }
 
-  listCollections(): Promise<string[]> {
-    return callDriver(this.driver.name, 'list collections', undefined, () => this.driver.listCollections());
+  /** The driver's collections whose names are valid collection names (others could not be opened). */
+  async listCollections(): Promise<string[]> {
+    const names = await callDriver(this.driver.name, 'list collections', undefined, () => this.driver.listCollections());
+    return names.filter(isCollectionName);
   }
 
   async collectionExists(name: string): Promise<boolean> {

@@ -39,6 +39,8 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
   readonly collectionNameLimit = { bytes: MAX_IDENTIFIER_BYTES, reason: `PostgreSQL identifiers hold ${MAX_IDENTIFIER_BYTES} bytes` };
   /** pgvector's `vector` holds up to 16000 dimensions (HNSW indexes up to 2000; larger vectors are scanned exactly). */
   readonly maxDimensions = 16_000;
+  /** pgvector stores all-zero vectors; their cosine similarity reads as 0. */
+  readonly zeroVectors = true;
   private readonly options: PostgresVectorStoreOptions;
   private readonly connection: PostgresConnection;
   private readonly logger: Logger;
@@ -111,6 +113,13 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
         tableLockKey('collection', sql.table),
       ),
     );
+  }
+
+  /** The dimensions of the `vector(n)` column `storageName` (its type modifier); undefined when the table or the column is missing. */
+  async vectorDimensions(name: string, storageName: string): Promise<number | undefined> {
+    const columns = await this.run(name, 'read vector size', (db) => readColumns(db, qualified(this.schema, name)));
+    const column = columns?.get(storageName);
+    return column?.type === 'vector' && column.typmod > 0 ? column.typmod : undefined;
   }
 
   /** Drops the table (`DROP TABLE IF EXISTS`), a table mapped by an existing-table definition included. */

@@ -140,6 +140,13 @@ export class SimpleVectorStoreDriver implements VectorStoreDriver {
     return queryRows(collection.rows.values(), query).map((row) => recordFromRow(row, query.includeVectors));
   }
 
+  /** The dimensions of the vector stored under `storageName`, from the collection's definition; undefined when either is missing. */
+  async vectorDimensions(name: string, storageName: string): Promise<number | undefined> {
+    this.folderOf(name);
+    const collection = this.collections.get(name) ?? (await this.mutex.run(name, () => this.load(name)));
+    return collection?.definition.vectors.find((v) => v.storageName === storageName)?.dimensions;
+  }
+
   /** Closes the collections' log files (waiting for writes in progress); the driver must not be used afterwards. */
   async close(): Promise<void> {
     for (const [name, collection] of this.collections) await this.mutex.run(name, () => collection.close());
