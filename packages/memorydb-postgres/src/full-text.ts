@@ -1,6 +1,6 @@
 import { InvalidInputError, type Logger } from '@km/core';
+import { quoteIdent, secondaryIndexName } from './identifiers.js';
 import { sqlState } from './postgres-errors.js';
-import type { PostgresStatements } from './postgres-statements.js';
 import type { SqlClient, SqlQueryable } from './sql-client.js';
 
 /** Text search configuration of new full-text columns when none is given: stems English and drops its stop words. */
@@ -25,6 +25,31 @@ export function checkTextSearchConfig(name: string): string {
   return name;
 }
 
+/** A table's full-text column: the `tsvector` column PostgreSQL generates from a text column. */
+export interface FullTextTable {
+  /** `"schema"."table"`. */
+  readonly table: string;
+  /** The text column (unquoted). */
+  readonly source: string;
+  /** The generated `tsvector` column (unquoted). */
+  readonly column: string;
+}
+
+/**
+ * Adds the full-text column, kept by PostgreSQL from the text column with `config` (a name read
+ * back from `regconfig`, spliced as a quoted literal: DDL takes no parameters, and a generated
+ * column's expression must be a constant).
+ */
+export function addTextSearchColumn(t: FullTextTable, config: string): string {
+  return `ALTER TABLE ${t.table} ADD COLUMN IF NOT EXISTS ${quoteIdent(t.column)} tsvector
+      GENERATED ALWAYS AS (to_tsvector('${config.replace(/'/g, "''")}'::regconfig, ${quoteIdent(t.source)})) STORED`;
+}
+
+/** The GIN index of the full-text column. */
+export function createTextSearchIndex(t: FullTextTable): string {
+  return `CREATE INDEX IF NOT EXISTS ${quoteIdent(secondaryIndexName(t.table, 'text', t.column))} ON ${t.table} USING GIN (${quoteIdent(t.column)})`;
+}
+
 /**
  * The full-text columns of a driver's tables: which text search configuration each was built
  * with (read once per table), adding the column and its GIN index to a table that has none.
@@ -38,7 +63,6 @@ export class FullTextColumns {
 
   constructor(
     private readonly config: string,
-    private readonly column: string,
     private readonly logger: Logger,
     /** Add a missing column from a search (it rewrites the table under an exclusive lock). */
     private readonly upgradeOnSearch = false,
@@ -50,7 +74,7 @@ export class FullTextColumns {
    */
   async configOf(
     client: SqlClient,
-    sql: PostgresStatements,
+    sql: FullTextTable,
     lock: (fn: (tx: SqlQueryable) => Promise<string>) => Promise<string>,
   ): Promise<string | undefined> {
     const known = this.configs.get(sql.table);
@@ -60,7 +84,7 @@ export class FullTextColumns {
       if (!this.warned.has(sql.table)) {
         this.warned.add(sql.table);
         this.logger.warn(
-          `[postgres] ${sql.table} has no full-text column (a table from an earlier version): lexical search finds nothing there and hybrid search is vector only. Add it with upgradeTablesOnSearch: true (the first lexical search then rewrites the table under a lock), or run: ALTER TABLE ${sql.table} ADD COLUMN "${this.column}" tsvector GENERATED ALWAYS AS (to_tsvector('${this.config}'::regconfig, "content")) STORED`,
+          `[postgres] ${sql.table} has no full-text column (a table from an earlier version): lexical search finds nothing there and hybrid search is vector only. Add it with upgradeTablesOnSearch: true (the first lexical search then rewrites the table under a lock), or run: ${addTextSearchColumn(sql, this.config).replace(/\s+/g, ' ').replace(' IF NOT EXISTS', '')}`,
         );
       }
       return undefined;
@@ -72,12 +96,12 @@ export class FullTextColumns {
   }
 
   /** Adds the column and its index to a table when missing (call under the table's lock); returns its configuration. */
-  async add(tx: SqlQueryable, sql: PostgresStatements): Promise<string> {
+  async add(tx: SqlQueryable, sql: FullTextTable): Promise<string> {
     const existing = await this.read(tx, sql);
     if (existing !== undefined) return existing;
     const config = await this.resolve(tx);
-    await tx.query(sql.addTextSearchColumn(config));
-    await tx.query(sql.createTextSearchIndex());
+    await tx.query(addTextSearchColumn(sql, config));
+    await tx.query(createTextSearchIndex(sql));
     this.configs.set(sql.table, Promise.resolve(config));
     return config;
   }
@@ -98,12 +122,12 @@ export class FullTextColumns {
   }
 
   /** The configuration of the table's column, or undefined when it has none (or the table is missing). */
-  private async read(db: SqlQueryable, sql: PostgresStatements): Promise<string | undefined> {
+  private async read(db: SqlQueryable, sql: FullTextTable): Promise<string | undefined> {
     const { rows } = await db.query<{ generated: string; expression: string | null }>(
       `SELECT a.attgenerated AS generated, pg_get_expr(d.adbin, d.adrelid) AS expression
        FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
        WHERE a.attrelid = to_regclass($1) AND a.attname = $2 AND NOT a.attisdropped`,
-      [sql.table, this.column],
+      [sql.table, sql.column],
     );
     if (!rows[0]) return undefined;
     const built = CONFIG_IN_EXPRESSION.exec(rows[0].expression ?? '')?.[1]?.replace(/''/g, "'");
@@ -112,7 +136,7 @@ export class FullTextColumns {
     const wanted = await this.resolve(db);
     if (built !== wanted) {
       this.logger.warn(
-        `[postgres] the full-text column of ${sql.table} was built with text search configuration "${built}", not "${wanted}" (textSearchConfig): lexical searches use "${built}"; to switch, drop the column (ALTER TABLE ${sql.table} DROP COLUMN "${this.column}") and add it again (upgradeTablesOnSearch, or the ALTER TABLE the next search's warning gives)`,
+        `[postgres] the full-text column of ${sql.table} was built with text search configuration "${built}", not "${wanted}" (textSearchConfig): lexical searches use "${built}"; to switch, drop the column (ALTER TABLE ${sql.table} DROP COLUMN ${quoteIdent(sql.column)}) and add it again (upgradeTablesOnSearch, or the ALTER TABLE the next search's warning gives)`,
       );
     }
     return built;

@@ -22,7 +22,7 @@ export function qualified(schema: string, table: string): string {
   return `${quoteIdent(schema)}.${quoteIdent(table)}`;
 }
 
-/** Short, stable names for a table's indexes (the table name may already use the 63 bytes). */
-export function secondaryIndexName(table: string, purpose: 'tags' | 'embedding' | 'text'): string {
-  return `km_${createHash('sha256').update(table).digest('hex').slice(0, 16)}_${purpose}`;
+/** Short, stable names for a table's indexes (the table name may already use the 63 bytes), one per column and purpose. */
+export function secondaryIndexName(table: string, purpose: 'gin' | 'hnsw' | 'text', column: string): string {
+  return `km_${createHash('sha256').update(`${table}\u0000${column}`).digest('hex').slice(0, 16)}_${purpose}`;
 }

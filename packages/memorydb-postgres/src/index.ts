@@ -1,7 +1,5 @@
 export { PostgresMemoryDb } from './postgres-memory-db.js';
-export { PostgresMemoryDbDriver } from './postgres-memory-db-driver.js';
 export { DEFAULT_COLUMNS, type PostgresColumns, type PostgresMemoryDbOptions } from './postgres-config.js';
-export { toSqlCondition, type SqlCondition } from './filters.js';
 export type { PGliteLike, PgPoolLike, PgPoolClientLike } from './sql-client.js';
 export { postgresMemoryDbFactory } from './postgres-factory.js';
 export { PostgresContentStorage } from './content-storage/postgres-content-storage.js';
@@ -10,4 +8,4 @@ export { postgresContentStorageFactory } from './content-storage/postgres-conten
 export { PostgresVectorStore } from './vector-store/postgres-vector-store.js';
 export { PostgresVectorStoreDriver } from './vector-store/postgres-vector-store-driver.js';
 export type { PostgresVectorStoreOptions } from './vector-store/postgres-vector-store-options.js';
-export { filterToSql } from './vector-store/filter-sql.js';
+export { filterToSql, type SqlCondition } from './vector-store/filter-sql.js';

@@ -1,6 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { defineRecord, isKmError, type RecordDefinition } from '@km/core';
+import { defineRecord, isKmError, type RecordDefinition, VectorStore } from '@km/core';
 import { compileFilter, matchesFilter, vectorScore, type StorageRecord } from '@km/core/connector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filterToSql, PostgresVectorStoreDriver } from '../src/index.js';
@@ -341,6 +341,29 @@ describe('PostgresVectorStoreDriver on missing and existing tables', () => {
     expect(await driver.listCollections()).toContain('legacy_hotels');
   });
 
+  it('contains on an existing varchar[] or text[] column matches with @> (served by a GIN index), and a jsonb column holds a string property', async () => {
+    const Tagged = defineRecord({
+      key: 'id',
+      data: { labels: { type: 'string[]', filterable: true }, doc: { type: 'string' } },
+      vectors: { embedding: { dimensions: 2 } },
+    });
+    await db.exec(`CREATE TABLE varchar_tags (id text PRIMARY KEY, labels varchar(20)[], doc jsonb, embedding vector(2));
+      CREATE TABLE text_tags (id text PRIMARY KEY, labels text[], doc jsonb, embedding vector(2))`);
+    for (const table of ['varchar_tags', 'text_tags']) {
+      await driver.createCollection(table, Tagged);
+      const rows = [
+        { id: 'a', labels: ['x:1', 'y:2'], doc: '{"text":"one"}', embedding: new Float32Array([1, 0]) },
+        { id: 'b', labels: ['y:2'], doc: '{"text":"two"}', embedding: new Float32Array([0, 1]) },
+      ];
+      await driver.upsert(table, Tagged, rows);
+      const filter = compileFilter(Tagged, { labels: { contains: 'x:1' } });
+      const found = await driver.query!(table, Tagged, { filter, orderBy: [], limit: 10, includeVectors: false });
+      expect(found.map((r) => [r.id, JSON.parse(String(r.doc))])).toEqual([['a', { text: 'one' }]]);
+      const { rows: typed } = await db.query<{ t: string }>(`SELECT jsonb_typeof(doc) AS t FROM ${table} WHERE id = 'a'`);
+      expect(typed[0]!.t).toBe('object');
+    }
+  });
+
   it('refuses an existing table that cannot hold the records, naming the first column at fault, and changes nothing', async () => {
     await db.exec(`CREATE TABLE misfit (hotel_id bigint PRIMARY KEY, hotel_nme text, rating text, embedding vector(4))`);
     const before = await columnsOf('misfit');
@@ -375,14 +398,15 @@ describe('PostgresVectorStoreDriver on missing and existing tables', () => {
     expect(await columnsOf('misfit')).toEqual(before);
   });
 
-  it('lists tables with a vector column, not the memory DB tables, tables without vectors or names no collection can have', async () => {
+  it('lists tables with a vector column, not the memory DB tables nor tables without vectors; the store leaves out names no collection can have', async () => {
     await db.exec(`CREATE TABLE "km-docs" (id text PRIMARY KEY, embedding vector(3)); CREATE TABLE plain_table (id text PRIMARY KEY);
       CREATE TABLE "not a collection name" (id text PRIMARY KEY, embedding vector(3))`);
     const names = await driver.listCollections();
     expect(names).toEqual(expect.arrayContaining(['filtered', 'legacy_hotels', 'misfit']));
     expect(names).not.toContain('km-docs');
     expect(names).not.toContain('plain_table');
-    expect(names).not.toContain('not a collection name');
+    expect(names).toContain('not a collection name');
+    expect(await new VectorStore(driver).listCollections()).not.toContain('not a collection name');
     const all = new PostgresVectorStoreDriver({ pglite: db, unlistedTablePrefix: false, logger: quiet });
     expect(await all.listCollections()).toContain('km-docs');
   });

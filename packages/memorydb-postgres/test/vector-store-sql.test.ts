@@ -29,7 +29,7 @@ describe('vector-store filters as SQL', () => {
       [{ op: 'lte', property: rating, value: 4 }, '"rating" <= $4', [4]],
       [{ op: 'in', property: city, values: ['Rome', 'Oslo'] }, '"city" = ANY($4)', [['Rome', 'Oslo']]],
       [{ op: 'in', property: city, values: [] }, 'FALSE', []],
-      [{ op: 'contains', property: tags, value: 'pool' }, '$4 = ANY("tags")', ['pool']],
+      [{ op: 'contains', property: tags, value: 'pool' }, '"tags" @> ARRAY[$4]::text[]', ['pool']],
       [{ op: 'eq', property: key, value: 'h1' }, '"id" = $4', ['h1']],
       [{ op: 'and', nodes: [] }, 'TRUE', []],
       [{ op: 'or', nodes: [] }, 'FALSE', []],
@@ -52,7 +52,7 @@ describe('vector-store filters as SQL', () => {
       ],
     };
     expect(filterToSql(node, 3)).toEqual({
-      sql: '("rating" >= $3 AND ("city" = $4 OR NOT coalesce($5 = ANY("tags"), false)))',
+      sql: '("rating" >= $3 AND ("city" = $4 OR NOT coalesce("tags" @> ARRAY[$5]::text[], false)))',
       params: [4, 'Paris', 'pool'],
     });
   });
@@ -76,7 +76,7 @@ describe('vector-store filters as SQL', () => {
       },
       1,
     );
-    expect(sql).toBe('("city" = $1 OR "city" = ANY($2) OR $3 = ANY("tags"))');
+    expect(sql).toBe('("city" = $1 OR "city" = ANY($2) OR "tags" @> ARRAY[$3]::text[])');
     expect(sql).not.toContain('DROP');
     expect(params).toEqual([hostile, [hostile], hostile]);
   });

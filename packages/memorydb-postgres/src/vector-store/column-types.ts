@@ -22,7 +22,8 @@ export const KEY_COLUMN_TYPES: Readonly<Record<KeyType, ColumnType>> = {
  * same values (`real` or `numeric` for numbers, `integer` for integers, `varchar` for strings).
  */
 export const DATA_COLUMN_TYPES: Readonly<Record<DataPropertyType, ColumnType>> = {
-  string: { ddl: 'text', accepts: TEXT },
+  /** A json or jsonb column holds a string property's JSON text (KM's payload column). */
+  string: { ddl: 'text', accepts: [...TEXT, 'json', 'jsonb'] },
   number: { ddl: 'double precision', accepts: ['float8', 'float4', 'numeric'] },
   integer: { ddl: 'bigint', accepts: ['int8', 'int4', 'int2'] },
   boolean: { ddl: 'boolean', accepts: ['bool'] },

@@ -1,6 +1,11 @@
 import type { FilterNode } from '@km/core/connector';
-import type { SqlCondition } from '../filters.js';
 import { quoteColumn } from './column-names.js';
+
+/** A SQL condition with its parameters, numbered from the first parameter asked for. */
+export interface SqlCondition {
+  sql: string;
+  params: unknown[];
+}
 
 const RANGE_OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
@@ -16,7 +21,7 @@ const RANGE_OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
  * | `eq` / `gt` / `gte` / `lt` / `lte` | `col = $n` / `col > $n` / … |
  * | `ne` | `NOT coalesce(col = $n, false)` |
  * | `in` | `col = ANY($n)` (the list as one array parameter); `in: []` → `FALSE` |
- * | `contains` | `$n = ANY(col)` |
+ * | `contains` | on `string[]`: `col @> ARRAY[$n]::text[]` (`varchar[]` for the columns in `varcharArrays`), served by the column's GIN index; on `number[]`: `$n = ANY(col)` |
  * | `not` | `NOT coalesce(…, false)` |
  * | `and` / `or` | `(… AND …)` / `(… OR …)`; `and: []` → `TRUE`, `or: []` → `FALSE` |
  *
@@ -25,7 +30,12 @@ const RANGE_OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
  * // { sql: 'NOT coalesce("city" = $3, false)', params: ['Paris'] }
  * ```
  */
-export function filterToSql(filter: FilterNode | undefined, firstParameter: number): SqlCondition {
+export function filterToSql(
+  filter: FilterNode | undefined,
+  firstParameter: number,
+  /** Storage names of `string[]` properties held in `varchar[]` columns (`@>` needs both sides of one type). */
+  varcharArrays: ReadonlySet<string> = new Set(),
+): SqlCondition {
   const params: unknown[] = [];
   const parameter = (value: unknown): string => {
     params.push(value);
@@ -51,8 +61,26 @@ export function filterToSql(filter: FilterNode | undefined, firstParameter: numb
       case 'in':
         return node.values.length === 0 ? 'FALSE' : `${quoteColumn(node.property)} = ANY(${parameter([...node.values])})`;
       case 'contains':
-        return `${parameter(node.value)} = ANY(${quoteColumn(node.property)})`;
+        return node.property.type === 'string[]'
+          ? `${quoteColumn(node.property)} @> ARRAY[${parameter(node.value)}]::${varcharArrays.has(node.property.storageName) ? 'varchar' : 'text'}[]`
+          : `${parameter(node.value)} = ANY(${quoteColumn(node.property)})`;
     }
   };
   return filter === undefined ? { sql: 'TRUE', params } : { sql: translate(filter), params };
+}
+
+/** True when the filter has a `contains` condition on a `string[]` property. */
+export function hasStringContains(node: FilterNode | undefined): boolean {
+  if (node === undefined) return false;
+  switch (node.op) {
+    case 'and':
+    case 'or':
+      return node.nodes.some(hasStringContains);
+    case 'not':
+      return hasStringContains(node.node);
+    case 'contains':
+      return node.property.type === 'string[]';
+    default:
+      return false;
+  }
 }

@@ -1,7 +1,8 @@
 import { createConsoleLogger, InvalidInputError, type KeyValue, type Logger, type RecordDefinition } from '@km/core';
-import { checkCollectionName, recordOrder, withConnectorRetries } from '@km/core/connector';
+import { recordOrder, withConnectorRetries } from '@km/core/connector';
 import pgvector from 'pgvector';
-import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import type { DriverLexicalQuery, DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import { checkTextSearchConfig, DEFAULT_TEXT_SEARCH_CONFIG, FullTextColumns, MAX_LEXICAL_QUERY_CHARS } from '../full-text.js';
 import { MAX_IDENTIFIER_BYTES, qualified } from '../identifiers.js';
 import { PostgresConnection } from '../postgres-connection.js';
 import { isUndefinedTable } from '../postgres-errors.js';
@@ -9,7 +10,7 @@ import { tableLockKey, withSetupLock } from '../schema-setup.js';
 import type { SqlClient, SqlQueryable } from '../sql-client.js';
 import { CollectionStatements } from './collection-statements.js';
 import { checkExistingTable, readColumns } from './existing-table.js';
-import { filterToSql } from './filter-sql.js';
+import { filterToSql, hasStringContains } from './filter-sql.js';
 import { DEFAULT_VECTOR_STORE_RETRY, type PostgresVectorStoreOptions } from './postgres-vector-store-options.js';
 import { recordParameters, rowToRecord, scoreAlias } from './storage-rows.js';
 import { translateVectorStoreError } from './vector-store-errors.js';
@@ -46,6 +47,9 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
   private readonly logger: Logger;
   private readonly schema: string;
   private readonly retry: Required<NonNullable<PostgresVectorStoreOptions['retry']>>;
+  private readonly fullText: FullTextColumns;
+  /** Per table, its `varchar[]` columns (read once, when a filter first needs them). */
+  private readonly varcharArrays = new Map<string, ReadonlySet<string>>();
   private recallCaveatLogged = false;
 
   constructor(options: PostgresVectorStoreOptions) {
@@ -60,12 +64,11 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
     this.logger = options.logger ?? createConsoleLogger();
     this.connection = new PostgresConnection(options, this.logger);
     this.retry = { ...DEFAULT_VECTOR_STORE_RETRY, ...options.retry };
+    const textSearchConfig = checkTextSearchConfig(options.textSearchConfig ?? DEFAULT_TEXT_SEARCH_CONFIG);
+    this.fullText = new FullTextColumns(textSearchConfig, this.logger, options.upgradeTablesOnSearch === true);
   }
 
-  /**
-   * Tables of the schema with at least one `vector` column, but those under `unlistedTablePrefix`
-   * (`km-`, the memory DB's) and those whose names are not collection names.
-   */
+  /** Tables of the schema with at least one `vector` column, but those under `unlistedTablePrefix` (`km-`, the memory DB's). */
   async listCollections(): Promise<string[]> {
     const { rows } = await this.run('', 'list collections', (db) =>
       db.query<{ name: string }>(
@@ -78,7 +81,7 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
       ),
     );
     const prefix = this.options.unlistedTablePrefix ?? 'km-';
-    return rows.map((r) => r.name).filter((name) => (prefix === false || !name.startsWith(prefix)) && this.isCollectionName(name));
+    return rows.map((r) => r.name).filter((name) => prefix === false || !name.startsWith(prefix));
   }
 
   /** True when the schema has a table (or view) of that name. */
@@ -90,13 +93,15 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
   }
 
   /**
-   * Creates the table and its HNSW indexes, under an advisory lock keyed by the table (so
-   * concurrent creators wait for each other). An existing table is only checked: its mapped
+   * Creates the table, its HNSW indexes, a GIN index per filterable array and the generated,
+   * GIN-indexed `tsvector` column of each `fullText` property (see `fullTextColumns`), under an
+   * advisory lock keyed by the table (so concurrent creators wait for each other). An existing
+   * table is only checked: its mapped
    * columns must exist with compatible types and its key column be unique, else
    * `invalid_argument` names the first that does not fit; it is never altered.
    */
   async createCollection(name: string, definition: RecordDefinition): Promise<void> {
-    const sql = new CollectionStatements(this.schema, name, definition);
+    const sql = this.statements(name, definition);
     await this.run(name, 'create collection', (_, client) =>
       withSetupLock(
         client,
@@ -104,6 +109,10 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
           const columns = await readColumns(tx, sql.table);
           if (columns) return checkExistingTable(tx, sql.table, name, definition, columns);
           await tx.query(sql.createTable());
+          for (const statement of sql.createArrayIndexes()) await tx.query(statement);
+          for (const property of definition.data.filter((p) => p.fullText && p.type === 'string')) {
+            await this.fullText.add(tx, sql.fullTextTable(property, this.fullTextColumn));
+          }
           if (this.options.createVectorIndex ?? true) {
             for (const statement of sql.createVectorIndexes(this.options.hnsw?.m ?? 16, this.options.hnsw?.efConstruction ?? 64)) {
               await tx.query(statement);
@@ -124,7 +133,10 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
 
   /** Drops the table (`DROP TABLE IF EXISTS`), a table mapped by an existing-table definition included. */
   async deleteCollection(name: string): Promise<void> {
-    await this.run(name, 'delete collection', (db) => db.query(`DROP TABLE IF EXISTS ${qualified(this.schema, name)}`));
+    const table = qualified(this.schema, name);
+    await this.run(name, 'delete collection', (db) => db.query(`DROP TABLE IF EXISTS ${table}`));
+    this.fullText.forget(table);
+    this.varcharArrays.delete(table);
   }
 
   /**
@@ -133,7 +145,7 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
    */
   async upsert(name: string, definition: RecordDefinition, records: readonly StorageRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const sql = new CollectionStatements(this.schema, name, definition);
+    const sql = this.statements(name, definition);
     const size = Math.max(1, Math.min(Math.floor(this.options.batchSize ?? 500), Math.floor(MAX_PARAMETERS / sql.columnsPerRecord)));
     const insert = (db: SqlQueryable, batch: readonly StorageRecord[]) =>
       db.query(
@@ -151,14 +163,14 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
 
   async get(name: string, definition: RecordDefinition, keys: readonly KeyValue[], includeVectors: boolean): Promise<StorageRecord[]> {
     if (keys.length === 0) return [];
-    const sql = new CollectionStatements(this.schema, name, definition);
+    const sql = this.statements(name, definition);
     const rows = await this.read(name, 'get', (db) => db.query<Record<string, unknown>>(sql.get(includeVectors), [[...keys]]));
     return rows.map((row) => rowToRecord(definition, row, includeVectors));
   }
 
   async delete(name: string, definition: RecordDefinition, keys: readonly KeyValue[]): Promise<void> {
     if (keys.length === 0) return;
-    const sql = new CollectionStatements(this.schema, name, definition);
+    const sql = this.statements(name, definition);
     await this.run(name, 'delete', (db) => db.query(sql.delete(), [[...keys]]));
   }
 
@@ -168,8 +180,8 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
    * `hnsw.iterative_scan = strict_order` keeps a filtered scan going until the limit is filled.
    */
   async search(name: string, definition: RecordDefinition, query: DriverVectorQuery): Promise<Array<[StorageRecord, number]>> {
-    const sql = new CollectionStatements(this.schema, name, definition);
-    const where = filterToSql(query.filter, 3);
+    const sql = this.statements(name, definition);
+    const where = filterToSql(query.filter, 3, await this.varcharArraysOf(name, sql.table, query.filter));
     const text = sql.search(query.vectorProperty, where.sql, query.includeVectors);
     const efSearch = Math.min(1000, Math.max(query.limit, Math.floor(this.options.efSearch ?? 100)));
     const vector = pgvector.toSql(Array.from(query.vector));
@@ -193,10 +205,39 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
     return rows.map((row) => [rowToRecord(definition, row, query.includeVectors), score(row)]);
   }
 
+  /**
+   * Records whose full-text column (of `query.property`, see `fullTextColumns`) holds words of
+   * the text, scored BM25-like in [0, 1) (see `CollectionStatements.lexicalSearch`). A table
+   * without the column (from an earlier version) gets it here with `upgradeTablesOnSearch`,
+   * else finds nothing, with one warning giving the ALTER TABLE to run.
+   */
+  async lexicalSearch(name: string, definition: RecordDefinition, query: DriverLexicalQuery): Promise<Array<[StorageRecord, number]>> {
+    const sql = this.statements(name, definition);
+    const table = sql.fullTextTable(query.property, this.fullTextColumn);
+    const where = filterToSql(query.filter, 5, await this.varcharArraysOf(name, sql.table, query.filter));
+    const text = query.text.slice(0, MAX_LEXICAL_QUERY_CHARS).replace(/[\uD800-\uDBFF]$/, '');
+    const statement = sql.lexicalSearch(table.column, where.sql, query.includeVectors);
+    const rows = await this.read(
+      name,
+      'lexical search',
+      async (_, client) => {
+        const config = await this.fullText.configOf(client, table, (fn) =>
+          withSetupLock(client, fn, tableLockKey('collection', sql.table)),
+        );
+        if (config === undefined) return { rows: [] };
+        return this.fullText.run(sql.table, () =>
+          client.query<Record<string, unknown>>(statement, [config, text, query.limit, sql.table, ...where.params]),
+        );
+      },
+      query.signal,
+    );
+    return rows.map((row) => [rowToRecord(definition, row, query.includeVectors), Number(row[scoreAlias])]);
+  }
+
   /** Records under the filter in the given order (missing values last, ties by key). */
   async query(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]> {
-    const sql = new CollectionStatements(this.schema, name, definition);
-    const where = filterToSql(query.filter, 2);
+    const sql = this.statements(name, definition);
+    const where = filterToSql(query.filter, 2, await this.varcharArraysOf(name, sql.table, query.filter));
     const text = sql.query(where.sql, query.orderBy, query.includeVectors);
     const read = async (limit: number | null) =>
       (await this.read(name, 'query', (db) => db.query<Record<string, unknown>>(text, [limit, ...where.params]), query.signal)).map((row) =>
@@ -261,15 +302,25 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
     );
   }
 
-  /** True for a table name core accepts as a collection name (others could not be opened). */
-  private isCollectionName(name: string): boolean {
-    try {
-      checkCollectionName(name, this);
-      return true;
-    } catch {
-      return false;
-    }
+  /** The `varchar[]` columns of a table, read once when a filter has `contains` on a `string[]` (`@>` needs the column's own type). */
+  private async varcharArraysOf(name: string, table: string, filter: DriverVectorQuery['filter']): Promise<ReadonlySet<string>> {
+    if (!hasStringContains(filter)) return new Set();
+    const known = this.varcharArrays.get(table);
+    if (known) return known;
+    const columns = await this.run(name, 'read columns', (db) => readColumns(db, table));
+    if (!columns) return new Set();
+    const found = new Set([...columns.values()].filter((c) => c.type === '_varchar').map((c) => c.name));
+    this.varcharArrays.set(table, found);
+    return found;
   }
+
+  /** The statements of a collection's table. */
+  private statements(name: string, definition: RecordDefinition): CollectionStatements {
+    return new CollectionStatements(this.schema, name, definition, this.options.columnTypes);
+  }
+
+  /** The tsvector column of a `fullText` property. */
+  private readonly fullTextColumn = (storageName: string): string => this.options.fullTextColumns?.[storageName] ?? `${storageName}_tsv`;
 
   /** True when searches may use `hnsw.iterative_scan`; logs the recall caveat of older pgvector once. */
   private iterativeScan(): boolean {

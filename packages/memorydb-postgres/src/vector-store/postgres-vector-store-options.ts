@@ -18,13 +18,16 @@ type SharedOptions = Pick<
   | 'efSearch'
   | 'batchSize'
   | 'logger'
+  | 'textSearchConfig'
+  | 'upgradeTablesOnSearch'
 >;
 
 /**
  * Options of {@link PostgresVectorStore}: give one of `pool`, `connectionString` or `pglite`.
  * The connection options are the memory DB's (`pool`, `connectionString`, `maxConnections`,
  * `connectionTimeoutMs`, `queryTimeoutMs`, `pglite`, `createExtension`, `logger`), and so are
- * `schema`, `hnsw`, `createVectorIndex`, `efSearch` and `batchSize`.
+ * `schema`, `hnsw`, `createVectorIndex`, `efSearch`, `batchSize`, `textSearchConfig` (of the
+ * full-text columns of `fullText` properties) and `upgradeTablesOnSearch`.
  *
  * ```ts
  * const store = new PostgresVectorStore({ connectionString: process.env.DATABASE_URL, schema: 'app' });
@@ -38,6 +41,18 @@ export interface PostgresVectorStoreOptions extends SharedOptions {
    * DB's, `km-docs` for index `docs`); `false` lists every table with a vector column. @default 'km-'
    */
   unlistedTablePrefix?: string | false;
+  /**
+   * The generated `tsvector` column of a `fullText` property, by the property's storage name;
+   * `lexicalSearch` reads it, `createCollection` adds it (with a GIN index) to a new table.
+   * @default `<storage name>_tsv`
+   */
+  fullTextColumns?: Readonly<Record<string, string>>;
+  /**
+   * SQL type of a new table's column, by storage name, where the property type's default does
+   * not suit: one of the types an existing column of that property may have, e.g.
+   * `{ payload: 'jsonb' }` for a string property holding JSON. @default by property type (see the README)
+   */
+  columnTypes?: Readonly<Record<string, string>>;
   /**
    * Retries of a call that failed on connection trouble (a dropped connection, a restart, a
    * failover); every call of the driver is idempotent. `{ maxRetries: 0 }` tries once.

@@ -55,6 +55,9 @@ function dataValue(type: DataPropertyType, value: unknown): unknown {
       return value instanceof Date ? value : new Date(String(value));
     case 'number[]':
       return (value as unknown[]).map((v) => (v === null ? null : Number(v)));
+    case 'string':
+      // A string property may live in a json or jsonb column (KM's payload): its JSON text.
+      return typeof value === 'string' ? value : JSON.stringify(value);
     default:
       return value;
   }
