@@ -1,8 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import pg from 'pg';
+import { MemoryFilters } from '@km/core';
+import { collect } from '@km/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresMemoryDb } from '../src/index.js';
+import { PostgresMemoryDb, type PostgresMemoryDbOptions } from '../src/index.js';
+import { startPgliteServer } from '../src/testing.js';
 import { CONFIGURATIONS, type Configuration, readOutputs } from './fixtures/compat-scenario.js';
 
 interface Fixture {
@@ -10,23 +15,100 @@ interface Fixture {
   outputs: Record<string, unknown>;
 }
 
-// Tables written by km 0.x's memory DB driver (the fixture holds the statements it ran, and the
-// results of its reads) open unchanged: today's PostgresMemoryDb reads exactly the same.
-let pglite: PGlite;
-let fixture: Fixture;
-beforeAll(async () => {
-  fixture = JSON.parse(await readFile(new URL('./fixtures/km-tables-v0.json', import.meta.url), 'utf8')) as Fixture;
-  pglite = await PGlite.create({ extensions: { vector } });
-  for (const { sql, params } of fixture.statements) await pglite.query(sql, params);
-});
-afterAll(async () => pglite?.close());
+/** A database holding the fixture's tables, how to reach it, and how to throw it away. */
+interface Database {
+  connection: Pick<PostgresMemoryDbOptions, 'pglite' | 'pool'>;
+  dispose(): Promise<void>;
+}
 
-describe('PostgresMemoryDb opens tables written by km 0.x', () => {
-  it('lists, searches (vector, lexical, hybrid) and reads records as km 0.x did, in every layout it wrote', async () => {
-    const logger = { debug() {}, info() {}, warn() {}, error() {} };
-    const open = (configuration: Configuration) => new PostgresMemoryDb({ pglite, logger, ...CONFIGURATIONS[configuration] });
-    const outputs = await readOutputs(open);
-    for (const [read, expected] of Object.entries(fixture.outputs)) expect(outputs[read], read).toEqual(expected);
-    expect(Object.keys(outputs)).toEqual(Object.keys(fixture.outputs));
+// Tables written by km 0.x's memory DB driver (the fixture holds the statements it ran, and the
+// results of its reads) open unchanged: today's PostgresMemoryDb reads exactly the same, in
+// process (PGlite), through `pg` over TCP, and on a real server when KM_TEST_POSTGRES_URL is set
+// (in a database of its own, created and dropped here).
+const fixture = JSON.parse(await readFile(new URL('./fixtures/km-tables-v0.json', import.meta.url), 'utf8')) as Fixture;
+const logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+async function replay(db: { query(sql: string, params?: unknown[]): Promise<unknown> }): Promise<void> {
+  for (const { sql, params } of fixture.statements) await db.query(sql, params);
+}
+
+const sources: Record<string, () => Promise<Database>> = {
+  'PGlite in process': async () => {
+    const pglite = await PGlite.create({ extensions: { vector } });
+    await replay(pglite);
+    return { connection: { pglite }, dispose: () => pglite.close() };
+  },
+  'pg over TCP to PGlite': async () => {
+    const pglite = await PGlite.create({ extensions: { vector } });
+    await replay(pglite);
+    const server = await startPgliteServer(pglite);
+    const pool = new pg.Pool({ connectionString: server.url, max: 2 });
+    return {
+      connection: { pool },
+      dispose: async () => {
+        await pool.end();
+        await server.stop();
+        await pglite.close();
+      },
+    };
+  },
+};
+const realUrl = process.env.KM_TEST_POSTGRES_URL;
+if (realUrl) {
+  sources['a real PostgreSQL (KM_TEST_POSTGRES_URL)'] = async () => {
+    const name = `km_compat_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const admin = new pg.Pool({ connectionString: realUrl, max: 1 });
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = new URL(realUrl);
+    url.pathname = `/${name}`;
+    const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+    await replay(pool);
+    return {
+      connection: { pool },
+      dispose: async () => {
+        await pool.end();
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
+      },
+    };
+  };
+}
+
+for (const [name, source] of Object.entries(sources)) {
+  describe(`PostgresMemoryDb opens tables written by km 0.x (${name})`, () => {
+    let database: Database;
+    beforeAll(async () => {
+      database = await source();
+    });
+    afterAll(async () => database?.dispose());
+
+    it('lists, searches (vector, lexical, hybrid) and reads records as km 0.x did, in every layout it wrote', async () => {
+      const open = (configuration: Configuration) =>
+        new PostgresMemoryDb({ ...database.connection, logger, ...CONFIGURATIONS[configuration] });
+      const outputs = await readOutputs(open);
+      for (const [read, expected] of Object.entries(fixture.outputs)) expect(outputs[read], read).toEqual(expected);
+      expect(Object.keys(outputs)).toEqual(Object.keys(fixture.outputs));
+    });
+
+    it('writes into those tables (NOT NULL columns, jsonb payload, generated full-text column) and reads the records back', async () => {
+      for (const configuration of ['plain', 'custom'] as const) {
+        const db = new PostgresMemoryDb({ ...database.connection, logger, ...CONFIGURATIONS[configuration] });
+        const index = configuration === 'plain' ? 'compat' : 'archive';
+        const record = {
+          id: 'written-now',
+          vector: [0.1, 0.2, 0.3, 0.4],
+          tags: { team: ['qa'] },
+          payload: { text: 'typhoon warning', big: [1, { a: null }] },
+        };
+        await db.upsert(index, record);
+        const [found] = await collect(db.getList(index, { filters: [MemoryFilters.byTag('team', 'qa')], withEmbeddings: true }));
+        expect({ ...found, vector: Array.from(found!.vector, (v) => Math.round(v * 1e6) / 1e6) }).toEqual(record);
+        const lexical = await collect(db.getSimilarList(index, 'typhoon', { mode: 'lexical', text: 'typhoon' }));
+        expect(lexical.map(([r]) => r.id)).toEqual(['written-now']);
+        await db.delete(index, { id: 'written-now' });
+        expect(await collect(db.getList(index, { filters: [MemoryFilters.byTag('team', 'qa')] }))).toEqual([]);
+        await db.close();
+      }
+    });
   });
-});
+}
