@@ -172,6 +172,7 @@ export type {
   IVectorStoreCollection,
   RecordQueryOptions,
   VectorSearchOptions,
+  LexicalSearchOptions,
   VectorSearchResult,
 } from './vector-store/vector-store-types.js';
 

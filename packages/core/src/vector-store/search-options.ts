@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors/km-error.js';
-import type { RecordDefinition, ResolvedVectorProperty } from './record-definition-types.js';
+import type { RecordDefinition, ResolvedDataProperty, ResolvedVectorProperty } from './record-definition-types.js';
 
 /** Default `top` of a search. */
 export const DEFAULT_SEARCH_TOP = 3;
@@ -31,6 +31,17 @@ export function checkSearchOptions(
   definition: RecordDefinition<unknown>,
   options: { top?: unknown; skip?: unknown; minScore?: unknown; vectorProperty?: unknown; includeVectors?: unknown },
 ): CheckedSearchOptions {
+  const paging = checkPaging(options);
+  return { vectorProperty: searchedVector(definition, options.vectorProperty), ...paging };
+}
+
+/** `top`, `skip`, `minScore` and `includeVectors` of a search, checked, with their defaults. */
+function checkPaging(options: {
+  top?: unknown;
+  skip?: unknown;
+  minScore?: unknown;
+  includeVectors?: unknown;
+}): Omit<CheckedSearchOptions, 'vectorProperty'> {
   const top = options.top ?? DEFAULT_SEARCH_TOP;
   if (typeof top !== 'number' || !Number.isInteger(top) || top < 1 || top > MAX_SEARCH_TOP) {
     throw invalid(`top must be an integer from 1 to ${MAX_SEARCH_TOP}, got ${String(top)}`);
@@ -43,13 +54,40 @@ export function checkSearchOptions(
   if (minScore !== undefined && (typeof minScore !== 'number' || !Number.isFinite(minScore))) {
     throw invalid(`minScore must be a finite number, got ${String(minScore)}`);
   }
-  return {
-    vectorProperty: searchedVector(definition, options.vectorProperty),
-    top,
-    skip,
-    minScore,
-    includeVectors: options.includeVectors === true,
-  };
+  return { top, skip, minScore, includeVectors: options.includeVectors === true };
+}
+
+/**
+ * Checks the options of a lexical search like {@link checkSearchOptions} (`top`, `skip`,
+ * `minScore`) and resolves the searched property: a `fullText` string property of the
+ * definition, named by `property` (required when it has several). Throws `invalid_argument`.
+ */
+export function checkLexicalOptions(
+  definition: RecordDefinition<unknown>,
+  options: { top?: unknown; skip?: unknown; minScore?: unknown; property?: unknown; includeVectors?: unknown },
+): Omit<CheckedSearchOptions, 'vectorProperty'> & { readonly property: ResolvedDataProperty } {
+  const { vectorProperty: _, ...paging } = checkSearchOptions(
+    { ...definition, vectors: [definition.vectors[0]!] },
+    { ...options, vectorProperty: undefined },
+  );
+  const texts = definition.data.filter((p) => p.fullText && p.type === 'string');
+  const names = texts.map((p) => p.name).join(', ');
+  let property: ResolvedDataProperty | undefined;
+  if (options.property === undefined) {
+    if (texts.length !== 1) {
+      throw invalid(
+        texts.length === 0
+          ? 'the definition has no fullText string property to search'
+          : `the definition has several fullText properties (${names}); say which to search with property`,
+      );
+    }
+    property = texts[0];
+  } else {
+    property = texts.find((p) => p.name === options.property);
+    if (!property)
+      throw invalid(`property ${String(options.property)} is not a fullText string property of the definition; those: ${names || 'none'}`);
+  }
+  return { ...paging, property: property! };
 }
 
 function searchedVector(definition: RecordDefinition<unknown>, name: unknown): ResolvedVectorProperty {

@@ -6,7 +6,7 @@ import type { KeyValue, RecordDefinition, ResolvedVectorProperty } from './recor
 import { checkKey } from './record-key.js';
 import { checkVectorValue, fromStorageRecord, type MappedRecord, storedKey, toStorageRecord } from './record-mapping.js';
 import { checkQueryOptions } from './query-options.js';
-import { checkSearchOptions } from './search-options.js';
+import { checkLexicalOptions, checkSearchOptions } from './search-options.js';
 import { unsupportedFilter } from './unsupported-filter.js';
 import { embedVectors, type EmbeddingTask, missingGenerator } from './vector-embedding.js';
 import { isBetter, passesMinScore } from './vector-score.js';
@@ -15,6 +15,7 @@ import type { FilterNode } from './vector-store-filter-types.js';
 import type {
   GetRecordOptions,
   IVectorStoreCollection,
+  LexicalSearchOptions,
   RecordQueryOptions,
   VectorSearchOptions,
   VectorSearchResult,
@@ -126,6 +127,37 @@ export class VectorStoreCollection<R> implements IVectorStoreCollection<R> {
       .map(({ record, score }) => ({ record: fromStorageRecord(this.definition, record, checked.includeVectors), score }));
   }
 
+  async lexicalSearch(text: string, options: LexicalSearchOptions<R> = {}): Promise<VectorSearchResult<R>[]> {
+    const driver = this.driver;
+    if (!driver.lexicalSearch) {
+      throw new KmError('unsupported_operation', `${driver.name} has no lexical search (its driver has no lexicalSearch)`, {
+        connector: driver.name,
+      });
+    }
+    if (typeof text !== 'string' || text.trim() === '')
+      throw new InvalidInputError('invalid_argument', 'a lexical search needs a text with words');
+    const checked = checkLexicalOptions(this.definition, options);
+    const filter = this.checkFilter(options.filter);
+    const property = this.storageDefinition.data.find((p) => p.name === checked.property.name)!;
+    const hits = await this.call('lexical search', options.signal, () =>
+      driver.lexicalSearch!(this.name, this.storageDefinition, {
+        property,
+        text,
+        filter,
+        limit: checked.top + checked.skip,
+        includeVectors: checked.includeVectors,
+        signal: options.signal,
+      }),
+    );
+    const keyName = this.definition.key.storageName;
+    return hits
+      .filter(([, score]) => !Number.isNaN(score) && (checked.minScore === undefined || score >= checked.minScore))
+      .map(([record, score]) => ({ record, score, key: storedKey(this.definition, record[keyName]) }))
+      .sort((a, b) => (a.score !== b.score ? b.score - a.score : compareKeys(a.key, b.key)))
+      .slice(checked.skip, checked.skip + checked.top)
+      .map(({ record, score }) => ({ record: fromStorageRecord(this.definition, record, checked.includeVectors), score }));
+  }
+
   async query(options: RecordQueryOptions<R> = {}): Promise<R[]> {
     const checked = checkQueryOptions(this.definition, options);
     const filter = this.checkFilter(options.filter);
@@ -213,8 +245,12 @@ interface Hit {
 /** Best score first; ties by key ascending (numbers numerically, strings by UTF-16 code units). */
 function compareHits(property: ResolvedVectorProperty, a: Hit, b: Hit): number {
   if (a.score !== b.score) return isBetter(property.distance, a.score, b.score) ? -1 : 1;
-  if (typeof a.key === 'number' && typeof b.key === 'number') return a.key - b.key;
-  const x = String(a.key);
-  const y = String(b.key);
+  return compareKeys(a.key, b.key);
+}
+
+function compareKeys(a: KeyValue, b: KeyValue): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const x = String(a);
+  const y = String(b);
   return x < y ? -1 : x > y ? 1 : 0;
 }

@@ -28,6 +28,22 @@ export interface VectorSearchOptions<R> {
   signal?: AbortSignal;
 }
 
+/** Options of {@link IVectorStoreCollection.lexicalSearch}. */
+export interface LexicalSearchOptions<R> {
+  /** Most results. @default 3 */
+  top?: number;
+  /** Results to pass over first (paging). @default 0 */
+  skip?: number;
+  filter?: VectorStoreFilter<R>;
+  /** The `fullText` string property to search; required when the definition has several. */
+  property?: Extract<keyof R, string>;
+  /** Return the vectors of the results. @default false */
+  includeVectors?: boolean;
+  /** Drop results whose lexical score (in [0, 1)) is below this. */
+  minScore?: number;
+  signal?: AbortSignal;
+}
+
 /** Options of {@link IVectorStoreCollection.query}: records by filter, not by similarity. */
 export interface RecordQueryOptions<R> {
   filter?: VectorStoreFilter<R>;
@@ -79,6 +95,11 @@ export interface IVectorStoreCollection<R> {
   query(options?: RecordQueryOptions<R>): Promise<R[]>;
   /** Records nearest to a vector, or to a text embedded with the definition's generator, best first. */
   search(query: string | Float32Array | readonly number[], options?: VectorSearchOptions<R>): Promise<VectorSearchResult<R>[]>;
+  /**
+   * Records holding words of the text in a `fullText` property, best first, with the store's
+   * lexical score in [0, 1) (needs a store whose driver has `lexicalSearch`, else `unsupported_operation`).
+   */
+  lexicalSearch(text: string, options?: LexicalSearchOptions<R>): Promise<VectorSearchResult<R>[]>;
 }
 
 /** Options of `getCollection`. */

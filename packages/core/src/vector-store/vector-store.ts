@@ -38,6 +38,8 @@ export interface VectorStoreCapabilities {
   readonly filterOperators: readonly FilterOperator[];
   /** Largest vector, when the backend has a limit. */
   readonly maxDimensions: number | undefined;
+  /** Collections answer `lexicalSearch` (the driver has it). */
+  readonly lexicalSearch: boolean;
 }
 
 /**
@@ -65,6 +67,7 @@ export class VectorStore implements IVectorStore {
       dataTypes: Object.freeze([...(driver.dataTypes ?? DATA_PROPERTY_TYPES)]),
       filterOperators: Object.freeze([...(driver.filterOperators ?? FILTER_OPERATORS)]),
       maxDimensions: driver.maxDimensions,
+      lexicalSearch: typeof driver.lexicalSearch === 'function',
     });
   }
 
