@@ -71,6 +71,7 @@ export class FullTextColumns {
   /**
    * The configuration of the table's column; when the column is missing (a table from an earlier
    * version), adds it first under `lock` if `upgradeOnSearch`, else warns once and gives undefined.
+   * Undefined, without a warning, when the table is missing.
    */
   async configOf(
     client: SqlClient,
@@ -80,6 +81,11 @@ export class FullTextColumns {
     const known = this.configs.get(sql.table);
     if (known) return known;
     const found = await this.read(client, sql);
+    if (found === undefined) {
+      // A missing table (no collection yet, or dropped) has nothing to find or upgrade.
+      const { rows } = await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [sql.table]);
+      if (!rows[0]?.found) return undefined;
+    }
     if (found === undefined && !this.upgradeOnSearch) {
       if (!this.warned.has(sql.table)) {
         this.warned.add(sql.table);

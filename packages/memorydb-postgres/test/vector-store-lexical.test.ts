@@ -8,9 +8,10 @@ import { PostgresVectorStore } from '../src/index.js';
 // GIN-indexed tsvector column, searched with the same BM25-like score.
 let pglite: PGlite;
 let store: PostgresVectorStore;
+const warnings: string[] = [];
 beforeAll(async () => {
   pglite = await PGlite.create({ extensions: { vector } });
-  store = new PostgresVectorStore({ pglite, logger: { debug() {}, info() {}, warn() {}, error() {} } });
+  store = new PostgresVectorStore({ pglite, logger: { debug() {}, info() {}, warn: (m) => warnings.push(m), error() {} } });
 });
 afterAll(async () => {
   await store.close();
@@ -44,6 +45,12 @@ describe('PostgresVectorStore lexical search', () => {
     const { rows } = await pglite.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE tablename = 'notes'`);
     expect(rows.some((r) => r.indexdef.includes('gin (body_tsv)'))).toBe(true);
     expect(rows.some((r) => r.indexdef.includes('gin (labels)'))).toBe(true);
+  });
+
+  it('a missing collection finds nothing, without a warning', async () => {
+    warnings.length = 0;
+    expect(await store.getCollection('no-such-notes', Note).lexicalSearch('storm')).toEqual([]);
+    expect(warnings).toEqual([]);
   });
 
   it('a store without lexical search refuses with unsupported_operation; a definition without fullText with invalid_argument', async () => {
