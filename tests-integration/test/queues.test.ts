@@ -48,6 +48,5 @@ describeQueue(`AzureQueue (${azure.name})`, {
   timeoutMs: 20_000,
   // Azure holds a received message at least 3 s (the transport's floor).
   leaseMs: 3000,
-  create: (settings) =>
-    new AzureQueue({ connectionString: azure.connectionString, pollIntervalMs: 100, ...settings }),
+  create: (settings) => new AzureQueue({ connectionString: azure.connectionString, pollIntervalMs: 100, ...settings }),
 });
