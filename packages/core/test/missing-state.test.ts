@@ -9,6 +9,7 @@ import {
   KernelMemoryBuilder,
   type Logger,
   SimpleVectorDb,
+  stepQueueMaxAttempts,
 } from '../src/index.js';
 import { MISSING_STATE_ATTEMPTS, MissingStateTracker } from '../src/pipeline/missing-state.js';
 import { isInternalFileName } from '../src/pipeline/internal-file-names.js';
@@ -81,7 +82,19 @@ describe('a step whose document file is missing from the content storage', () =>
         .withEmbeddingGenerator(new HashingEmbeddingGenerator())
         .withLogger(logger)
         .withOrchestratorOptions({ retryBudgetMs: 200, retryDelayMs: 10 })
-        .withQueueFactory(() => new FileQueue({ directory: queues, pollIntervalMs: 20, retryDelayMs: 10, durable: false }))
+        // The queue's cap derived from the budget for its own delays, as a factory should: with the
+        // default cap of 5, five quick deliveries could end before the budget (a race, not this case).
+        .withQueueFactory(
+          (_, settings) =>
+            new FileQueue({
+              directory: queues,
+              pollIntervalMs: 20,
+              retryDelayMs: 10,
+              maxRetryDelayMs: 1000,
+              maxAttempts: stepQueueMaxAttempts(3, settings.retryBudgetMs, { initialDelayMs: 10, maxDelayMs: 1000 }),
+              durable: false,
+            }),
+        )
         .buildService();
       services.push(memory);
       return memory;
