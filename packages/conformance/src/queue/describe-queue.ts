@@ -24,16 +24,13 @@ export function describeQueue(name: string, options: QueueSuiteOptions): void {
     const timeoutMs = options.timeoutMs ?? 10_000;
     const leaseMs = options.leaseMs ?? QUEUE_SUITE_SETTINGS.visibilityTimeoutMs;
     for (const [rule, { run, timeoutMs: limit }] of Object.entries(QUEUE_CASES)) {
-      it(
-        rule,
-        (ctx) =>
-          runQueueCase(options, run, {
-            skip: (reason) => {
-              ctx.skip(reason);
-              throw new Error('unreachable');
-            },
-          }),
-        limit?.(timeoutMs, leaseMs) ?? timeoutMs + 10_000,
+      it(rule, { timeout: limit?.(timeoutMs, leaseMs) ?? timeoutMs + 10_000, retry: options.retry ?? 0 }, (ctx) =>
+        runQueueCase(options, run, {
+          skip: (reason) => {
+            ctx.skip(reason);
+            throw new Error('unreachable');
+          },
+        }),
       );
     }
   });

@@ -30,5 +30,11 @@ export interface QueueSuiteOptions {
    * @default {@link crashTransportQueue}, for queues on core's `TransportQueue`
    */
   crash?: (queue: IQueue) => Promise<string | undefined>;
+  /**
+   * Times a failing case is run again before it counts (vitest's `retry`). Only for a backend
+   * whose delivery is at-least-once under load (a broker connection lost under a busy machine
+   * hands an acknowledged message out again); say why where you set it. @default 0
+   */
+  retry?: number;
   skip?: string | false;
 }

@@ -229,12 +229,16 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
     await this.driver.close?.();
   }
 
-  /** Runs a public operation in a `km.memory_db.<operation>` span; whatever it throws leaves as a `KmError` (see {@link toKmError}). */
+  /**
+   * Runs a public operation in a `km.memory_db.<operation>` span; whatever it throws leaves as a
+   * `KmError` (see {@link toKmError}), except the caller's own abort reason, which comes back untouched.
+   */
   private traced<T>(operation: string, index: string | undefined, fn: () => Promise<T>, extra?: Attributes): Promise<T> {
     const guarded = async (): Promise<T> => {
       try {
         return await fn();
       } catch (error) {
+        if (isAbortReason(error)) throw error;
         throw toKmError(error, this.name, operation.replace(/_/g, ' '));
       }
     };
@@ -246,6 +250,7 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
     try {
       yield* results;
     } catch (error) {
+      if (isAbortReason(error, signal)) throw error;
       throw toKmError(error, this.name, operation, signal);
     }
   }
@@ -391,4 +396,13 @@ type SearchParts = Omit<DriverSearch, 'vector' | 'text'>;
 
 function withVectorIf(record: MemoryRecord, withEmbeddings: boolean): MemoryRecord {
   return withEmbeddings || record.vector.length === 0 ? record : { ...record, vector: new Float32Array(0) };
+}
+
+/**
+ * The caller's abort, handed back as it came (as `fetch` does): the signal's own reason, or an
+ * `AbortError` / `TimeoutError` (what `AbortSignal.abort()` and `AbortSignal.timeout()` give).
+ */
+function isAbortReason(error: unknown, signal?: AbortSignal): boolean {
+  if (signal?.aborted && error === signal.reason) return true;
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
 }
