@@ -60,7 +60,7 @@ for _ in $(seq 1 900); do
   echo "$status" | grep -q '"completed":true' && break
   sleep 0.2
 done
-echo "$status" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);console.log(`completed: ${j.completed}, steps: ${j.completed_steps.join(", ")}`)})'
+echo "$status" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);console.log(`completed: ${j.completed}, steps: ${j.completed_steps.join(", ")}`);if(!j.completed){console.error(j.error??"not completed within 3 minutes");process.exit(1)}})'
 
 step "search: how is the plugin found?"
 curl -sS -H 'content-type: application/json' -d '{"index":"plugins","query":"how is the plugin found? package name or path","limit":2}' "$url/search" |

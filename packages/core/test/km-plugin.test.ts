@@ -52,3 +52,19 @@ describe('KmError across copies of @km/core (a plugin with its own)', () => {
     expect(new Error('plain') instanceof KmError).toBe(false);
   });
 });
+
+describe('MemoryFilter across copies of @km/core (the pipeline hands its filters to a plugin memory DB)', () => {
+  it('a filter of another copy is a MemoryFilter to this one and is used as it is; a wire-form object is not', async () => {
+    const { MemoryFilter, MemoryFilters, toMemoryFilters } = await import('../src/index.js');
+    // @ts-expect-error: a query makes vitest load a second instance of the module
+    const copy = (await import('../src/models/memory-filter.js?copy')) as typeof import('../src/models/memory-filter.js');
+    expect(copy.MemoryFilter).not.toBe(MemoryFilter);
+    const foreign = copy.MemoryFilters.byDocument('doc-1').byTag('user', 'alice');
+    expect(foreign instanceof MemoryFilter).toBe(true);
+    // Before the brand, the foreign filter was read as the wire form { conditions: [...] }: invalid_filter.
+    expect(toMemoryFilters([foreign])[0]!.conditions).toEqual(foreign.conditions);
+    const wire = { user: 'alice' };
+    expect(wire instanceof MemoryFilter).toBe(false);
+    expect(toMemoryFilters([wire])[0]!.conditions).toEqual(MemoryFilters.byTag('user', 'alice').conditions);
+  });
+});

@@ -12,6 +12,9 @@ export interface TagCondition {
   readonly negated: boolean;
 }
 
+/** Marks every MemoryFilter, whichever copy of `@km/core` made it. */
+const MEMORY_FILTER_BRAND = Symbol.for('@km/core.MemoryFilter');
+
 function checkFilterKey(key: unknown): string {
   if (typeof key !== 'string' || key.length === 0) {
     throw new InvalidInputError('invalid_filter', 'filter key must be a non-empty string');
@@ -59,6 +62,17 @@ export class MemoryFilter {
       return Object.freeze({ key, value: checkFilterValue(key, c.value), negated: c.negated === true });
     });
     Object.freeze(this.conditions);
+    Object.defineProperty(this, MEMORY_FILTER_BRAND, { value: true });
+  }
+
+  /**
+   * `instanceof` also holds for filters of another copy of `@km/core` (a connector plugin
+   * installed with its own), which the pipeline hands to that plugin's memory DB: they carry a
+   * global brand. Plain wire-form objects (`{ "user": "alice" }`) do not.
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    return typeof value === 'object' && value !== null && MEMORY_FILTER_BRAND in value;
   }
 
   /** Adds an equality condition: the record has `key` with `value` among its values. */
