@@ -40,16 +40,7 @@ describe(`a 60 s PostgreSQL outage longer than the retry budget (${OutageScenari
 
     const { stdout } = await promisify(execFile)(process.execPath, [KM_BIN, 'redrive', '--url', scenario.url], { env: kmEnv() });
     expect(stdout).toContain(`${failed.length} of ${DOCUMENTS.length} document(s) queued again`);
-    await eventually(
-      async () => {
-        const after = await Promise.all(DOCUMENTS.map(([id]) => scenario.status(id!)));
-        expect(after.filter((s) => s?.completed && !s.failed)).toHaveLength(DOCUMENTS.length);
-      },
-      120_000,
-      1000,
-    );
-    const records = await scenario.recordsPerDocument();
-    expect(DOCUMENTS.map(([id]) => records.get(id!))).toEqual(DOCUMENTS.map(() => 1));
+    await scenario.expectAllCompletedOnce(120_000);
     // Idempotent: nothing left to redrive.
     const again = await promisify(execFile)(process.execPath, [KM_BIN, 'redrive', '--url', scenario.url, '--json'], { env: kmEnv() });
     expect(JSON.parse(again.stdout)).toMatchObject({ redriven: [] });

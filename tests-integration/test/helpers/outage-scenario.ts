@@ -2,7 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '@km/conformance';
 import pg from 'pg';
+import { expect } from 'vitest';
 import { freePort, kmEnv, startKm, stopProcess } from '../../src/km-process.js';
 import { ClusterOutageDatabase, type OutageDatabase, PgliteOutageDatabase } from './outage-database.js';
 
@@ -89,6 +91,23 @@ export class OutageScenario {
     } finally {
       await client.end();
     }
+  }
+
+  /**
+   * Waits until every document of `DOCUMENTS` is completed (none failed), then checks that each
+   * has exactly one record set in the memory DB.
+   */
+  async expectAllCompletedOnce(timeoutMs: number): Promise<void> {
+    await eventually(
+      async () => {
+        const statuses = await Promise.all(DOCUMENTS.map(([id]) => this.status(id!)));
+        expect(statuses.filter((s) => s?.completed && !s.failed)).toHaveLength(DOCUMENTS.length);
+      },
+      timeoutMs,
+      1000,
+    );
+    const records = await this.recordsPerDocument();
+    expect(DOCUMENTS.map(([id]) => records.get(id!))).toEqual(DOCUMENTS.map(() => 1));
   }
 
   /** Whether both km processes are still running. */
