@@ -1,6 +1,7 @@
 import { MemoryDb, SimpleVectorDb, type MemoryFilter, type MemoryRecord } from '@km/core';
 import type { DriverList, DriverSearch, MemoryDbDriver } from '@km/core/connector';
 import { describe, expect, it } from 'vitest';
+import { caseOutcome } from './case-outcome.js';
 import { runMemoryDbCase } from '../src/memory-db/memory-db-case.js';
 import { MEMORY_DB_RULE_CASES } from '../src/memory-db/memory-db-rule-cases.js';
 import type { MemoryDbSuiteOptions } from '../src/memory-db/memory-db-suite-options.js';
@@ -10,8 +11,6 @@ import type { MemoryDbSuiteOptions } from '../src/memory-db/memory-db-suite-opti
  * store below is core's SimpleVectorDb driver behind a front that breaks one rule, the way a
  * community store did; its case must fail, and must pass on SimpleVectorDb itself.
  */
-
-class CaseSkipped extends Error {}
 
 /** SimpleVectorDb's driver with some members replaced. */
 function broken(overrides: (inner: MemoryDbDriver) => Partial<MemoryDbDriver>): MemoryDbSuiteOptions {
@@ -143,22 +142,11 @@ const BROKEN_STORES: Record<string, { options: MemoryDbSuiteOptions; fails: stri
   },
 };
 
-/** Runs one case once; resolves with 'passed', 'skipped', or the failure message. */
+/** Runs one case once; 'passed', 'skipped: <reason>' or 'failed: <message>'. */
 async function outcome(options: MemoryDbSuiteOptions, rule: string): Promise<string> {
   const run = MEMORY_DB_RULE_CASES[rule];
   if (!run) throw new Error(`no case "${rule}"`);
-  try {
-    await runMemoryDbCase(options, run, {
-      visibilityTimeoutMs: 0,
-      skip: (reason) => {
-        throw new CaseSkipped(reason);
-      },
-    });
-    return 'passed';
-  } catch (e) {
-    if (e instanceof CaseSkipped) return `skipped: ${e.message}`;
-    return `failed: ${e instanceof Error ? e.message : String(e)}`;
-  }
+  return caseOutcome((skip) => runMemoryDbCase(options, run, { visibilityTimeoutMs: 0, skip }));
 }
 
 describe('describeMemoryDb fails on broken stores', () => {

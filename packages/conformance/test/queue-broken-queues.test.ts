@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { FileQueue, InMemoryQueue, InMemoryQueueBroker, type IQueue } from '@km/core';
 import type { QueueTransport, TransportMessage } from '@km/core/connector';
 import { describe, expect, it } from 'vitest';
+import { caseOutcome } from './case-outcome.js';
 import { QUEUE_CASES } from '../src/queue/queue-cases.js';
 import { runQueueCase } from '../src/queue/queue-fixture.js';
 import type { QueueSuiteOptions, QueueSuiteSettings } from '../src/queue/queue-suite-options.js';
@@ -14,8 +15,6 @@ import type { QueueSuiteOptions, QueueSuiteSettings } from '../src/queue/queue-s
  * FileQueue (leases are file times) with one transport member replaced; the case of that rule
  * must fail, and the same case must pass on the FileQueue itself.
  */
-
-class CaseSkipped extends Error {}
 
 type FileTransport = QueueTransport<TransportMessage & { path: string }>;
 const folder = mkdtempSync(join(tmpdir(), 'km-broken-queues-'));
@@ -29,21 +28,11 @@ function fileQueue(breakIt: (transport: FileTransport) => void = () => undefined
   };
 }
 
-/** Runs one case once; resolves with 'passed', 'skipped', or the failure message. */
+/** Runs one case once; 'passed', 'skipped: <reason>' or 'failed: <message>'. */
 async function outcome(options: QueueSuiteOptions, rule: string): Promise<string> {
   const run = QUEUE_CASES[rule];
   if (!run) throw new Error(`no case "${rule}"`);
-  try {
-    await runQueueCase(options, run.run, {
-      skip: (reason) => {
-        throw new CaseSkipped(reason);
-      },
-    });
-    return 'passed';
-  } catch (e) {
-    if (e instanceof CaseSkipped) return `skipped: ${e.message}`;
-    return `failed: ${e instanceof Error ? e.message : String(e)}`;
-  }
+  return caseOutcome((skip) => runQueueCase(options, run.run, { skip }));
 }
 
 const ACK = 'an acknowledged message is gone: a new consumer gets nothing after its lease would have run out (ack removes it)';

@@ -1,6 +1,7 @@
 import { VectorStore, type KeyValue } from '@km/core';
 import { SimpleVectorStoreDriver, type FilterNode, type StorageRecord, type VectorStoreDriver } from '@km/core/connector';
 import { describe, expect, it } from 'vitest';
+import { caseOutcome } from './case-outcome.js';
 import { filterOracleCase } from '../src/vector-store/filter-cases-suite.js';
 import { vectorStoreCaseGroups } from '../src/vector-store/vector-store-cases.js';
 import { runVectorStoreCase, type VectorStoreCase } from '../src/vector-store/vector-store-fixture.js';
@@ -11,8 +12,6 @@ import type { VectorStoreSuiteOptions } from '../src/vector-store/vector-store-s
  * built-in one and breaks one rule; the cases checking that rule must fail, and a case the
  * break does not touch must still pass (so the failure is the rule's, not the wrapper's).
  */
-
-class CaseSkipped extends Error {}
 
 /** The built-in driver behind a front that replaces some members. */
 function broken(overrides: (inner: SimpleVectorStoreDriver) => Partial<VectorStoreDriver>): VectorStoreSuiteOptions {
@@ -51,20 +50,9 @@ function caseNamed(rule: string): VectorStoreCase {
   throw new Error(`no case "${rule}"`);
 }
 
-/** Runs one case once (no retries); resolves with 'passed', 'skipped', or the failure message. */
+/** Runs one case once (no retries); 'passed', 'skipped: <reason>' or 'failed: <message>'. */
 async function outcome(options: VectorStoreSuiteOptions, run: VectorStoreCase): Promise<string> {
-  try {
-    await runVectorStoreCase(options, run, {
-      visibilityTimeoutMs: 0,
-      skip: (reason) => {
-        throw new CaseSkipped(reason);
-      },
-    });
-    return 'passed';
-  } catch (e) {
-    if (e instanceof CaseSkipped) return 'skipped';
-    return `failed: ${e instanceof Error ? e.message : String(e)}`;
-  }
+  return caseOutcome((skip) => runVectorStoreCase(options, run, { visibilityTimeoutMs: 0, skip }));
 }
 
 interface BrokenStore {
@@ -305,7 +293,7 @@ describe('describeVectorStore fails on broken stores', () => {
         broken(() => ({})),
         caseNamed('query returns records with their values, and vectors only when asked'),
       ),
-    ).toBe('skipped');
+    ).toMatch(/^skipped: /);
   });
 
   it('a vacuous filter case fails before it touches the store', async () => {
