@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAnswer } from '../app/src/views/answer-text.js';
+import { parseAnswer } from '../src/views/answer-text.js';
 
 describe('console answer text', () => {
   it('reads an extractive answer into its preamble and quotes, each with the sources it cites', () => {

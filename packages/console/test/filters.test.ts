@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseFilters, parseTagFields } from '../app/src/filters.js';
-import { passageLocation } from '../app/src/views/citation-location.js';
+import { parseFilters, parseTagFields } from '../src/filters.js';
+import { passageLocation } from '../src/views/citation-location.js';
 
 describe('console filter text', () => {
   it('reads one filter per line (OR), comma-separated tags within a line (AND), and ! for NOT', () => {
