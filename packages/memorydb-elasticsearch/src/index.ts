@@ -12,7 +12,11 @@ export { translateElasticsearchError } from './elasticsearch-errors.js';
 export { elasticsearchMemoryDbFactory } from './elasticsearch-factory.js';
 export { ElasticsearchVectorStore } from './vector-store/elasticsearch-vector-store.js';
 export { ElasticsearchVectorStoreDriver } from './vector-store/elasticsearch-vector-store-driver.js';
-export type { ElasticsearchVectorStoreOptions } from './vector-store/elasticsearch-vector-store-options.js';
+export type {
+  ElasticsearchFieldStorage,
+  ElasticsearchVectorStoreDriverOptions,
+  ElasticsearchVectorStoreOptions,
+} from './vector-store/elasticsearch-vector-store-options.js';
 export { toElasticsearchVectorFilter } from './vector-store/elasticsearch-vector-filter.js';
 export { vectorIndexMappings, ELASTICSEARCH_SIMILARITIES } from './vector-store/elasticsearch-vector-mapping.js';
 export { scoreFromElasticsearch, scoreToElasticsearch } from './vector-store/elasticsearch-vector-scores.js';

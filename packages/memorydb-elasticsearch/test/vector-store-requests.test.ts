@@ -174,7 +174,7 @@ describe('Elasticsearch typed-store requests', () => {
       .query({ filter: { name: { in: ['Sea View'] } }, orderBy: [{ property: 'rating', descending: true }], top: 2, skip: 1 });
     expect(seen.find((s) => s.path.startsWith('/app-hotels/_search'))?.json).toEqual({
       query: { terms: { hotel_name: ['Sea View'] } },
-      sort: [{ rating: { order: 'desc', missing: '_last', unmapped_type: 'keyword' } }, { hotelId: { order: 'asc' } }],
+      sort: [{ rating: { order: 'desc', missing: '_last', unmapped_type: 'keyword' } }, { hotelId: 'asc' }],
       size: 3,
       _source: { excludes: ['embedding', 'photo_vec'] },
       track_total_hits: false,

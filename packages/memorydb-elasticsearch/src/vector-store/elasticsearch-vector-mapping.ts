@@ -1,6 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { InvalidInputError, KmError, type DataPropertyType, type DistanceFunction, type RecordDefinition } from '@km/core';
-import type { ElasticsearchVectorStoreOptions } from './elasticsearch-vector-store-options.js';
+import type { ElasticsearchFieldStorage, ElasticsearchVectorStoreOptions } from './elasticsearch-vector-store-options.js';
 
 const CONNECTOR = 'elasticsearch';
 
@@ -29,7 +29,7 @@ export const ELASTICSEARCH_FIELD_TYPES: Readonly<Record<DataPropertyType, 'keywo
 /**
  * The strict mapping of a new index for a definition: the key as `keyword` (`long` for integer
  * keys), data properties as keyword / double / long / boolean / date (a `fullText` string gets a
- * `text` sub-field), vectors as indexed `dense_vector`s with the distance's similarity and a
+ * `text` sub-field; `storage` may keep a string as a native JSON object or as `text` alone), vectors as indexed `dense_vector`s with the distance's similarity and a
  * plain float HNSW graph (quantised graphs would move scores away from the exact distance).
  *
  * ```ts
@@ -40,13 +40,16 @@ export const ELASTICSEARCH_FIELD_TYPES: Readonly<Record<DataPropertyType, 'keywo
 export function vectorIndexMappings(
   definition: RecordDefinition,
   hnsw: ElasticsearchVectorStoreOptions['hnsw'],
+  storage: ElasticsearchFieldStorage = {},
 ): estypes.MappingTypeMapping {
   const properties: Record<string, estypes.MappingProperty> = {
     [definition.key.storageName]: { type: definition.key.type === 'integer' ? 'long' : 'keyword' },
   };
   for (const p of definition.data) {
     const type = ELASTICSEARCH_FIELD_TYPES[p.type];
-    properties[p.storageName] = type === 'keyword' && p.fullText ? { type, fields: { text: { type: 'text' } } } : { type };
+    if (storage.jsonFields?.includes(p.storageName)) properties[p.storageName] = { type: 'object', enabled: false };
+    else if (storage.textFields?.includes(p.storageName)) properties[p.storageName] = { type: 'text' };
+    else properties[p.storageName] = type === 'keyword' && p.fullText ? { type, fields: { text: { type: 'text' } } } : { type };
   }
   for (const v of definition.vectors) {
     properties[v.storageName] = {

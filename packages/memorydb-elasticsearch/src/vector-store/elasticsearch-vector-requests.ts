@@ -3,9 +3,12 @@ import type { RecordDefinition } from '@km/core';
 import type { DriverRecordQuery, DriverVectorQuery } from '@km/core/connector';
 import { vectorSourceExcludes } from './elasticsearch-vector-documents.js';
 import { toElasticsearchVectorFilter } from './elasticsearch-vector-filter.js';
+import type { ElasticsearchFieldStorage } from './elasticsearch-vector-store-options.js';
 
 /** Elasticsearch's ceiling for k, num_candidates and a page of hits. */
 export const MAX_WINDOW = 10_000;
+/** Hits per page of a read by filter (`search_after` pages through more). */
+export const QUERY_PAGE = 1000;
 
 /**
  * The search body of a vector search: a kNN query on the vector's field with the filter inside
@@ -22,6 +25,7 @@ export function knnSearchRequest(
   definition: RecordDefinition,
   query: Omit<DriverVectorQuery, 'signal'>,
   numCandidates: number | undefined,
+  storage: ElasticsearchFieldStorage = {},
 ): estypes.SearchRequest {
   const filter = toElasticsearchVectorFilter(query.filter);
   const k = Math.min(MAX_WINDOW, Math.max(1, query.limit));
@@ -34,25 +38,32 @@ export function knnSearchRequest(
       ...(filter ? { filter } : {}),
     },
     size: k,
-    _source: { excludes: vectorSourceExcludes(definition, query.includeVectors) },
+    _source: { excludes: vectorSourceExcludes(definition, query.includeVectors, storage) },
   };
 }
 
 /**
- * The search body of a read by filter: the filter as the query, sorted by the fields asked for
- * (missing values last either way), then by the key ascending, at most the limit (10,000).
+ * The search body of (the first page of) a read by filter: the filter as the query, sorted by
+ * the fields asked for (missing values last either way), then by the key (`{ key: 'asc' }`), at
+ * most {@link QUERY_PAGE} hits; the driver asks for the next page with `search_after`.
  */
-export function recordQueryRequest(definition: RecordDefinition, query: Omit<DriverRecordQuery, 'signal'>): estypes.SearchRequest {
+export function recordQueryRequest(
+  definition: RecordDefinition,
+  query: Omit<DriverRecordQuery, 'signal'>,
+  storage: ElasticsearchFieldStorage = {},
+): estypes.SearchRequest {
   const filter = toElasticsearchVectorFilter(query.filter);
   const key = definition.key.storageName;
-  const sort: estypes.SortCombinations[] = query.orderBy.map((o) => ({
-    [o.storageName]: { order: o.descending ? 'desc' : 'asc', missing: '_last', unmapped_type: 'keyword' },
-  }));
-  if (!query.orderBy.some((o) => o.storageName === key)) sort.push({ [key]: { order: 'asc' } });
+  const sort: estypes.SortCombinations[] = query.orderBy.map((o) =>
+    o.storageName === key
+      ? { [key]: o.descending ? 'desc' : 'asc' }
+      : { [o.storageName]: { order: o.descending ? 'desc' : 'asc', missing: '_last', unmapped_type: 'keyword' } },
+  );
+  if (!query.orderBy.some((o) => o.storageName === key)) sort.push({ [key]: 'asc' });
   return {
     query: filter ?? { match_all: {} },
     sort,
-    size: Math.min(MAX_WINDOW, Math.max(0, query.limit)),
-    _source: { excludes: vectorSourceExcludes(definition, query.includeVectors) },
+    size: Math.min(QUERY_PAGE, Math.max(0, query.limit)),
+    _source: { excludes: vectorSourceExcludes(definition, query.includeVectors, storage) },
   };
 }

@@ -1,10 +1,17 @@
 import { Client, type estypes } from '@elastic/elasticsearch';
 import { InvalidInputError, KmError, type KeyValue, type RecordDefinition } from '@km/core';
-import type { DriverRecordQuery, DriverVectorQuery, StorageRecord, VectorStoreDriver } from '@km/core/connector';
+import {
+  compareRecordIds,
+  type DriverLexicalQuery,
+  type DriverRecordQuery,
+  type DriverVectorQuery,
+  type StorageRecord,
+  type VectorStoreDriver,
+} from '@km/core/connector';
 import { clientOptions } from '../elasticsearch-config.js';
 import { bulkItemError, errorType, isMissingIndex, statusOf, translateElasticsearchError } from '../elasticsearch-errors.js';
 import { indexSettings } from '../elasticsearch-mapping.js';
-import { checkIndexPrefix, MAX_ELASTICSEARCH_INDEX_BYTES } from '../index-names.js';
+import { checkIndexPrefix, elasticsearchIndexName, MAX_ELASTICSEARCH_INDEX_BYTES } from '../index-names.js';
 import {
   documentIdOfKey,
   fromElasticsearchDocument,
@@ -12,14 +19,22 @@ import {
   vectorSourceExcludes,
 } from './elasticsearch-vector-documents.js';
 import { collectionOfIndex, indexOfCollection } from './elasticsearch-vector-index-names.js';
-import { checkExistingMapping, vectorIndexMappings } from './elasticsearch-vector-mapping.js';
-import { knnSearchRequest, recordQueryRequest } from './elasticsearch-vector-requests.js';
+import { lexicalScore, lexicalSearchRequest } from './elasticsearch-vector-lexical.js';
+import { checkExistingMapping, mappedField, vectorIndexMappings } from './elasticsearch-vector-mapping.js';
+import { knnSearchRequest, QUERY_PAGE, recordQueryRequest } from './elasticsearch-vector-requests.js';
 import { scoreFromElasticsearch } from './elasticsearch-vector-scores.js';
-import type { ElasticsearchVectorStoreOptions } from './elasticsearch-vector-store-options.js';
+import type { ElasticsearchFieldStorage, ElasticsearchVectorStoreDriverOptions } from './elasticsearch-vector-store-options.js';
 
 const CONNECTOR = 'elasticsearch';
 
 type Source = Record<string, unknown>;
+
+/**
+ * Characters whose order differs between UTF-8 bytes (Elasticsearch's keyword sort) and UTF-16
+ * code units (km's, `compareRecordIds`): U+E000–U+FFFF sort before characters outside the BMP
+ * by bytes, after them by code units (whose surrogates are U+D800–U+DFFF).
+ */
+const ORDER_SENSITIVE = /[\uD800-\uFFFF]/;
 
 /**
  * The Elasticsearch 8 driver of {@link ElasticsearchVectorStore}: one index per km collection
@@ -27,7 +42,12 @@ type Source = Record<string, unknown>;
  * mapping made from the definition (see {@link vectorIndexMappings}), a document per record whose
  * `_id` is the key's string form, writes through the bulk API (`refresh=wait_for` by default),
  * kNN searches with the filter inside `knn.filter` (applied during the graph search, not after),
- * and `_score`s converted back to km's convention (see {@link scoreFromElasticsearch}).
+ * and `_score`s converted back to km's convention (see {@link scoreFromElasticsearch}). Lexical
+ * search is a BM25 `match` query on a `fullText` property (see {@link lexicalSearchRequest});
+ * `vectorDimensions` reads a vector's size from the index mapping. A read by filter ordered by a
+ * string key alone comes in km's order (UTF-16 code units, `compareRecordIds`), not
+ * Elasticsearch's (UTF-8 bytes). `storage` (see {@link ElasticsearchFieldStorage}) keeps fields
+ * as indexes written before hold them: how `ElasticsearchMemoryDb` opens KM's memory indexes.
  */
 export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
   readonly name = CONNECTOR;
@@ -37,18 +57,20 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
   /** dense_vector's largest indexed size in Elasticsearch 8.11+. */
   readonly maxDimensions = 4096;
   readonly maxBatchSize: number;
-  private readonly options: ElasticsearchVectorStoreOptions;
+  private readonly options: ElasticsearchVectorStoreDriverOptions;
+  private readonly storage: ElasticsearchFieldStorage;
   private readonly client: Client;
   private readonly ownsClient: boolean;
   private readonly prefix: string;
 
-  constructor(options: ElasticsearchVectorStoreOptions) {
+  constructor(options: ElasticsearchVectorStoreDriverOptions) {
     if (!options.client && !options.node && !options.cloudId) {
       throw new InvalidInputError('invalid_argument', 'give ElasticsearchVectorStore a client, a node URL or a cloudId', {
         connector: CONNECTOR,
       });
     }
     this.options = options;
+    this.storage = options.storage ?? {};
     this.prefix = checkIndexPrefix(options.indexPrefix ?? '');
     const prefixBytes = Buffer.byteLength(this.prefix, 'utf8');
     this.collectionNameLimit = {
@@ -64,7 +86,13 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
     const rows = (await this.call('', () =>
       this.client.cat.indices({ index: `${this.prefix}*`, h: 'index', format: 'json', expand_wildcards: 'open' }),
     )) as Array<{ index?: string }>;
-    const names = rows.map((r) => collectionOfIndex(this.prefix, r.index ?? '')).filter((n): n is string => n !== undefined);
+    const nameOf = (index: string): string | undefined =>
+      this.storage.plainIndexNames
+        ? index.startsWith(this.prefix) && index.length > this.prefix.length
+          ? index.slice(this.prefix.length)
+          : undefined
+        : collectionOfIndex(this.prefix, index);
+    const names = rows.map((r) => nameOf(r.index ?? '')).filter((n): n is string => n !== undefined);
     return [...new Set(names)].sort();
   }
 
@@ -79,7 +107,7 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
     try {
       await this.client.indices.create({
         index,
-        mappings: vectorIndexMappings(definition, this.options.hnsw),
+        mappings: vectorIndexMappings(definition, this.options.hnsw, this.storage),
         settings: indexSettings(this.options),
       });
     } catch (error) {
@@ -119,20 +147,20 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
     await this.bulk(
       name,
       records.flatMap((r) => [
-        { index: { _index: index, _id: documentIdOfKey(r[key] as KeyValue) } },
-        toElasticsearchDocument(definition, r),
+        { index: { _index: index, _id: documentIdOfKey(r[key] as KeyValue, this.storage) } },
+        toElasticsearchDocument(definition, r, this.storage),
       ]),
     );
   }
 
   async get(name: string, definition: RecordDefinition, keys: readonly KeyValue[], includeVectors: boolean): Promise<StorageRecord[]> {
     if (keys.length === 0) return [];
-    const excludes = vectorSourceExcludes(definition, includeVectors);
+    const excludes = vectorSourceExcludes(definition, includeVectors, this.storage);
     let response: estypes.MgetResponse<Source>;
     try {
       response = await this.client.mget<Source>({
         index: this.indexName(name),
-        ids: keys.map(documentIdOfKey),
+        ids: keys.map((k) => documentIdOfKey(k, this.storage)),
         ...(excludes.length > 0 ? { _source_excludes: excludes } : {}),
       });
     } catch (error) {
@@ -145,7 +173,7 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
         if (doc.error.type === 'index_not_found_exception') return [];
         throw this.translate({ name: 'ResponseError', meta: { statusCode: 500, body: { error: doc.error } } }, name);
       }
-      if (doc.found && doc._source) records.push(fromElasticsearchDocument(definition, doc._id, doc._source, includeVectors));
+      if (doc.found && doc._source) records.push(fromElasticsearchDocument(definition, doc._id, doc._source, includeVectors, this.storage));
     }
     return records;
   }
@@ -155,23 +183,70 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
     if (keys.length === 0) return;
     await this.bulk(
       name,
-      keys.map((k) => ({ delete: { _index: index, _id: documentIdOfKey(k) } })),
+      keys.map((k) => ({ delete: { _index: index, _id: documentIdOfKey(k, this.storage) } })),
     );
   }
 
   async search(name: string, definition: RecordDefinition, query: DriverVectorQuery): Promise<Array<[StorageRecord, number]>> {
-    const hits = await this.hits(name, query.signal, knnSearchRequest(definition, query, this.options.numCandidates));
+    const hits = await this.hits(name, query.signal, knnSearchRequest(definition, query, this.options.numCandidates, this.storage));
     const { distance } = query.vectorProperty;
     return hits.map((hit): [StorageRecord, number] => [
-      fromElasticsearchDocument(definition, hit._id, hit._source!, query.includeVectors),
+      fromElasticsearchDocument(definition, hit._id, hit._source!, query.includeVectors, this.storage),
       scoreFromElasticsearch(distance, hit._score ?? 0),
     ]);
   }
 
-  /** Records matching the filter, sorted by the fields asked for (missing values last), then by the key. */
+  /** A BM25 `match` query on the property (see {@link lexicalSearchRequest}), scores mapped to [0, 1) by {@link lexicalScore}. */
+  async lexicalSearch(name: string, definition: RecordDefinition, query: DriverLexicalQuery): Promise<Array<[StorageRecord, number]>> {
+    const hits = await this.hits(name, query.signal, lexicalSearchRequest(definition, query, this.storage));
+    return hits.map((hit): [StorageRecord, number] => [
+      fromElasticsearchDocument(definition, hit._id, hit._source!, query.includeVectors, this.storage),
+      lexicalScore(hit._score ?? 0),
+    ]);
+  }
+
+  /**
+   * The size of the vector stored under `storageName`: its `dense_vector` `dims` in the index
+   * mapping; undefined when the index or the field does not exist, `invalid_argument` when the
+   * field is no `dense_vector` of known size.
+   */
+  async vectorDimensions(name: string, storageName: string): Promise<number | undefined> {
+    const mapping = await this.mappingOf(name);
+    const field = mapping && (mappedField(mapping, storageName) as { type?: string; dims?: unknown } | undefined);
+    if (!field) return undefined;
+    if (field.type !== 'dense_vector' || typeof field.dims !== 'number') {
+      throw new InvalidInputError(
+        'invalid_argument',
+        `Elasticsearch index "${this.indexName(name)}" maps "${storageName}" as ${field.type ?? 'an object'}, not a dense_vector of known size`,
+        { connector: CONNECTOR },
+      );
+    }
+    return field.dims;
+  }
+
+  /**
+   * Records matching the filter, sorted by the fields asked for (missing values last), then by
+   * the key, paged with `search_after`. Ordered by a string key alone (how `MemoryDb` lists),
+   * they come in UTF-16 code-unit order (`compareRecordIds`), where Elasticsearch sorts keywords
+   * by UTF-8 bytes: the two orders differ only between characters from U+E000 up and characters
+   * outside the BMP, so the first `limit` hits are kept when none of their keys holds such a
+   * character (no other key can come before them in either order), and otherwise every match is
+   * read and sorted here. Other string sorts keep Elasticsearch's byte order.
+   */
   async query(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]> {
-    const hits = await this.hits(name, query.signal, recordQueryRequest(definition, query));
-    return hits.map((hit) => fromElasticsearchDocument(definition, hit._id, hit._source!, query.includeVectors));
+    const request = recordQueryRequest(definition, query, this.storage);
+    const key = definition.key.storageName;
+    const limit = Math.max(0, query.limit);
+    let hits = await this.pages(name, query.signal, request, limit);
+    if (definition.key.type !== 'integer' && query.orderBy.every((o) => o.storageName === key)) {
+      const keyOf = (hit: estypes.SearchHit<Source>) => String(hit._source?.[key] ?? hit._id);
+      if (hits.length === limit && hits.some((hit) => ORDER_SENSITIVE.test(keyOf(hit)))) {
+        hits = await this.pages(name, query.signal, request, Number.POSITIVE_INFINITY);
+      }
+      const sign = query.orderBy[0]?.descending ? -1 : 1;
+      hits = hits.sort((a, b) => sign * compareRecordIds(keyOf(a), keyOf(b))).slice(0, limit);
+    }
+    return hits.map((hit) => fromElasticsearchDocument(definition, hit._id, hit._source!, query.includeVectors, this.storage));
   }
 
   /** Closes the client the connector built (a client given in is left open). */
@@ -181,7 +256,7 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
 
   /** The Elasticsearch index of a km collection name. */
   indexName(name: string): string {
-    return indexOfCollection(this.prefix, name);
+    return this.storage.plainIndexNames ? elasticsearchIndexName(this.prefix, name) : indexOfCollection(this.prefix, name);
   }
 
   /** The index of a collection that must exist (writes), else `collection_not_found`. */
@@ -213,15 +288,44 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
     }
   }
 
+  /** Up to `limit` hits of a sorted search, a page of at most {@link QUERY_PAGE} at a time (`search_after`). */
+  private async pages(
+    name: string,
+    signal: AbortSignal | undefined,
+    request: estypes.SearchRequest,
+    limit: number,
+  ): Promise<Array<estypes.SearchHit<Source>>> {
+    const found: Array<estypes.SearchHit<Source>> = [];
+    let after: estypes.SortResults | undefined;
+    for (let read = 0; read < limit; ) {
+      const size = Math.min(QUERY_PAGE, limit - read);
+      const page = await this.rawSearch(name, signal, { ...request, size, ...(after ? { search_after: after } : {}) });
+      found.push(...page.filter((hit) => hit._source));
+      read += page.length;
+      if (page.length < size) break;
+      after = page[page.length - 1]!.sort;
+    }
+    return found;
+  }
+
   /** Runs a search on the index (none on a missing one); hits without `_source` are dropped. */
   private async hits(
     name: string,
     signal: AbortSignal | undefined,
     request: estypes.SearchRequest,
   ): Promise<Array<estypes.SearchHit<Source>>> {
+    return (await this.rawSearch(name, signal, request)).filter((hit) => hit._source);
+  }
+
+  /** Runs a search on the index (none on a missing one). */
+  private async rawSearch(
+    name: string,
+    signal: AbortSignal | undefined,
+    request: estypes.SearchRequest,
+  ): Promise<Array<estypes.SearchHit<Source>>> {
     const search = { index: this.indexName(name), ignore_unavailable: true, allow_no_indices: true, track_total_hits: false, ...request };
     const response = await this.call(name, () => this.client.search<Source>(search, signal ? { signal } : {}));
-    return response.hits.hits.filter((hit) => hit._source);
+    return response.hits.hits;
   }
 
   private translate(error: unknown, name: string): unknown {
