@@ -1,11 +1,5 @@
-export { ElasticsearchMemoryDb } from './elasticsearch-memory-db.js';
-export { ElasticsearchMemoryDbDriver } from './elasticsearch-memory-db-driver.js';
-export { sourceFilter, toDocument, toRecord, type ElasticsearchRecord } from './elasticsearch-records.js';
-export { indexMappings } from './elasticsearch-mapping.js';
+export { ElasticsearchMemoryDb, KM_FIELD_STORAGE } from './elasticsearch-memory-db.js';
 export type { ElasticsearchMemoryDbOptions } from './elasticsearch-config.js';
-export { toElasticsearchFilter, TAGS_FIELD } from './elasticsearch-filters.js';
-export { lexicalScore, lexicalSearchRequest, CONTENT_FIELD } from './elasticsearch-lexical.js';
-export { relevanceFromScore, scoreFromRelevance } from './relevance.js';
 export { elasticsearchIndexName, checkIndexPrefix, MAX_ELASTICSEARCH_INDEX_BYTES } from './index-names.js';
 export { documentIdOf, MAX_ELASTICSEARCH_ID_BYTES } from './document-id.js';
 export { translateElasticsearchError } from './elasticsearch-errors.js';
@@ -18,6 +12,12 @@ export type {
   ElasticsearchVectorStoreOptions,
 } from './vector-store/elasticsearch-vector-store-options.js';
 export { toElasticsearchVectorFilter } from './vector-store/elasticsearch-vector-filter.js';
+export { CONTENT_FIELD, lexicalScore, lexicalSearchRequest } from './vector-store/elasticsearch-vector-lexical.js';
 export { vectorIndexMappings, ELASTICSEARCH_SIMILARITIES } from './vector-store/elasticsearch-vector-mapping.js';
-export { scoreFromElasticsearch, scoreToElasticsearch } from './vector-store/elasticsearch-vector-scores.js';
+export {
+  relevanceFromScore,
+  scoreFromElasticsearch,
+  scoreFromRelevance,
+  scoreToElasticsearch,
+} from './vector-store/elasticsearch-vector-scores.js';
 export { indexOfCollection, collectionOfIndex } from './vector-store/elasticsearch-vector-index-names.js';

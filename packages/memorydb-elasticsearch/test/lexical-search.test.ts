@@ -1,14 +1,7 @@
 import { startRequestRecorder, type RecordedRequest, type RequestRecorder } from '@km/conformance';
-import { MemoryFilters } from '@km/core';
-import { driverCapabilities } from '@km/core/connector';
+import { compileFilter, KmRecordLayout } from '@km/core/connector';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ElasticsearchMemoryDb,
-  ElasticsearchMemoryDbDriver,
-  lexicalScore,
-  lexicalSearchRequest,
-  scoreFromRelevance,
-} from '../src/index.js';
+import { ElasticsearchMemoryDb, KM_FIELD_STORAGE, lexicalScore, lexicalSearchRequest, scoreFromRelevance } from '../src/index.js';
 
 // Shapes from Elasticsearch's query DSL reference: a `match` query analyses its text with the
 // field's analyzer (never parsed as query syntax, unlike `query_string`), `operator: or` lets
@@ -17,29 +10,41 @@ const HOSTILE = `zephyr" OR 1=1; DROP TABLE t; -- & | ! ( ) : * \\ < > {"match_a
 
 const match = (text: string) => ({ match: { content: { query: text, operator: 'or', zero_terms_query: 'none' } } });
 
+// KM's memory layout: the request of km 0.x's driver, now the typed driver's on KM's `content`.
+const definition = new KmRecordLayout({ prefix: '' }).definition(3);
+const content = definition.data.find((p) => p.fullText)!;
+const request = (text: string, limit: number, includeVectors = false, filter?: object) =>
+  lexicalSearchRequest(
+    definition,
+    { property: content, text, filter: filter && compileFilter(definition, filter as never), limit, includeVectors },
+    KM_FIELD_STORAGE,
+  );
+
 describe('lexicalSearchRequest', () => {
   it('a match query on content, best first then id order, limit as size, no vector or content copy in _source', () => {
-    expect(lexicalSearchRequest({ text: 'tax rules', filters: [], limit: 5, withEmbeddings: false })).toEqual({
+    expect(request('tax rules', 5)).toEqual({
       query: { bool: { must: [match('tax rules')] } },
       size: 5,
       sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
       track_scores: true,
       _source: { excludes: ['content', 'embedding'] },
     });
-    expect(lexicalSearchRequest({ text: 'x', filters: [], limit: 5, withEmbeddings: true })._source).toEqual({ excludes: ['content'] });
+    expect(request('x', 5, true)._source).toEqual({ excludes: ['content'] });
   });
 
-  it('filters are the kNN translation, as a bool filter (they restrict, they do not score)', () => {
-    const filters = [MemoryFilters.byTag('user', 'alice').notTag('type', 'draft'), MemoryFilters.byTag('type', 'blog')];
-    expect(lexicalSearchRequest({ text: 'zephyr', filters, limit: 3, withEmbeddings: false }).query).toEqual({
+  it('filters are the typed filter translation, as a bool filter (they restrict, they do not score)', () => {
+    const filter = {
+      or: [{ tags: { contains: 'user:alice' }, not: { tags: { contains: 'type:draft' } } }, { tags: { contains: 'type:blog' } }],
+    };
+    expect(request('zephyr', 3, false, filter).query).toEqual({
       bool: {
         must: [match('zephyr')],
         filter: [
           {
             bool: {
               should: [
-                { bool: { must: [{ term: { tags: 'user:alice' } }], must_not: [{ terms: { tags: ['type:draft'] } }] } },
-                { bool: { must: [{ term: { tags: 'type:blog' } }] } },
+                { bool: { filter: [{ term: { tags: 'user:alice' } }, { bool: { must_not: [{ term: { tags: 'type:draft' } }] } }] } },
+                { term: { tags: 'type:blog' } },
               ],
               minimum_should_match: 1,
             },
@@ -50,13 +55,13 @@ describe('lexicalSearchRequest', () => {
   });
 
   it('hostile text stays the data of the match query, byte for byte; no query_string anywhere', () => {
-    const request = lexicalSearchRequest({ text: HOSTILE, filters: [], limit: 3, withEmbeddings: false });
-    expect(request.query).toEqual({ bool: { must: [match(HOSTILE)] } });
-    expect(JSON.stringify(request)).not.toMatch(/query_string|simple_query_string|wildcard|regexp/);
+    const hostile = request(HOSTILE, 3);
+    expect(hostile.query).toEqual({ bool: { must: [match(HOSTILE)] } });
+    expect(JSON.stringify(hostile)).not.toMatch(/query_string|simple_query_string|wildcard|regexp/);
   });
 
   it('size stays within Elasticsearch 10000-hit window', () => {
-    expect(lexicalSearchRequest({ text: 'x', filters: [], limit: 50_000, withEmbeddings: false }).size).toBe(10_000);
+    expect(request('x', 50_000).size).toBe(10_000);
   });
 });
 
@@ -68,60 +73,6 @@ describe('lexicalScore', () => {
     for (let i = 1; i < scores.length; i++) expect(scores[i]!).toBeGreaterThan(scores[i - 1]!);
     for (const s of scores) expect(s).toBeLessThan(1);
     expect(lexicalScore(-1)).toBe(0);
-  });
-});
-
-describe('ElasticsearchMemoryDbDriver.lexicalSearch', () => {
-  let recorder: RequestRecorder;
-  let seen: RecordedRequest[];
-  beforeAll(async () => {
-    recorder = await startRequestRecorder(() => ({
-      headers: { 'x-elastic-product': 'Elasticsearch' },
-      json: {
-        hits: {
-          hits: [
-            { _id: 'b', _score: 3, _source: { id: 'b', tags: ['user:a'], payload: { text: 'zephyr zephyr' } } },
-            { _id: 'a', _score: 1, _source: { id: 'a', tags: [], payload: { text: 'zephyr' } } },
-          ],
-        },
-      },
-    }));
-    seen = recorder.requests;
-  });
-  afterAll(() => recorder.close());
-  beforeEach(() => {
-    seen.length = 0;
-  });
-
-  it('declares the lexicalSearch capability', () => {
-    expect(driverCapabilities(new ElasticsearchMemoryDbDriver({ node: recorder.url })).lexicalSearch).toBe(true);
-  });
-
-  it('sends one search on the prefixed index and returns records with scores in [0, 1), in order', async () => {
-    const driver = new ElasticsearchMemoryDbDriver({ node: recorder.url, maxRetries: 0 });
-    const results = await driver.lexicalSearch('notes', {
-      text: HOSTILE,
-      filters: [MemoryFilters.byTag('user', 'a')],
-      limit: 7,
-      withEmbeddings: false,
-    });
-    expect(results.map(([r, score]) => [r.id, score])).toEqual([
-      ['b', 0.75],
-      ['a', 0.5],
-    ]);
-    expect(results[0]![0]).toMatchObject({ tags: { user: ['a'] }, payload: { text: 'zephyr zephyr' } });
-    expect(seen).toHaveLength(1);
-    expect(seen[0]!.method).toBe('POST');
-    expect(seen[0]!.path).toMatch(/^\/km-notes\/_search\?/);
-    expect(seen[0]!.path).toContain('ignore_unavailable=true');
-    expect(JSON.parse(seen[0]!.body)).toEqual({
-      query: { bool: { must: [match(HOSTILE)], filter: [{ bool: { must: [{ term: { tags: 'user:a' } }] } }] } },
-      size: 7,
-      sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
-      track_scores: true,
-      _source: { excludes: ['content', 'embedding'] },
-      track_total_hits: false,
-    });
   });
 });
 
@@ -153,6 +104,10 @@ describe('ElasticsearchMemoryDb: modes lexical and hybrid through core', () => {
   });
   const searches = () =>
     seen.filter((s) => s.path.startsWith('/km-notes/_search')).map((s) => JSON.parse(s.body) as Record<string, unknown>);
+
+  it('declares the lexicalSearch capability', () => {
+    expect(new ElasticsearchMemoryDb({ node: recorder.url }).capabilities.lexicalSearch).toBe(true);
+  });
 
   it('lexical: one match query, the text as given, relevance the mapped BM25 score', async () => {
     const db = new ElasticsearchMemoryDb({ node: recorder.url, maxRetries: 0 });

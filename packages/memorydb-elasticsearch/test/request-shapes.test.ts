@@ -110,7 +110,7 @@ describe('Elasticsearch requests', () => {
     expect(seen.some((s) => s.path.startsWith('/_bulk'))).toBe(false);
   });
 
-  it('getSimilarList: a kNN search with the filter as its pre-filter, similarity = minRelevance, relevance back as cosine', async () => {
+  it('getSimilarList: a kNN search with the filter as its pre-filter (minRelevance applied by core), relevance back as cosine', async () => {
     dims = 3;
     const results = [];
     for await (const r of db({ numCandidates: 50 }).getSimilarList('notes', [1, 0, 0], {
@@ -128,8 +128,7 @@ describe('Elasticsearch requests', () => {
         query_vector: [1, 0, 0],
         k: 5,
         num_candidates: 50,
-        filter: { bool: { must: [{ term: { tags: 'user:a' } }] } },
-        similarity: 0.5,
+        filter: { bool: { filter: [{ term: { tags: 'user:a' } }] } },
       },
       size: 5,
       _source: { excludes: ['content', 'embedding'] },
@@ -145,7 +144,11 @@ describe('Elasticsearch requests', () => {
     for await (const _ of db().getList('notes', { filters: [MemoryFilters.notTag('u', 'x')] })) count++;
     expect(count).toBe(1001);
     const searches = seen.filter((s) => s.path.startsWith('/km-notes/_search')).map((s) => JSON.parse(s.body) as Record<string, unknown>);
-    expect(searches[0]).toMatchObject({ query: { bool: { must_not: [{ terms: { tags: ['u:x'] } }] } }, sort: [{ id: 'asc' }], size: 1000 });
+    expect(searches[0]).toMatchObject({
+      query: { bool: { filter: [{ bool: { must_not: [{ term: { tags: 'u:x' } }] } }] } },
+      sort: [{ id: 'asc' }],
+      size: 1000,
+    });
     expect(searches[0]).not.toHaveProperty('search_after');
     expect(searches[1]).toMatchObject({ search_after: ['r0999'] });
   });

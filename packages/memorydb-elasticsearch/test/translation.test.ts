@@ -1,6 +1,4 @@
-import { MATCH_ALL_FILTERS } from '@km/conformance';
-import { MemoryFilters, isKmError } from '@km/core';
-import { checkVectorRecord } from '@km/core/connector';
+import { isKmError } from '@km/core';
 import { describe, expect, it } from 'vitest';
 import {
   checkIndexPrefix,
@@ -8,51 +6,8 @@ import {
   elasticsearchIndexName,
   relevanceFromScore,
   scoreFromRelevance,
-  toDocument,
-  toElasticsearchFilter,
-  toRecord,
   translateElasticsearchError,
 } from '../src/index.js';
-
-// Shapes from Elasticsearch's query DSL reference: `bool` with `must` / `should` /
-// `must_not` clauses (`minimum_should_match` for a should-only bool), `term` for one exact
-// keyword and `terms` for any of several.
-describe('toElasticsearchFilter', () => {
-  it('no filter, an empty list or an empty filter match everything (no filter at all)', () => {
-    for (const filters of MATCH_ALL_FILTERS) expect(toElasticsearchFilter(filters)).toBeUndefined();
-  });
-
-  it('AND inside a filter: a term per equality in must, so several values of one key are all required', () => {
-    expect(toElasticsearchFilter([MemoryFilters.byTag('user', 'alice').byTag('user', 'bob')])).toEqual({
-      bool: { must: [{ term: { tags: 'user:alice' } }, { term: { tags: 'user:bob' } }] },
-    });
-  });
-
-  it('NOT conditions are one terms query in must_not', () => {
-    expect(toElasticsearchFilter([MemoryFilters.byTag('type', 'news').notTag('user', 'alice').notTag('user', 'bob')])).toEqual({
-      bool: { must: [{ term: { tags: 'type:news' } }], must_not: [{ terms: { tags: ['user:alice', 'user:bob'] } }] },
-    });
-  });
-
-  it('OR across filters is a should with minimum_should_match 1', () => {
-    expect(toElasticsearchFilter([MemoryFilters.byDocument('doc-3').notTag('type', '50%'), MemoryFilters.byTag('user', 'ALICE')])).toEqual({
-      bool: {
-        should: [
-          { bool: { must: [{ term: { tags: '__document_id:doc-3' } }], must_not: [{ terms: { tags: ['type:50%'] } }] } },
-          { bool: { must: [{ term: { tags: 'user:ALICE' } }] } },
-        ],
-        minimum_should_match: 1,
-      },
-    });
-  });
-
-  it('query syntax in values stays a literal keyword; a null value is the bare key', () => {
-    const hostile = 'a* OR "x" } ] \\ ?';
-    expect(toElasticsearchFilter([MemoryFilters.byTag('user', hostile).byTag('flag', null)])).toEqual({
-      bool: { must: [{ term: { tags: `user:${hostile}` } }, { term: { tags: 'flag' } }] },
-    });
-  });
-});
 
 describe('relevance', () => {
   it('converts the cosine score (1 + cos) / 2 back to the cosine', () => {
@@ -96,27 +51,6 @@ describe('document ids', () => {
   it('a km id that looks like a hashed one is hashed too, so two records never share an _id', () => {
     const long = 'x'.repeat(600);
     expect(documentIdOf(documentIdOf(long))).not.toBe(documentIdOf(long));
-  });
-});
-
-describe('documents', () => {
-  it('a record becomes id, key:value tags, payload, content (the text) and the embedding, and comes back exactly', () => {
-    const record = checkVectorRecord(
-      { id: 'd=a//p=1', vector: [0.5, -0.25, 2], tags: { u: ['a', 'b'], f: [null] }, payload: { text: 'hello', n: 1 } },
-      'es',
-    );
-    const doc = toDocument(record);
-    expect(doc).toEqual({
-      id: 'd=a//p=1',
-      tags: ['u:a', 'u:b', 'f'],
-      payload: { text: 'hello', n: 1 },
-      content: 'hello',
-      embedding: [0.5, -0.25, 2],
-    });
-    const back = toRecord(doc);
-    expect(back.tags).toEqual({ u: ['a', 'b'], f: [null] });
-    expect(Array.from(back.vector)).toEqual([0.5, -0.25, 2]);
-    expect(toRecord({ ...doc, embedding: undefined }).vector).toHaveLength(0);
   });
 });
 

@@ -121,3 +121,9 @@ export function mappedField(mapping: estypes.MappingTypeMapping | undefined, nam
   }
   return field;
 }
+
+/** Shards and replicas of a new index, when configured. */
+export function indexSettings(options: ElasticsearchVectorStoreOptions): estypes.IndicesIndexSettings {
+  const { numberOfShards: shards, numberOfReplicas: replicas } = options;
+  return { ...(shards ? { number_of_shards: shards } : {}), ...(replicas !== undefined ? { number_of_replicas: replicas } : {}) };
+}

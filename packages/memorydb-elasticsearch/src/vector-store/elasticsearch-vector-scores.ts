@@ -36,3 +36,19 @@ export function scoreToElasticsearch(distance: DistanceFunction, value: number):
       return 1 / (1 + value * value);
   }
 }
+
+/**
+ * The cosine of an Elasticsearch kNN score on a `cosine` field, `2 * score - 1`.
+ * @deprecated use `scoreFromElasticsearch('cosine', score)`.
+ */
+export function relevanceFromScore(score: number): number {
+  return scoreFromElasticsearch('cosine', score);
+}
+
+/**
+ * The Elasticsearch score of a cosine, `(1 + cosine) / 2`.
+ * @deprecated use `scoreToElasticsearch('cosine', relevance)`.
+ */
+export function scoreFromRelevance(relevance: number): number {
+  return scoreToElasticsearch('cosine', relevance);
+}

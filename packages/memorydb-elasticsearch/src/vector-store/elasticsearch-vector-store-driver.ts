@@ -10,7 +10,6 @@ import {
 } from '@km/core/connector';
 import { clientOptions } from '../elasticsearch-config.js';
 import { bulkItemError, errorType, isMissingIndex, statusOf, translateElasticsearchError } from '../elasticsearch-errors.js';
-import { indexSettings } from '../elasticsearch-mapping.js';
 import { checkIndexPrefix, elasticsearchIndexName, MAX_ELASTICSEARCH_INDEX_BYTES } from '../index-names.js';
 import {
   documentIdOfKey,
@@ -20,7 +19,7 @@ import {
 } from './elasticsearch-vector-documents.js';
 import { collectionOfIndex, indexOfCollection } from './elasticsearch-vector-index-names.js';
 import { lexicalScore, lexicalSearchRequest } from './elasticsearch-vector-lexical.js';
-import { checkExistingMapping, mappedField, vectorIndexMappings } from './elasticsearch-vector-mapping.js';
+import { checkExistingMapping, indexSettings, mappedField, vectorIndexMappings } from './elasticsearch-vector-mapping.js';
 import { knnSearchRequest, QUERY_PAGE, recordQueryRequest } from './elasticsearch-vector-requests.js';
 import { scoreFromElasticsearch } from './elasticsearch-vector-scores.js';
 import type { ElasticsearchFieldStorage, ElasticsearchVectorStoreDriverOptions } from './elasticsearch-vector-store-options.js';
