@@ -153,6 +153,15 @@ describe('Elasticsearch requests', () => {
     expect(searches[1]).toMatchObject({ search_after: ['r0999'] });
   });
 
+  it('index names: {indexPrefix}{index} as before, 255 bytes in all; a name Elasticsearch refuses is invalid_index_name', async () => {
+    expect(db().indexName(' Notes ')).toBe('km-notes');
+    expect(db({ indexPrefix: 'mem.' }).indexName('-dash')).toBe('mem.-dash');
+    expect(db().maxIndexNameLength).toBe(252);
+    await expect(db({ indexPrefix: '' }).createIndex('-dash', 3)).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_index_name'));
+    await expect(db().createIndex('x'.repeat(253), 3)).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_index_name'));
+    expect(seen.some((s) => s.method === 'PUT')).toBe(false);
+  });
+
   it('credentials: an API key and basic auth travel in the Authorization header', async () => {
     expect(await db({ apiKey: 'a2V5' }).getIndexes()).toEqual(['notes']);
     expect(seen.at(-1)!.headers.authorization).toBe('ApiKey a2V5');
