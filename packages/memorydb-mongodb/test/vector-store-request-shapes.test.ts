@@ -279,13 +279,15 @@ describe('query', () => {
     expect(records).toEqual([expect.objectContaining({ hotelId: 'h1', rating: 4.5, pets: null })]);
   });
 
-  it('without an order the key orders; a filter that matches nothing sends nothing', async () => {
+  it('without an order (or by the key ascending) it is a find sorted by _id; a filter that matches nothing sends nothing', async () => {
     await open().query!('hotels', Hotel, { filter: undefined, orderBy: [], limit: 3, includeVectors: false });
-    expect((sent('aggregate')[0]!.command.pipeline as Document[]).slice(0, 2)).toEqual([{ $sort: { _id: 1 } }, { $limit: 3 }]);
+    expect(sent('aggregate')).toHaveLength(0);
+    expect(sent('find')[0]!.command).toMatchObject({ find: 'kmvs-hotels', filter: {}, sort: { _id: 1 }, limit: 3 });
     recorder.commands.length = 0;
     expect(await open().query!('hotels', Hotel, { filter: { op: 'or', nodes: [] }, orderBy: [], limit: 3, includeVectors: false })).toEqual(
       [],
     );
     expect(sent('aggregate')).toHaveLength(0);
+    expect(sent('find')).toHaveLength(0);
   });
 });

@@ -1,7 +1,7 @@
 import { InvalidInputError, type KeyValue, type RecordDefinition } from '@km/core';
 import type { StorageRecord } from '@km/core/connector';
 import type { Document } from 'mongodb';
-import { toDoubles } from '../mongodb-documents.js';
+import { Double } from 'mongodb';
 
 /** The field holding a record's key: MongoDB's `_id`, whatever the key's storage name. */
 export const KEY_FIELD = '_id';
@@ -26,12 +26,21 @@ export function checkFieldNames(definition: RecordDefinition): void {
   }
 }
 
-/** The document of a record: the key as `_id`, data by storage name (null values left out), vectors as BSON doubles. */
-export function toVectorDocument(definition: RecordDefinition, record: StorageRecord): Document {
+/** A vector as BSON doubles: the driver would write whole numbers as int32, and a vector index reads arrays of doubles. */
+export function toDoubles(vector: Float32Array | readonly number[]): Double[] {
+  return Array.from(vector, (x) => new Double(x));
+}
+
+/**
+ * The document of a record: the key as `_id`, data by storage name (null values left out; the
+ * JSON text of a `jsonProperties` property parsed into a native value), vectors as BSON doubles.
+ */
+export function toVectorDocument(definition: RecordDefinition, record: StorageRecord, jsonProperties: readonly string[] = []): Document {
   const document: Document = { [KEY_FIELD]: record[definition.key.storageName] };
   for (const property of definition.data) {
     const value = record[property.storageName];
-    if (value !== null && value !== undefined) document[property.storageName] = value;
+    if (value === null || value === undefined) continue;
+    document[property.storageName] = jsonProperties.includes(property.storageName) ? (JSON.parse(value as string) as unknown) : value;
   }
   for (const vector of definition.vectors) {
     const value = record[vector.storageName];
@@ -40,11 +49,24 @@ export function toVectorDocument(definition: RecordDefinition, record: StorageRe
   return document;
 }
 
-/** The record of a stored document; missing values are null, vectors `Float32Array`s (read only when `includeVectors`). */
-export function fromVectorDocument(definition: RecordDefinition, document: Document, includeVectors: boolean): StorageRecord {
+/**
+ * The record of a stored document; missing values are null, vectors `Float32Array`s (read only
+ * when `includeVectors`), a `jsonProperties` property its document as JSON text (null when it is
+ * not a document).
+ */
+export function fromVectorDocument(
+  definition: RecordDefinition,
+  document: Document,
+  includeVectors: boolean,
+  jsonProperties: readonly string[] = [],
+): StorageRecord {
   const record: StorageRecord = { [definition.key.storageName]: document[KEY_FIELD] as KeyValue };
   for (const property of definition.data) {
     const value = document[property.storageName];
+    if (jsonProperties.includes(property.storageName)) {
+      record[property.storageName] = value !== null && typeof value === 'object' && !Array.isArray(value) ? JSON.stringify(value) : null;
+      continue;
+    }
     record[property.storageName] =
       value === null || value === undefined ? null : property.type === 'number[]' && Array.isArray(value) ? value.map(Number) : value;
   }

@@ -1,6 +1,7 @@
-import { InvalidInputError, KmError, type KeyValue, type RecordDefinition } from '@km/core';
+import { InvalidInputError, isKmError, KmError, type KeyValue, type RecordDefinition } from '@km/core';
 import {
   collectionNamesUnderPrefix,
+  compareRecordIds,
   type DriverRecordQuery,
   type DriverVectorQuery,
   type StorageRecord,
@@ -9,21 +10,21 @@ import {
 import { type AnyBulkWriteOperation, type Collection, type Db, type Document, type Filter, MongoClient } from 'mongodb';
 import { checkCollectionPrefix, checkDatabaseName, collectionNameLimit } from '../collection-names.js';
 import { codeOf, isAlreadyExists, translateMongoError, VectorSearchUnavailableError } from '../mongodb-errors.js';
-import { toDoubles } from '../mongodb-documents.js';
+import { listRecords } from '../record-listing.js';
 import { MAX_CANDIDATES, MAX_DIMENSIONS, numCandidatesFor, type SearchIndexInfo } from '../search-index.js';
 import { waitUntilQueryable } from '../search-index-readiness.js';
-import { checkFieldNames, fromVectorDocument, KEY_FIELD, projectionOf, toVectorDocument } from './mongodb-vector-documents.js';
+import { checkFieldNames, fromVectorDocument, KEY_FIELD, projectionOf, toDoubles, toVectorDocument } from './mongodb-vector-documents.js';
 import { MATCH_NOTHING, toMongoVectorFilter } from './mongodb-vector-filter.js';
-import { checkVectorIndex, VECTOR_INDEX_NAME, vectorIndexDescription } from './mongodb-vector-index.js';
+import { checkVectorIndex, declaredDimensions, vectorIndexDescription } from './mongodb-vector-index.js';
 import { recordQueryPipeline } from './mongodb-vector-query.js';
 import { scoreFromVectorSearchScore } from './mongodb-vector-scores.js';
 import type { MongoDbVectorStoreOptions } from './mongodb-vector-store-options.js';
+import { type MongoDbStorageLayout, type ResolvedStorageLayout, resolveStorageLayout } from './mongodb-storage-layout.js';
 
 const CONNECTOR = 'mongodb';
 const NAMESPACE_EXISTS = 48;
 const NAMESPACE_NOT_FOUND = 26;
-/** Collection names as core checks them; other collections under the prefix are not listed. */
-/** The field a search adds for the score (no storage name may start with `$`, and none is this). */
+/** The field a search adds for the score by default (no storage name may start with `$`, and none is this). */
 export const SCORE_FIELD = '__km_score';
 
 /** The documents with these keys. */
@@ -37,7 +38,9 @@ const byKeys = (keys: readonly KeyValue[]): Filter<Document> => ({ [KEY_FIELD]: 
  * filter (`toMongoVectorFilter`) as its pre-filter; Atlas's normalised score is turned back into
  * the convention of the searched property (`scoreFromVectorSearchScore`). Reads by key are
  * `find`s (immediately consistent); searches follow writes once `mongot` has caught up
- * (usually within a second).
+ * (usually within a second). The vector size of a collection is read back from its search index
+ * (`vectorDimensions`), which is how `MongoDbMemoryDb` (core's `MemoryDb` over this driver)
+ * opens its indexes; its layout (`MongoDbStorageLayout`) keeps km 0.x's documents as they are.
  */
 export class MongoDbVectorStoreDriver implements VectorStoreDriver {
   readonly name = CONNECTOR;
@@ -47,18 +50,26 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
   readonly maxBatchSize: number;
   readonly collectionNameLimit: { bytes: number; reason: string };
   readonly collectionPrefix: string;
+  /** A zero vector has no cosine: Atlas Vector Search cannot index it for `cosine`. */
+  readonly zeroVectors = false;
   private readonly options: MongoDbVectorStoreOptions;
+  private readonly layout: ResolvedStorageLayout;
   private readonly client: MongoClient;
   private readonly ownsClient: boolean;
   private readonly db: Db;
 
-  constructor(options: MongoDbVectorStoreOptions) {
+  /**
+   * @param layout how documents and search indexes are laid out (internal: `MongoDbMemoryDb`
+   * passes km 0.x's; see {@link MongoDbStorageLayout}).
+   */
+  constructor(options: MongoDbVectorStoreOptions, layout?: MongoDbStorageLayout, owner = 'MongoDbVectorStore') {
     if (!options.client && !options.url) {
-      throw new InvalidInputError('invalid_argument', 'give MongoDbVectorStore a client or a url (connection string)', {
+      throw new InvalidInputError('invalid_argument', `give ${owner} a client or a url (connection string)`, {
         connector: CONNECTOR,
       });
     }
     this.options = options;
+    this.layout = resolveStorageLayout(layout);
     const database = checkDatabaseName(options.database ?? 'km');
     this.collectionPrefix = checkCollectionPrefix(options.collectionPrefix ?? 'kmvs-');
     this.collectionNameLimit = collectionNameLimit(database, this.collectionPrefix);
@@ -72,10 +83,29 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
 
   async listCollections(): Promise<string[]> {
     const collections = await this.call('', () => this.db.listCollections({}, { nameOnly: true }).toArray());
-    return collectionNamesUnderPrefix(
-      collections.map((c) => c.name),
-      this.collectionPrefix,
-    );
+    const names = collections.map((c) => c.name);
+    if (this.layout.listEveryCollection) {
+      return names.filter((n) => n.startsWith(this.collectionPrefix)).map((n) => n.slice(this.collectionPrefix.length));
+    }
+    return collectionNamesUnderPrefix(names, this.collectionPrefix);
+  }
+
+  /**
+   * The dimensions of the vector field at `storageName` declared by the collection's search
+   * index; undefined when the collection, its index or the field is missing, or while the index
+   * is not queryable yet (building or failed: it is not there yet for writes and searches).
+   */
+  async vectorDimensions(name: string, storageName: string): Promise<number | undefined> {
+    if (!(await this.collectionExists(name))) return undefined;
+    let info: SearchIndexInfo | undefined;
+    try {
+      info = await this.searchIndex(name);
+    } catch (error) {
+      if (isKmError(error, 'collection_not_found')) return undefined; // dropped since it was listed
+      throw error;
+    }
+    if (info?.queryable !== true) return undefined;
+    return declaredDimensions(info, storageName);
   }
 
   async collectionExists(name: string): Promise<boolean> {
@@ -96,7 +126,7 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
       await this.db.createCollection(this.collectionName(name));
       created = true;
     } catch (error) {
-      if (codeOf(error) !== NAMESPACE_EXISTS) throw translateMongoError(error, name);
+      if (codeOf(error) !== NAMESPACE_EXISTS) throw this.translate(error, name);
     }
     try {
       const listed = await this.searchIndex(name);
@@ -104,9 +134,11 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
         checkVectorIndex(this.collectionName(name), definition, listed);
       } else {
         try {
-          await this.collection(name).createSearchIndex(vectorIndexDescription(definition));
+          await this.collection(name).createSearchIndex(
+            vectorIndexDescription(definition, { name: this.layout.searchIndexName, keyFilterField: this.layout.keyFilterField }),
+          );
         } catch (error) {
-          if (!isAlreadyExists(error)) throw translateMongoError(error, name);
+          if (!isAlreadyExists(error)) throw this.translate(error, name);
         }
       }
       const ready = await waitUntilQueryable(() => this.searchIndex(name), {
@@ -129,7 +161,7 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
     try {
       await this.collection(name).drop();
     } catch (error) {
-      if (codeOf(error) !== NAMESPACE_NOT_FOUND) throw translateMongoError(error, name);
+      if (codeOf(error) !== NAMESPACE_NOT_FOUND) throw this.translate(error, name);
     }
   }
 
@@ -137,7 +169,7 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
     checkFieldNames(definition);
     await this.mustExist(name);
     const operations: Array<AnyBulkWriteOperation<Document>> = records.map((record) => {
-      const document = toVectorDocument(definition, record);
+      const document = toVectorDocument(definition, record, this.layout.jsonProperties);
       return { replaceOne: { filter: { [KEY_FIELD]: document[KEY_FIELD] }, replacement: document, upsert: true } };
     });
     await this.call(name, () => this.collection(name).bulkWrite(operations, { ordered: false }));
@@ -151,7 +183,7 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
         .find(byKeys(keys), { projection: projectionOf(definition, includeVectors) })
         .toArray(),
     );
-    return documents.map((d) => fromVectorDocument(definition, d, includeVectors));
+    return documents.map((d) => fromVectorDocument(definition, d, includeVectors, this.layout.jsonProperties));
   }
 
   async delete(name: string, _definition: RecordDefinition, keys: readonly KeyValue[]): Promise<void> {
@@ -169,7 +201,7 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
     const pipeline: Document[] = [
       {
         $vectorSearch: {
-          index: VECTOR_INDEX_NAME,
+          index: this.layout.searchIndexName,
           path: vector.storageName,
           queryVector: toDoubles(query.vector),
           numCandidates: numCandidatesFor(limit, this.options.numCandidates),
@@ -177,7 +209,7 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
           ...(Object.keys(filter).length > 0 ? { filter } : {}),
         },
       },
-      { $project: { ...projectionOf(definition, query.includeVectors), [SCORE_FIELD]: { $meta: 'vectorSearchScore' } } },
+      { $project: { ...projectionOf(definition, query.includeVectors), [this.layout.scoreField]: { $meta: 'vectorSearchScore' } } },
     ];
     let documents: Document[];
     try {
@@ -188,23 +220,29 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
       if (query.signal?.aborted && error === query.signal.reason) throw error;
       // No collection: no records (a search on a missing namespace answers nothing or 26).
       if (codeOf(error) === NAMESPACE_NOT_FOUND) return [];
-      throw translateMongoError(error, name);
+      throw this.translate(error, name);
     }
     return documents.map((d): [StorageRecord, number] => [
-      fromVectorDocument(definition, d, query.includeVectors),
-      scoreFromVectorSearchScore(vector.distance, Number(d[SCORE_FIELD] ?? 0)),
+      fromVectorDocument(definition, d, query.includeVectors, this.layout.jsonProperties),
+      scoreFromVectorSearchScore(vector.distance, Number(d[this.layout.scoreField] ?? 0)),
     ]);
   }
 
   /**
    * Records matching the filter in the given order, missing values last (see
    * `recordQueryPipeline`); a `find`-like aggregation, immediately consistent. Strings sort by
-   * code point (MongoDB's binary order).
+   * code point (MongoDB's binary order). Ordered by the key alone (ascending) it is a `find`
+   * sorted by `_id`, and string keys come in km's order (UTF-16 code units, see `listRecords`),
+   * which is how `MongoDbMemoryDb` lists records.
    */
   async query(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]> {
     checkFieldNames(definition);
     const filter = toMongoVectorFilter(query.filter);
     if (filter === MATCH_NOTHING || query.limit <= 0) return [];
+    const [first, ...others] = query.orderBy;
+    if (others.length === 0 && (first === undefined || (first.storageName === definition.key.storageName && !first.descending))) {
+      return this.queryByKey(name, definition, filter, query);
+    }
     const pipeline = recordQueryPipeline(
       filter,
       query.orderBy,
@@ -220,9 +258,34 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
     } catch (error) {
       if (query.signal?.aborted && error === query.signal.reason) throw error;
       if (codeOf(error) === NAMESPACE_NOT_FOUND) return [];
-      throw translateMongoError(error, name);
+      throw this.translate(error, name);
     }
-    return documents.map((d) => fromVectorDocument(definition, d, query.includeVectors));
+    return documents.map((d) => fromVectorDocument(definition, d, query.includeVectors, this.layout.jsonProperties));
+  }
+
+  /** A query in key order: `find`s sorted by `_id` (see `listRecords`), string keys in km's order. */
+  private async queryByKey(
+    name: string,
+    definition: RecordDefinition,
+    filter: Document,
+    query: DriverRecordQuery,
+  ): Promise<StorageRecord[]> {
+    const limit = query.limit >= Number.MAX_SAFE_INTEGER ? undefined : query.limit;
+    const signal = query.signal ? { signal: query.signal } : {};
+    const find = async (where: object, wanted: number | undefined, fields: object): Promise<Array<Document & { _id: unknown }>> => {
+      try {
+        return await this.collection(name)
+          .find(where, { projection: fields, sort: { _id: 1 }, ...(wanted !== undefined ? { limit: wanted } : {}), ...signal })
+          .toArray();
+      } catch (error) {
+        if (query.signal?.aborted && error === query.signal.reason) throw error;
+        if (codeOf(error) === NAMESPACE_NOT_FOUND) return [];
+        throw this.translate(error, name);
+      }
+    };
+    const documents = await listRecords(filter, limit, projectionOf(definition, query.includeVectors), find);
+    if (definition.key.type === 'string') documents.sort((a, b) => compareRecordIds(String(a._id), String(b._id)));
+    return documents.map((d) => fromVectorDocument(definition, d, query.includeVectors, this.layout.jsonProperties));
   }
 
   /** Closes the client the connector built (a client given in is left open). */
@@ -241,7 +304,7 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
 
   /** The collection's vector search index, as `$listSearchIndexes` reports it; undefined when there is none. */
   private async searchIndex(name: string): Promise<SearchIndexInfo | undefined> {
-    const found = await this.call(name, () => this.collection(name).listSearchIndexes(VECTOR_INDEX_NAME).toArray());
+    const found = await this.call(name, () => this.collection(name).listSearchIndexes(this.layout.searchIndexName).toArray());
     return found[0] as SearchIndexInfo | undefined;
   }
 
@@ -262,7 +325,22 @@ export class MongoDbVectorStoreDriver implements VectorStoreDriver {
     try {
       return await request();
     } catch (error) {
-      throw translateMongoError(error, name);
+      throw this.translate(error, name);
     }
+  }
+
+  /** Driver and server errors → km errors (`translateMongoError`); a missing namespace is `collection_not_found`. */
+  private translate(error: unknown, name: string): unknown {
+    if (codeOf(error) === NAMESPACE_NOT_FOUND) {
+      return new KmError(
+        'collection_not_found',
+        `collection "${name}" does not exist (no MongoDB collection "${this.collectionName(name)}")`,
+        {
+          connector: CONNECTOR,
+          cause: error,
+        },
+      );
+    }
+    return translateMongoError(error, name);
   }
 }
