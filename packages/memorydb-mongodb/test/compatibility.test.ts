@@ -146,6 +146,8 @@ describe('MongoDbMemoryDb opens what km 0.x wrote (fixtures/km-mongodb-v0.json)'
     const { outputs, commands } = await run(WRITES, server);
     expect(outputs).toEqual(fixture.writes.outputs);
     expect(server.snapshot()).toEqual(fixture.stored);
+    // Field order too (toEqual ignores it): `_id`, `embedding`, `tags`, `payload`, and the payload's keys as given.
+    expect(JSON.stringify(server.snapshot())).toBe(JSON.stringify(fixture.stored));
     expect(server.indexDefinitions()).toEqual(fixture.searchIndexes);
     expectSameCommands(commands, fixture.writes.commands);
   });

@@ -74,7 +74,7 @@ describe('MongoDB commands', () => {
 
   it('createIndex that races another creator: NamespaceExists is fine, the existing index of the same size is kept', async () => {
     atlas.collections.add('km-notes');
-    atlas.searchIndexes.set('km-notes', { size: 3, buildingFor: 1 });
+    atlas.searchIndexes.set('km-notes', { size: 3, buildingFor: 2 });
     await open().createIndex('notes', 3);
     expect(sent('create')).toHaveLength(1);
     expect(sent('createSearchIndexes')).toHaveLength(0);
@@ -123,7 +123,8 @@ describe('MongoDB commands', () => {
             queryVector: [1, 0, 0],
             numCandidates: 50,
             limit: 5,
-            filter: { $and: [{ tags: { $eq: 'user:a' } }, { tags: { $nin: ['type:draft'] } }] },
+            // NOT is `$nor` of `$eq` (km 0.x sent `$nin`: no element equals it, the same documents).
+            filter: { $and: [{ tags: { $eq: 'user:a' } }, { $nor: [{ tags: { $eq: 'type:draft' } }] }] },
           },
         },
         { $project: { tags: 1, payload: 1, embedding: 1, score: { $meta: 'vectorSearchScore' } } },
@@ -132,7 +133,7 @@ describe('MongoDB commands', () => {
     expect(results.map(([r, s]) => [r.id, Array.from(r.vector), s])).toEqual([['d=a//p=1', [0, 1, 0], 0.5]]);
   });
 
-  it('getList: find with the filter in MQL, sorted by _id, limited, the vector projected out', async () => {
+  it('getList: find with the filter in MQL, sorted by _id, limited, the fields but the vector projected', async () => {
     existing('km-i', 3);
     const records = await collect(open().getList('i', { filters: [MemoryFilters.byTag('user', 'a')], limit: 2 }));
     expect(sent('find')[0]!.command).toMatchObject({
@@ -140,16 +141,16 @@ describe('MongoDB commands', () => {
       filter: { tags: { $eq: 'user:a' } },
       sort: { _id: 1 },
       limit: 2,
-      projection: { embedding: 0 },
+      projection: { tags: 1, payload: 1 },
     });
     expect(records.map((r) => r.id)).toEqual(['a', 'b']);
   });
 
-  it('delete: deleteOne by _id; deleteIndex: drop the collection', async () => {
+  it('delete: a delete by _id; deleteIndex: drop the collection', async () => {
     existing('km-i', 3);
     const db = open();
     await db.delete('i', { id: 'd=x//p=1' });
-    expect(sent('delete')[0]!.command).toMatchObject({ delete: 'km-i', deletes: [{ q: { _id: 'd=x//p=1' }, limit: 1 }] });
+    expect(sent('delete')[0]!.command).toMatchObject({ delete: 'km-i', deletes: [{ q: { _id: { $in: ['d=x//p=1'] } }, limit: 0 }] });
     await db.deleteIndex('i');
     expect(sent('drop')[0]!.command).toMatchObject({ drop: 'km-i' });
   });

@@ -1,52 +1,20 @@
-import { isKmError, MemoryFilters } from '@km/core';
-import { checkVectorRecord, compareRecordIds } from '@km/core/connector';
-import { Double } from 'mongodb';
+import { isKmError } from '@km/core';
+import { compareRecordIds } from '@km/core/connector';
 import { describe, expect, it } from 'vitest';
 import {
   checkCollectionPrefix,
   checkDatabaseName,
   collectionNameLimit,
-  declaredVectorSize,
   listRecords,
   numCandidatesFor,
-  relevanceFromScore,
-  scoreFromRelevance,
-  searchIndexDescription,
-  toDocument,
-  toMongoDbFilter,
-  toRecord,
   translateMongoError,
-  vectorSearchPipeline,
   waitUntilQueryable,
 } from '../src/index.js';
 
-describe('relevance', () => {
-  it('converts the cosine score (1 + cos) / 2 back to the cosine', () => {
-    expect(relevanceFromScore(1)).toBe(1);
-    expect(relevanceFromScore(0.5)).toBe(0);
-    expect(relevanceFromScore(0)).toBe(-1);
-    expect(relevanceFromScore(0.85)).toBeCloseTo(0.7, 12);
-    for (const cos of [-1, -0.3, 0, 0.42, 1]) expect(relevanceFromScore(scoreFromRelevance(cos))).toBeCloseTo(cos, 12);
-  });
-});
-
-describe('search index', () => {
-  it('a vectorSearch index: the embedding vector with cosine similarity, tags as a filter field', () => {
-    const description = searchIndexDescription(384);
-    expect(description).toEqual({
-      name: 'km_vector',
-      type: 'vectorSearch',
-      definition: {
-        fields: [
-          { type: 'vector', path: 'embedding', numDimensions: 384, similarity: 'cosine' },
-          { type: 'filter', path: 'tags' },
-        ],
-      },
-    });
-    expect(declaredVectorSize({ latestDefinition: description.definition as never })).toBe(384);
-    expect(declaredVectorSize({ latestDefinition: { fields: [{ type: 'filter', path: 'tags' }] } })).toBeUndefined();
-  });
-
+// The helpers the package's one driver uses: candidates, listing order, names, readiness polling
+// and error translation. (km's document mapping, search index and filters are the typed driver's:
+// vector-store-km-layout.test.ts, vector-store-translation.test.ts, compatibility.test.ts.)
+describe('search', () => {
   it('numCandidates: max(100, 10 × limit) by default, the option otherwise, never below the limit nor above 10000', () => {
     expect(numCandidatesFor(5, undefined)).toBe(100);
     expect(numCandidatesFor(50, undefined)).toBe(500);
@@ -54,52 +22,6 @@ describe('search index', () => {
     expect(numCandidatesFor(5, 40)).toBe(40);
     expect(numCandidatesFor(50, 10)).toBe(50);
     expect(numCandidatesFor(5, 99_999)).toBe(10_000);
-  });
-
-  it('the aggregation: $vectorSearch first with the pre-filter, then the score projected, the vector only when asked', () => {
-    const filter = toMongoDbFilter([MemoryFilters.byTag('user', 'a')]);
-    const pipeline = vectorSearchPipeline({ vector: [1, 0.5], filter, limit: 7, numCandidates: undefined, withEmbeddings: false });
-    expect(pipeline).toEqual([
-      {
-        $vectorSearch: {
-          index: 'km_vector',
-          path: 'embedding',
-          queryVector: [new Double(1), new Double(0.5)],
-          numCandidates: 100,
-          limit: 7,
-          filter: { tags: { $eq: 'user:a' } },
-        },
-      },
-      { $project: { tags: 1, payload: 1, score: { $meta: 'vectorSearchScore' } } },
-    ]);
-    const withVectors = vectorSearchPipeline({ vector: [1], filter: undefined, limit: 20_000, numCandidates: 300, withEmbeddings: true });
-    expect(withVectors[0]!.$vectorSearch).not.toHaveProperty('filter');
-    expect(withVectors[0]!.$vectorSearch).toMatchObject({ limit: 10_000, numCandidates: 10_000 });
-    expect(withVectors[1]!.$project).toEqual({ tags: 1, payload: 1, embedding: 1, score: { $meta: 'vectorSearchScore' } });
-  });
-});
-
-describe('documents', () => {
-  it('a record becomes embedding (BSON doubles, whole numbers too), key:value tags and payload, and comes back exactly', () => {
-    const record = checkVectorRecord(
-      { id: 'd=a//p=1', vector: [1, -0.25, 2], tags: { u: ['a', 'b'], f: [null] }, payload: { text: 'hello', n: 1 } },
-      'mongodb',
-    );
-    const doc = toDocument(record);
-    expect(doc).toEqual({
-      embedding: [new Double(1), new Double(-0.25), new Double(2)],
-      tags: ['u:a', 'u:b', 'f'],
-      payload: { text: 'hello', n: 1 },
-    });
-    expect((doc.embedding as unknown[]).every((x) => x instanceof Double)).toBe(true);
-    const back = toRecord({ _id: 'd=a//p=1', embedding: [1, -0.25, 2], tags: doc.tags, payload: doc.payload });
-    expect(back).toEqual({
-      id: 'd=a//p=1',
-      vector: Float32Array.from([1, -0.25, 2]),
-      tags: { u: ['a', 'b'], f: [null] },
-      payload: { text: 'hello', n: 1 },
-    });
-    expect(toRecord({ _id: 'x' })).toEqual({ id: 'x', vector: new Float32Array(0), tags: {}, payload: {} });
   });
 });
 

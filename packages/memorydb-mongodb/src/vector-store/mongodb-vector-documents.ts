@@ -37,14 +37,15 @@ export function toDoubles(vector: Float32Array | readonly number[]): Double[] {
  */
 export function toVectorDocument(definition: RecordDefinition, record: StorageRecord, jsonProperties: readonly string[] = []): Document {
   const document: Document = { [KEY_FIELD]: record[definition.key.storageName] };
+  // Vectors first, then data: the field order of km 0.x's documents (`_id`, `embedding`, `tags`, `payload`).
+  for (const vector of definition.vectors) {
+    const value = record[vector.storageName];
+    if (value !== null && value !== undefined) document[vector.storageName] = toDoubles(value as Float32Array | readonly number[]);
+  }
   for (const property of definition.data) {
     const value = record[property.storageName];
     if (value === null || value === undefined) continue;
     document[property.storageName] = jsonProperties.includes(property.storageName) ? (JSON.parse(value as string) as unknown) : value;
-  }
-  for (const vector of definition.vectors) {
-    const value = record[vector.storageName];
-    if (value !== null && value !== undefined) document[vector.storageName] = toDoubles(value as Float32Array);
   }
   return document;
 }
