@@ -1,7 +1,7 @@
 import { readSettings, settingsFromEnv } from '@km/core/connector';
 import { describe, expect, it } from 'vitest';
 import { mongoDbMemoryDbFactory } from '../src/factory.js';
-import { MongoDbMemoryDb } from '../src/index.js';
+import { collectionNameLimit, MongoDbMemoryDb } from '../src/index.js';
 
 const read = (env: Record<string, string>) =>
   readSettings(mongoDbMemoryDbFactory as never, {
@@ -49,5 +49,20 @@ describe('mongoDbMemoryDbFactory', () => {
 
   it('the connector needs a client or a url', () => {
     expect(() => new MongoDbMemoryDb({})).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+  });
+
+  it('keeps the index name limit of the namespace, the batch size, the vector size ceiling and no zero vectors', async () => {
+    const db = new MongoDbMemoryDb({ url: 'mongodb://127.0.0.1:1', database: 'kmdb', collectionPrefix: 'p-', batchSize: 7 });
+    expect(db.driver.indexNameLimit).toEqual(collectionNameLimit('kmdb', 'p-'));
+    expect(db.driver.maxBatchSize).toBe(7);
+    expect(db.driver.maxVectorSize).toBe(8192);
+    expect(db.capabilities).toMatchObject({ zeroVectors: false, lexicalSearch: false });
+    expect(db.collectionName('notes')).toBe('p-notes');
+    await db.close();
+    for (const bad of [{ database: 'a.b' }, { collectionPrefix: 'system.' }]) {
+      expect(() => new MongoDbMemoryDb({ url: 'mongodb://127.0.0.1:1', ...bad }), JSON.stringify(bad)).toThrow(
+        expect.objectContaining({ code: 'invalid_argument' }),
+      );
+    }
   });
 });
