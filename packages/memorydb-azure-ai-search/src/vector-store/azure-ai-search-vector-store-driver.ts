@@ -1,6 +1,7 @@
 import { SearchClient, SearchIndexClient, type SearchOptions } from '@azure/search-documents';
 import { InvalidInputError, isKmError, KmError, type KeyValue, type RecordDefinition } from '@km/core';
 import {
+  type DriverLexicalQuery,
   type DriverRecordQuery,
   type DriverVectorQuery,
   recordOrder,
@@ -11,17 +12,21 @@ import {
 import { clientOptions, credentialOf } from '../azure-ai-search-config.js';
 import { indexingError, statusOf, translateAzureSearchError } from '../azure-ai-search-errors.js';
 import { azureIndexName, checkIndexPrefix, MAX_AZURE_INDEX_NAME_LENGTH } from '../index-names.js';
+import { lexicalScore, simpleQueryText } from '../lexical-search.js';
 import { odataString, searchInDelimiter } from '../odata-filters.js';
 import type { AzureAiSearchVectorStoreOptions } from './azure-ai-search-vector-store-options.js';
+import type { AzureIndexLayout } from './azure-index-layout.js';
 import { type AzureVectorDocument, checkFieldNames, documentKeyFor, fromAzureDocument, toAzureDocument } from './azure-vector-documents.js';
 import { MATCH_NOTHING, toODataVectorFilter } from './azure-vector-filter.js';
-import { checkDimensions, checkVectorIndex, MAX_DIMENSIONS, vectorIndexDefinition } from './azure-vector-index.js';
+import { checkDimensions, checkVectorIndex, MAX_DIMENSIONS, vectorDimensionsOf, vectorIndexDefinition } from './azure-vector-index.js';
 import { scoreOfHit } from './azure-vector-scores.js';
 
 const CONNECTOR = 'azureaisearch';
 /** The service's largest page of results (`top`) and indexing batch. */
 const MAX_PAGE = 1000;
-/** Collection names as core checks them, lower case (the service's index names are). */
+/** Reads of the index after a failed create (`createFirst`), and the pause before each (the winner's index may not be visible at once). */
+const RACE_READS = 3;
+const RACE_READ_DELAY_MS = 200;
 
 /**
  * The Azure AI Search driver of {@link AzureAiSearchVectorStore}: one index per collection
@@ -29,7 +34,10 @@ const MAX_PAGE = 1000;
  * `documentKeyFor`). A search is a vector query with the filter (`toODataVectorFilter`) as a
  * pre-filter; scores are converted to km's conventions (`scoreOfHit`). Reads by key are a
  * filtered search on the key (`search.in`). Writes and deletes on a missing index throw
- * `collection_not_found`. The service makes writes searchable within about a second.
+ * `collection_not_found`. The service makes writes searchable within about a second. Lexical
+ * search is a full-text search (BM25) of a `fullText` property; `vectorDimensions` reads a
+ * vector field's size from the index definition. The options' `layout` keeps km 0.x's memory
+ * indexes as they were (see `AzureIndexLayout`).
  */
 export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
   readonly name = CONNECTOR;
@@ -40,6 +48,7 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
   readonly collectionNameLimit: { bytes: number; reason: string };
   readonly collectionPrefix: string;
   private readonly options: AzureAiSearchVectorStoreOptions;
+  private readonly layout: AzureIndexLayout;
   private readonly indexClient: SearchIndexClient;
   private readonly searchClients = new Map<string, SearchClient<AzureVectorDocument>>();
 
@@ -50,6 +59,7 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
       });
     }
     this.options = options;
+    this.layout = options.layout ?? {};
     this.collectionPrefix = checkIndexPrefix(options.collectionPrefix ?? 'kmvs-');
     this.collectionNameLimit = {
       bytes: MAX_AZURE_INDEX_NAME_LENGTH - this.collectionPrefix.length,
@@ -82,19 +92,36 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
     checkFieldNames(definition);
     checkDimensions(definition);
     const indexName = this.indexName(name);
-    const existing = await this.readIndex(name);
+    const existing = this.layout.createFirst ? undefined : await this.readIndex(name);
     if (!existing) {
       try {
-        await this.indexClient.createIndex(vectorIndexDefinition(indexName, definition, this.options.hnsw));
+        await this.indexClient.createIndex(vectorIndexDefinition(indexName, definition, this.options.hnsw, this.layout));
         return;
       } catch (error) {
-        const winner = await this.readIndex(name).catch(() => undefined);
+        const winner = await this.indexMadeByAnother(name);
         if (!winner) throw translateAzureSearchError(error, name);
         checkVectorIndex(winner, definition);
         return;
       }
     }
     checkVectorIndex(existing, definition);
+  }
+
+  /** The index another creator made, read once (or up to {@link RACE_READS} times, 200 ms apart, with `createFirst`); undefined when none appears. */
+  private async indexMadeByAnother(name: string) {
+    const reads = this.layout.createFirst ? RACE_READS : 1;
+    for (let read = 0; read < reads; read++) {
+      if (read > 0) await new Promise((resolve) => setTimeout(resolve, RACE_READ_DELAY_MS));
+      const index = await this.readIndex(name).catch(() => undefined);
+      if (index) return index;
+    }
+    return undefined;
+  }
+
+  /** The dimensions of a vector field, read from the index definition; undefined when the index or the field is missing. */
+  async vectorDimensions(name: string, storageName: string): Promise<number | undefined> {
+    const index = await this.readIndex(name);
+    return index ? vectorDimensionsOf(index, storageName) : undefined;
   }
 
   async deleteCollection(name: string): Promise<void> {
@@ -111,7 +138,7 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
   /** One `upload` batch (insert or replace each document); every document's result is checked. */
   async upsert(name: string, definition: RecordDefinition, records: readonly StorageRecord[]): Promise<void> {
     checkFieldNames(definition);
-    const documents = records.map((r) => toAzureDocument(definition, r));
+    const documents = records.map((r) => toAzureDocument(definition, r, this.layout.keyTextField));
     const result = await this.write(name, () => this.searchClient(name).uploadDocuments(documents));
     const failed = result.results.find((r) => !r.succeeded);
     if (failed) throw indexingError(failed, name);
@@ -127,7 +154,7 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
       const documents = await this.read(name, '*', {
         filter: keyFilter(definition.key.storageName, page),
         top: page.length,
-        select: selectOf(definition, includeVectors),
+        select: this.selectOf(definition, includeVectors),
       });
       if (documents === undefined) return [];
       records.push(...documents.map(({ document }) => fromAzureDocument(definition, document, includeVectors)));
@@ -158,7 +185,10 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
     const vector = query.vectorProperty;
     // Dot and Euclidean hits are scored from their vector, so it is read back.
     const withVector = query.includeVectors || vector.distance !== 'cosine';
-    const select = [...selectOf(definition, query.includeVectors), ...(withVector && !query.includeVectors ? [vector.storageName] : [])];
+    const select = [
+      ...this.selectOf(definition, query.includeVectors),
+      ...(withVector && !query.includeVectors ? [vector.storageName] : []),
+    ];
     const hits = await this.read(
       name,
       undefined,
@@ -191,6 +221,9 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
     const filter = toODataVectorFilter(query.filter);
     if (filter === MATCH_NOTHING || query.limit <= 0) return [];
     const keyField = definition.key.storageName;
+    if (definition.key.type === 'string' && query.orderBy.every((o) => o.storageName === keyField && !o.descending)) {
+      return this.inKeyOrder(name, definition, filter, query.limit, query.includeVectors, query.signal);
+    }
     const sortFields = new Set(query.orderBy.map((o) => o.storageName).filter((f) => f !== keyField));
     const partial = { ...definition, data: definition.data.filter((d) => sortFields.has(d.storageName)), vectors: [] };
     const rows: StorageRecord[] = [];
@@ -224,11 +257,92 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
     return records.sort(order);
   }
 
+  /**
+   * Records matching the filter in key order, read in pages of up to 1000 ordered by the key, each
+   * after the last key seen (`key gt 'last'`): document keys sort as string keys do
+   * (`documentKeyOf`), so for string keys this is the order of `query` by the key, in one request per page.
+   */
+  private async inKeyOrder(
+    name: string,
+    definition: RecordDefinition,
+    filter: string | undefined,
+    limit: number,
+    includeVectors: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<StorageRecord[]> {
+    const keyField = definition.key.storageName;
+    const records: StorageRecord[] = [];
+    let after: string | undefined;
+    while (records.length < limit) {
+      const top = Math.min(MAX_PAGE, limit - records.length);
+      const page = [filter && after ? `(${filter})` : filter, after ? `${keyField} gt ${odataString(after)}` : undefined];
+      const conditions = page.filter((c): c is string => c !== undefined);
+      const hits = await this.read(
+        name,
+        '*',
+        {
+          ...(conditions.length > 0 ? { filter: conditions.join(' and ') } : {}),
+          orderBy: [`${keyField} asc`],
+          top,
+          select: this.selectOf(definition, includeVectors),
+        },
+        signal,
+      );
+      if (hits === undefined) return records;
+      records.push(...hits.map(({ document }) => fromAzureDocument(definition, document, includeVectors)));
+      if (hits.length < top) break;
+      after = String(hits.at(-1)!.document[keyField]);
+    }
+    return records;
+  }
+
+  /**
+   * A full-text search of a `fullText` property (simple syntax, its special characters escaped,
+   * any word may match, BM25 statistics of the whole index), best first then key order, scores
+   * mapped to [0, 1) by `lexicalScore`. A text without letters or digits finds nothing (an
+   * empty search would match every document); a missing index reads as no records.
+   */
+  async lexicalSearch(name: string, definition: RecordDefinition, query: DriverLexicalQuery): Promise<Array<[StorageRecord, number]>> {
+    checkFieldNames(definition);
+    const text = simpleQueryText(query.text);
+    if (text === undefined) return [];
+    const filter = toODataVectorFilter(query.filter);
+    if (filter === MATCH_NOTHING || query.limit <= 0) return [];
+    const hits = await this.read(
+      name,
+      text,
+      {
+        searchFields: [query.property.storageName],
+        queryType: 'simple',
+        searchMode: 'any',
+        // Document frequencies of the whole index, not of each shard: BM25 then ranks small indexes as it should.
+        scoringStatistics: 'global',
+        ...(filter ? { filter } : {}),
+        orderBy: ['search.score() desc', `${definition.key.storageName} asc`],
+        top: query.limit,
+        select: this.selectOf(definition, query.includeVectors),
+      },
+      query.signal,
+    );
+    return (hits ?? []).map(({ document, score }) => [fromAzureDocument(definition, document, query.includeVectors), lexicalScore(score)]);
+  }
+
+  /** The fields a read returns: key and data (but the layout's hidden fields), and the vectors when wanted. */
+  private selectOf(definition: RecordDefinition, includeVectors: boolean): string[] {
+    const hidden = new Set(this.layout.hiddenFields ?? []);
+    return [
+      definition.key.storageName,
+      ...definition.data.map((d) => d.storageName).filter((f) => !hidden.has(f)),
+      ...(includeVectors ? definition.vectors.map((v) => v.storageName) : []),
+    ];
+  }
+
   /** The Azure AI Search index of a collection; collection names with upper-case letters are refused (index names are lower case). */
   indexName(name: string): string {
     try {
       return azureIndexName(this.collectionPrefix, name);
     } catch (error) {
+      if (this.layout.indexNameErrors) throw error;
       throw new InvalidInputError(
         'invalid_argument',
         `collection "${name}": ${(error as Error).message.replace(/^\[km\] (\[\w+\] )?/, '')}`,
@@ -313,15 +427,6 @@ function storableKeys(definition: RecordDefinition, keys: readonly KeyValue[]): 
     }
   }
   return stored;
-}
-
-/** The fields a read returns: key and data, and the vectors when wanted. */
-function selectOf(definition: RecordDefinition, includeVectors: boolean): string[] {
-  return [
-    definition.key.storageName,
-    ...definition.data.map((d) => d.storageName),
-    ...(includeVectors ? definition.vectors.map((v) => v.storageName) : []),
-  ];
 }
 
 /** `search.in` on the key field (document keys never hold `,`), or `eq`s when no delimiter fits. */

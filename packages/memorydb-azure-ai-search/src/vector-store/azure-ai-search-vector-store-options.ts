@@ -1,5 +1,6 @@
 import type { ITextEmbeddingGenerator } from '@km/core';
 import type { AzureAiSearchMemoryDbOptions } from '../azure-ai-search-config.js';
+import type { AzureIndexLayout } from './azure-index-layout.js';
 
 /**
  * How {@link AzureAiSearchVectorStore} reaches Azure AI Search: the connection options of
@@ -19,4 +20,6 @@ export interface AzureAiSearchVectorStoreOptions
   collectionPrefix?: string;
   /** Embeds `embed` sources and text queries of every collection whose definition has no generator. */
   embeddingGenerator?: ITextEmbeddingGenerator;
+  /** Internal: how indexes are laid out beyond the definitions (`AzureAiSearchMemoryDb` keeps km 0.x's indexes with it). @default none */
+  layout?: AzureIndexLayout;
 }

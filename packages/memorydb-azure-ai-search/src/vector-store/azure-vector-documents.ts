@@ -55,11 +55,11 @@ export function keyOfDocumentKey(key: ResolvedKeyProperty, stored: unknown): Key
   return recordIdOfKey(text) ?? text;
 }
 
-/** The document of a record: the key encoded, dates as `Date`s (the SDK sends ISO text), vectors as arrays; nulls as null. */
-export function toAzureDocument(definition: RecordDefinition, record: StorageRecord): AzureVectorDocument {
-  const document: AzureVectorDocument = {
-    [definition.key.storageName]: documentKeyFor(definition.key, record[definition.key.storageName] as KeyValue),
-  };
+/** The document of a record: the key encoded (and given as it is in `keyTextField`, when named), dates as `Date`s (the SDK sends ISO text), vectors as arrays; nulls as null. */
+export function toAzureDocument(definition: RecordDefinition, record: StorageRecord, keyTextField?: string): AzureVectorDocument {
+  const key = record[definition.key.storageName] as KeyValue;
+  const document: AzureVectorDocument = { [definition.key.storageName]: documentKeyFor(definition.key, key) };
+  if (keyTextField !== undefined) document[keyTextField] = String(key);
   for (const property of definition.data) document[property.storageName] = record[property.storageName] ?? null;
   for (const vector of definition.vectors) {
     const value = record[vector.storageName];

@@ -1,6 +1,7 @@
 import type { SearchField, SearchIndex } from '@azure/search-documents';
 import { type DataPropertyType, type DistanceFunction, InvalidInputError, type RecordDefinition } from '@km/core';
 import type { HnswSettings } from '../index-definition.js';
+import type { AzureIndexLayout } from './azure-index-layout.js';
 import { METRICS } from './azure-vector-scores.js';
 
 const CONNECTOR = 'azureaisearch';
@@ -27,24 +28,35 @@ export const profileOf = (distance: DistanceFunction): string => `kmvs-${distanc
  * reads by filter page through it), each data property a field of its
  * EDM type (filterable when `filterable`, searchable when `fullText`), each vector a
  * `Collection(Edm.Single)` with the profile of its distance function (HNSW with the `cosine`,
- * `dotProduct` or `euclidean` metric and the `hnsw` settings given). Every field is retrievable.
+ * `dotProduct` or `euclidean` metric and the `hnsw` settings given). Every field is retrievable
+ * but the layout's `hiddenFields`; the layout's `keyTextField` follows the key.
  *
  * ```ts
  * await indexClient.createIndex(vectorIndexDefinition('kmvs-hotels', Hotel));
  * ```
  */
-export function vectorIndexDefinition(name: string, definition: RecordDefinition, hnsw: HnswSettings = {}): SearchIndex {
+export function vectorIndexDefinition(
+  name: string,
+  definition: RecordDefinition,
+  hnsw: HnswSettings = {},
+  layout: AzureIndexLayout = {},
+): SearchIndex {
   const distances = [...new Set(definition.vectors.map((v) => v.distance))];
+  const hidden = new Set(layout.hiddenFields ?? []);
+  const names = (d: DistanceFunction) =>
+    d === 'cosine' && layout.cosineProfile ? layout.cosineProfile : { profile: profileOf(d), algorithm: `kmvs-hnsw-${d}` };
   return {
     name,
     fields: [
       { name: definition.key.storageName, type: 'Edm.String', key: true, filterable: true, sortable: true },
+      ...(layout.keyTextField !== undefined ? [{ name: layout.keyTextField, type: 'Edm.String' as const }] : []),
       ...definition.data.map(
         (d): SearchField => ({
           name: d.storageName,
           type: EDM_TYPES[d.type],
           filterable: d.filterable,
           ...(d.fullText && (d.type === 'string' || d.type === 'string[]') ? { searchable: true } : {}),
+          ...(hidden.has(d.storageName) ? { hidden: true } : {}),
         }),
       ),
       ...definition.vectors.map(
@@ -53,13 +65,13 @@ export function vectorIndexDefinition(name: string, definition: RecordDefinition
           type: 'Collection(Edm.Single)',
           searchable: true,
           vectorSearchDimensions: v.dimensions,
-          vectorSearchProfileName: profileOf(v.distance),
+          vectorSearchProfileName: names(v.distance).profile,
         }),
       ),
     ],
     vectorSearch: {
       algorithms: distances.map((d) => ({
-        name: `kmvs-hnsw-${d}`,
+        name: names(d).algorithm,
         kind: 'hnsw' as const,
         parameters: {
           metric: METRICS[d],
@@ -68,9 +80,15 @@ export function vectorIndexDefinition(name: string, definition: RecordDefinition
           ...(hnsw.efSearch !== undefined ? { efSearch: hnsw.efSearch } : {}),
         },
       })),
-      profiles: distances.map((d) => ({ name: profileOf(d), algorithmConfigurationName: `kmvs-hnsw-${d}` })),
+      profiles: distances.map((d) => ({ name: names(d).profile, algorithmConfigurationName: names(d).algorithm })),
     },
   };
+}
+
+/** The dimensions of a vector field of an index definition, or undefined when it has no such vector field. */
+export function vectorDimensionsOf(index: Pick<SearchIndex, 'fields'>, field: string): number | undefined {
+  const found = index.fields.find((f) => f.name === field) as { vectorSearchDimensions?: number } | undefined;
+  return typeof found?.vectorSearchDimensions === 'number' ? found.vectorSearchDimensions : undefined;
 }
 
 /** Refuses vectors the service cannot index (fewer than 2 dimensions). */
