@@ -1,6 +1,12 @@
 import { AzureKeyCredential, type SearchIndexClient, type SearchIndexClientOptions } from '@azure/search-documents';
 import { InvalidInputError, type MemoryDbOptions } from '@km/core';
-import type { HnswSettings } from './index-definition.js';
+
+/** HNSW graph settings of new indexes; Azure AI Search's defaults (m 4, efConstruction 400, efSearch 500) when unset. */
+export interface HnswSettings {
+  m?: number;
+  efConstruction?: number;
+  efSearch?: number;
+}
 
 /** A credential the SDK takes: an Entra `TokenCredential` (from `@azure/identity`) or a key credential. */
 export type SearchCredential = ConstructorParameters<typeof SearchIndexClient>[1];

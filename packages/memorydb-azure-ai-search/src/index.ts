@@ -1,11 +1,8 @@
 export { AzureAiSearchMemoryDb } from './azure-ai-search-memory-db.js';
-export { AzureAiSearchMemoryDbDriver } from './azure-ai-search-memory-db-driver.js';
-export type { AzureAiSearchMemoryDbOptions, SearchCredential } from './azure-ai-search-config.js';
-export { indexDefinition, vectorSizeOfDefinition, VECTOR_PROFILE, HNSW_CONFIGURATION, type HnswSettings } from './index-definition.js';
-export { toODataFilter, odataString, searchInDelimiter, TAGS_FIELD } from './odata-filters.js';
+export type { AzureAiSearchMemoryDbOptions, HnswSettings, SearchCredential } from './azure-ai-search-config.js';
+export { odataString, searchInDelimiter } from './odata-literals.js';
 export { documentKeyOf, recordIdOfKey, MAX_DOCUMENT_KEY_LENGTH, MAX_RECORD_ID_UNITS } from './document-key.js';
 export { azureIndexName, checkIndexPrefix, MAX_AZURE_INDEX_NAME_LENGTH } from './index-names.js';
-export { toDocument, toRecord, selectFields, type SearchDocument } from './search-documents.js';
 export { relevanceFromScore, scoreFromRelevance } from './relevance.js';
 export { lexicalScore, simpleQueryText } from './lexical-search.js';
 export { translateAzureSearchError } from './azure-ai-search-errors.js';
@@ -21,5 +18,5 @@ export {
   keyOfDocumentKey,
   toAzureDocument,
 } from './vector-store/azure-vector-documents.js';
-export { checkVectorIndex, vectorIndexDefinition, EDM_TYPES } from './vector-store/azure-vector-index.js';
+export { checkVectorIndex, vectorIndexDefinition, vectorDimensionsOf, EDM_TYPES } from './vector-store/azure-vector-index.js';
 export { METRICS, scoreOfHit } from './vector-store/azure-vector-scores.js';

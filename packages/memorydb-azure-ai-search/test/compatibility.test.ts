@@ -45,9 +45,42 @@ function sameSelection(expected: string, actual: string, stored: Array<Record<st
   return documents.every((d) => a(d) === b(d));
 }
 
+/**
+ * A request body with its vectors in single precision: km 0.x sent a vector given as numbers as
+ * it was, today's code sends it as the `Float32Array` km checks it into; the service holds and
+ * compares `Collection(Edm.Single)`, so both are the same vector to it.
+ */
+function singlePrecision(request: WireRequest): WireRequest {
+  const round = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.every((v) => typeof v === 'number') ? value.map((v) => Math.fround(v)) : value.map(round);
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, round(v)]));
+    return value;
+  };
+  return request.body === undefined ? request : { ...request, body: round(request.body) };
+}
+
+/**
+ * The requests without a read of an index definition repeated at once. The one known difference:
+ * creating an index, core's bridge (`VectorStoreMemoryDbDriver.createIndex`) reads the index's
+ * vector size again after `MemoryDb` read it, so a new index costs one more `GET /indexes('x')`.
+ */
+function withoutRepeatedReads(requests: WireRequest[]): WireRequest[] {
+  return requests.filter(
+    (r, i) =>
+      !(
+        i > 0 &&
+        r.method === 'GET' &&
+        r.path.startsWith('/indexes(') &&
+        requests[i - 1]!.method === 'GET' &&
+        requests[i - 1]!.path === r.path
+      ),
+  );
+}
+
 /** Requests with the filters of both lists checked for equal selection, then made equal, so the rest compares exactly. */
-function compareRequests(step: string, expected: WireRequest[], actual: WireRequest[]): void {
+function compareRequests(step: string, expectedRequests: WireRequest[], actualRequests: WireRequest[]): void {
   const stored = Object.values(fixture.stored).flat() as Array<Record<string, unknown>>;
+  const [expected, actual] = [expectedRequests.map(singlePrecision), withoutRepeatedReads(actualRequests).map(singlePrecision)];
   const normalised = actual.map((request, i) => {
     const want = (expected[i]?.body ?? {}) as { filter?: string };
     const got = (request.body ?? {}) as { filter?: string };

@@ -13,7 +13,7 @@ import { clientOptions, credentialOf } from '../azure-ai-search-config.js';
 import { indexingError, statusOf, translateAzureSearchError } from '../azure-ai-search-errors.js';
 import { azureIndexName, checkIndexPrefix, MAX_AZURE_INDEX_NAME_LENGTH } from '../index-names.js';
 import { lexicalScore, simpleQueryText } from '../lexical-search.js';
-import { odataString, searchInDelimiter } from '../odata-filters.js';
+import { odataString, searchInDelimiter } from '../odata-literals.js';
 import type { AzureAiSearchVectorStoreOptions } from './azure-ai-search-vector-store-options.js';
 import type { AzureIndexLayout } from './azure-index-layout.js';
 import { type AzureVectorDocument, checkFieldNames, documentKeyFor, fromAzureDocument, toAzureDocument } from './azure-vector-documents.js';

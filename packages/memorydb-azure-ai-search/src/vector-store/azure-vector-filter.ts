@@ -1,6 +1,6 @@
 import type { FilterNode, FilterProperty, FilterScalar } from '@km/core/connector';
 import { unsupportedFilter } from '@km/core/connector';
-import { odataString, searchInDelimiter } from '../odata-filters.js';
+import { odataString, searchInDelimiter } from '../odata-literals.js';
 import { documentKeyFor } from './azure-vector-documents.js';
 
 /** A filter that matches nothing: the search is not sent. */

@@ -1,6 +1,6 @@
 import type { SearchField, SearchIndex } from '@azure/search-documents';
 import { type DataPropertyType, type DistanceFunction, InvalidInputError, type RecordDefinition } from '@km/core';
-import type { HnswSettings } from '../index-definition.js';
+import type { HnswSettings } from '../azure-ai-search-config.js';
 import type { AzureIndexLayout } from './azure-index-layout.js';
 import { METRICS } from './azure-vector-scores.js';
 
