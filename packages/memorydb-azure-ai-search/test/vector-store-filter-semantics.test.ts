@@ -7,7 +7,7 @@ import { MATCH_NOTHING, toODataVectorFilter } from '../src/vector-store/azure-ve
 import { Hotel } from './vector-store-fixtures.js';
 
 // The translated OData filters, read by a small reader of the subset they use (comparisons,
-// `search.in`, `any` lambdas, `not`, `and`, `or`; string literals with doubled quotes) and
+// `search.in`, `any` lambdas (with `eq` or `search.in`), `not`, `and`, `or`; string literals with doubled quotes) and
 // evaluated on the documents with OData's null semantics (a comparison with null is false, `ne`
 // true), select the same records as core's reference evaluator. This checks the translation and
 // its quoting, not the service (that is describeVectorStore's job against a real service).
@@ -50,25 +50,16 @@ function parseFilter(filter: string): Matcher {
     return { eq: x === y, ne: x !== y, gt: x > y, ge: x >= y, lt: x < y, le: x <= y }[op]!;
   };
   const expression = (): Matcher => {
-    if (filter.startsWith('not (', at)) {
-      at += 5;
+    if (filter.startsWith('not ', at)) {
+      at += 4;
       const inner = expression();
-      take(/^\)/);
       return (d) => !inner(d);
     }
     if (filter[at] === '(') {
       at += 1;
-      const parts = [expression()];
-      let joiner: string | undefined;
-      while (filter.startsWith(' and ', at) || filter.startsWith(' or ', at)) {
-        const next = filter.startsWith(' and ', at) ? 'and' : 'or';
-        if (joiner && joiner !== next) throw new Error(`mixed and/or without parentheses in ${filter}`);
-        joiner = next;
-        at += next.length + 2;
-        parts.push(expression());
-      }
+      const group = sequence();
       take(/^\)/);
-      return joiner === 'or' ? (d) => parts.some((p) => p(d)) : (d) => parts.every((p) => p(d));
+      return group;
     }
     if (filter.startsWith('search.in(', at)) {
       at += 'search.in('.length;
@@ -82,6 +73,14 @@ function parseFilter(filter: string): Matcher {
       return (d) => typeof d[field] === 'string' && set.includes(d[field] as string);
     }
     const field = take(/^[A-Za-z]\w*/);
+    if (filter.startsWith('/any(t: search.in(t, ', at)) {
+      at += '/any(t: search.in(t, '.length;
+      const values = literal() as string;
+      take(/^, /);
+      const set = values.split(literal() as string);
+      take(/^\)\)/);
+      return (d) => Array.isArray(d[field]) && (d[field] as unknown[]).some((e) => typeof e === 'string' && set.includes(e));
+    }
     if (filter.startsWith('/any(t: t eq ', at)) {
       at += '/any(t: t eq '.length;
       const value = literal();
@@ -92,7 +91,20 @@ function parseFilter(filter: string): Matcher {
     const value = literal();
     return (d) => compare(d[field], op, value);
   };
-  const matcher = expression();
+  /** Expressions joined by one of `and` / `or` (mixing them needs parentheses). */
+  const sequence = (): Matcher => {
+    const parts = [expression()];
+    let joiner: string | undefined;
+    while (filter.startsWith(' and ', at) || filter.startsWith(' or ', at)) {
+      const next = filter.startsWith(' and ', at) ? 'and' : 'or';
+      if (joiner && joiner !== next) throw new Error(`mixed and/or without parentheses in ${filter}`);
+      joiner = next;
+      at += next.length + 2;
+      parts.push(expression());
+    }
+    return joiner === 'or' ? (d) => parts.some((p) => p(d)) : (d) => parts.every((p) => p(d));
+  };
+  const matcher = sequence();
   if (at !== filter.length) throw new Error(`unread "${filter.slice(at)}" in ${filter}`);
   return matcher;
 }

@@ -67,7 +67,7 @@ describe('lexicalSearch', () => {
         queryType: 'simple',
         searchMode: 'any',
         scoringStatistics: 'global',
-        filter: "not (tags/any(t: t eq 'user:z'))",
+        filter: "not tags/any(t: t eq 'user:z')",
         orderby: 'search.score() desc,id asc',
         top: 4,
         select: 'id,tags,payload',

@@ -151,7 +151,22 @@ describe('filters', () => {
           { op: 'not', node: { op: 'eq', property: p('name'), value: 'x' } },
         ],
       }),
-    ).toBe("((rating gt 3 and pets eq false) or not (hotel_name eq 'x'))");
+    ).toBe("(rating gt 3 and pets eq false) or not (hotel_name eq 'x')");
+  });
+
+  it('string contains on one property fold into one search.in: or-ed (any of them), negated and and-ed (none of them)', () => {
+    const has = (value: string | number) => ({ op: 'contains' as const, property: p('tags'), value });
+    const not = (node: ReturnType<typeof has>) => ({ op: 'not' as const, node });
+    expect(f({ op: 'or', nodes: [has('a'), has('b'), has('a')] })).toBe("tags/any(t: search.in(t, 'a|b', '|'))");
+    expect(f({ op: 'and', nodes: [has('a'), not(has('b')), not(has('c'))] })).toBe(
+      "tags/any(t: t eq 'a') and not tags/any(t: search.in(t, 'b|c', '|'))",
+    );
+    // Equalities ANDed stay separate (all required); values a delimiter cannot split stay eqs.
+    expect(f({ op: 'and', nodes: [has('a'), has('b')] })).toBe("tags/any(t: t eq 'a') and tags/any(t: t eq 'b')");
+    expect(f({ op: 'or', nodes: [has(' a'), has('b')] })).toBe("tags/any(t: t eq ' a') or tags/any(t: t eq 'b')");
+    expect(f({ op: 'or', nodes: [{ op: 'and', nodes: [has('a'), not(has('b'))] }, has('c'), has('d')] })).toBe(
+      "(tags/any(t: t eq 'a') and not tags/any(t: t eq 'b')) or tags/any(t: search.in(t, 'c|d', '|'))",
+    );
   });
 });
 

@@ -16,17 +16,21 @@ export const MATCH_NOTHING = Symbol('match nothing');
  *   the key is compared in its document-key form (`documentKeyFor`);
  * - `in` on strings is one `search.in` when the package's `searchInDelimiter` finds a
  *   delimiter no value holds, else an `or` of `eq`s; on other types an `or` of `eq`s;
- * - `contains` is `f/any(t: t eq v)`; `not` is `not (…)`; `ne` is `ne`, which is true on a null
- *   value, so records without the property match, as the filter language says;
+ * - `contains` is `f/any(t: t eq v)`; `not` is `not (…)` (`not f/any(…)` around a `contains`);
+ *   `ne` is `ne`, which is true on a null value, so records without the property match, as the
+ *   filter language says;
+ * - string `contains` on one property are folded into one `search.in` where that keeps the
+ *   meaning: those `or`ed ("any of them") and those negated and `and`ed ("none of them");
+ * - `and` / `or` are parenthesised, but for the whole filter's;
  * - ranges on the key are refused with `unsupported_filter` (keys are strings in the index).
  *
  * ```ts
- * toODataVectorFilter(node); // "(rating ge 4 and tags/any(t: t eq 'pool'))"
+ * toODataVectorFilter(node); // "rating ge 4 and tags/any(t: t eq 'pool')"
  * ```
  */
 export function toODataVectorFilter(filter: FilterNode | undefined): string | undefined | typeof MATCH_NOTHING {
   if (filter === undefined) return undefined;
-  const translated = translate(filter);
+  const translated = translate(filter, true);
   return translated === true ? undefined : translated === false ? MATCH_NOTHING : translated;
 }
 
@@ -35,20 +39,23 @@ type Filter = string | boolean;
 
 const OPERATORS = { eq: 'eq', ne: 'ne', gt: 'gt', gte: 'ge', lt: 'lt', lte: 'le' } as const;
 
-function translate(node: FilterNode): Filter {
+/** A node in OData; the `and` / `or` of the whole filter (`top`) without parentheses around it. */
+function translate(node: FilterNode, top = false): Filter {
   switch (node.op) {
     case 'and':
     case 'or': {
-      const parts = node.nodes.map(translate);
+      const parts = foldContains(node.op, node.nodes).map((n) => (typeof n === 'string' ? n : translate(n)));
       const absorbing = node.op === 'or';
       if (parts.includes(absorbing)) return absorbing;
       const terms = parts.filter((p): p is string => typeof p === 'string');
       if (terms.length === 0) return !absorbing;
-      return terms.length === 1 ? terms[0]! : `(${terms.join(` ${node.op} `)})`;
+      if (terms.length === 1) return terms[0]!;
+      return top ? terms.join(` ${node.op} `) : `(${terms.join(` ${node.op} `)})`;
     }
     case 'not': {
       const inner = translate(node.node);
-      return typeof inner === 'boolean' ? !inner : `not (${inner})`;
+      if (typeof inner === 'boolean') return !inner;
+      return only(node.node).op === 'contains' ? `not ${inner}` : `not (${inner})`;
     }
     case 'in': {
       if (node.values.length === 0) return false;
@@ -74,6 +81,54 @@ function translate(node: FilterNode): Filter {
       return `${node.property.storageName} ${OPERATORS[node.op]} ${literal(node.property, node.value)}`;
     }
   }
+}
+
+/** A node without the `and` / `or` of one node around it. */
+function only(node: FilterNode): FilterNode {
+  while ((node.op === 'and' || node.op === 'or') && node.nodes.length === 1) node = node.nodes[0]!;
+  return node;
+}
+
+/**
+ * The nodes of an `or` with its `contains` of strings on one property folded into one
+ * `f/any(t: search.in(t, 'a|b', '|'))` ("any of them"), and those of an `and` with its
+ * `not contains` on one property folded into one `not f/any(t: search.in(...))` ("none of
+ * them"), in place of the first; nothing else changes meaning. Values stay separate when no
+ * delimiter fits (`searchInDelimiter`). KM's tag filters read as km 0.x sent them.
+ */
+function foldContains(op: 'and' | 'or', nodes: readonly FilterNode[]): Array<FilterNode | string> {
+  const negated = op === 'and';
+  const foldableValue = (node: FilterNode): { field: string; value: string } | undefined => {
+    let inner = only(node);
+    if (negated) {
+      if (inner.op !== 'not') return undefined;
+      inner = only(inner.node);
+    }
+    return inner.op === 'contains' && typeof inner.value === 'string'
+      ? { field: inner.property.storageName, value: inner.value }
+      : undefined;
+  };
+  const values = new Map<string, string[]>();
+  for (const node of nodes) {
+    const found = foldableValue(node);
+    if (found) values.set(found.field, [...new Set([...(values.get(found.field) ?? []), found.value])]);
+  }
+  const out: Array<FilterNode | string> = [];
+  const folded = new Set<string>();
+  for (const node of nodes) {
+    const found = foldableValue(node);
+    const list = found && values.get(found.field)!;
+    const delimiter = list && list.length > 1 ? searchInDelimiter(list) : undefined;
+    if (!found || !list || delimiter === undefined) {
+      out.push(node);
+      continue;
+    }
+    if (folded.has(found.field)) continue;
+    folded.add(found.field);
+    const any = `${found.field}/any(t: search.in(t, ${odataString(list.join(delimiter))}, ${odataString(delimiter)}))`;
+    out.push(negated ? `not ${any}` : any);
+  }
+  return out;
 }
 
 /** The value as stored: the key in its document-key form, strings as they are, others unchanged. */
