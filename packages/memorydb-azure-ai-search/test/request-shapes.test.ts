@@ -288,6 +288,25 @@ describe('Azure AI Search requests', () => {
   });
 });
 
+describe('AzureAiSearchMemoryDb options', () => {
+  it('index names: prefix plus the normalised name, 128 characters with the prefix; names the service refuses are invalid_index_name', async () => {
+    expect(db().indexName(' Notes ')).toBe('km-notes');
+    expect(db({ indexPrefix: 'team_a-' }).indexName('x1')).toBe('team_a-x1');
+    expect(db().maxIndexNameLength).toBe(125);
+    await expect(db().createIndex('a  b', 2)).rejects.toSatisfy((e: unknown) => isKmError(e, 'invalid_index_name'));
+    await expect(db().upsert('a._b', { id: 'a', vector: [1, 0], tags: {}, payload: {} })).rejects.toSatisfy((e: unknown) =>
+      isKmError(e, 'invalid_index_name'),
+    );
+    expect(seen).toHaveLength(0);
+  });
+
+  it('refuses a bad prefix or endpoint when built', () => {
+    for (const bad of [options({ indexPrefix: 'KM-' }), options({ indexPrefix: 'a--' }), options({ endpoint: 'my-search' })]) {
+      expect(() => new AzureAiSearchMemoryDb(bad)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+    }
+  });
+});
+
 describe('Azure AI Search errors', () => {
   it('a missing index: reads yield nothing, deletes do nothing, upserts throw index_not_found', async () => {
     expect(await collect(db().getSimilarList('notes', [1, 0]))).toEqual([]);
