@@ -23,11 +23,11 @@ export interface RespRecorder {
 
 /**
  * Starts a recorder for request-shape tests: node-redis connects to it as to a server; each
- * command (an array of bulk strings) is recorded and answered by `answer`, or `+OK` when it
- * returns undefined. It checks shapes only: whether the connector works is for the
+ * command (an array of bulk strings) is recorded and answered by `answer` (given the arguments as
+ * text and as bytes), or `+OK` when it returns undefined. It checks shapes only: whether the connector works is for the
  * conformance suite against a real server.
  */
-export async function startRespRecorder(answer: (args: string[]) => Reply | undefined): Promise<RespRecorder> {
+export async function startRespRecorder(answer: (args: string[], raw: Buffer[]) => Reply | undefined): Promise<RespRecorder> {
   const commands: RecordedCommand[] = [];
   const sockets = new Set<Socket>();
   let reads = 0;
@@ -44,7 +44,7 @@ export async function startRespRecorder(answer: (args: string[]) => Reply | unde
         buffer = buffer.subarray(parsed.end);
         const args = parsed.raw.map((b) => b.toString('utf8'));
         commands.push({ args, raw: parsed.raw, read: reads });
-        socket.write(encode(answer(args) ?? { simple: 'OK' }));
+        socket.write(encode(answer(args, parsed.raw) ?? { simple: 'OK' }));
       }
     });
   });
