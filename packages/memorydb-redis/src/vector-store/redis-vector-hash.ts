@@ -1,6 +1,5 @@
 import type { KeyValue, RecordDefinition } from '@km/core';
 import type { ResolvedDataProperty, StorageRecord } from '@km/core/connector';
-import type { FieldValue } from '../redis-records.js';
 import { decodeIndexedTag, encodeIndexedTag, TAG_SEPARATOR } from '../tag-field.js';
 import { fromFloat32Blob, toFloat32Blob } from '../vector-blob.js';
 
@@ -29,16 +28,34 @@ export function numberText(value: number): string {
   return Object.is(value, -0) ? '0' : String(value);
 }
 
+/** A field value as read with the Buffer type mapping (or as a string by a client without it). */
+export type FieldValue = Buffer | string | null | undefined;
+
+/**
+ * Fields stored as their text, as is, instead of in the TAG encoding (see
+ * `RedisStorageOptions`): the key's field when `plainKey`, and the string properties named in
+ * `plainText` (storage names). No filter can match such a field: it is not indexed.
+ */
+export interface PlainFields {
+  readonly plainKey?: boolean | undefined;
+  readonly plainText?: ReadonlySet<string> | undefined;
+}
+
 /** The hash fields of a record (storage names → values); null and absent values are left out. */
-export function toVectorHash(definition: RecordDefinition, record: StorageRecord): Record<string, string | Buffer> {
+export function toVectorHash(
+  definition: RecordDefinition,
+  record: StorageRecord,
+  plain: PlainFields = {},
+): Record<string, string | Buffer> {
   const key = record[definition.key.storageName] as KeyValue;
   // The key field is what filters on the key match: a TAG value (encoded) or a NUMERIC one.
   const hash: Record<string, string | Buffer> = {
-    [definition.key.storageName]: typeof key === 'number' ? numberText(key) : encodeTagValue(key),
+    [definition.key.storageName]: typeof key === 'number' ? numberText(key) : plain.plainKey ? key : encodeTagValue(key),
   };
   for (const property of definition.data) {
     const value = record[property.storageName];
-    if (value !== null && value !== undefined) hash[property.storageName] = dataText(property, value);
+    if (value === null || value === undefined) continue;
+    hash[property.storageName] = plain.plainText?.has(property.storageName) ? String(value) : dataText(property, value);
   }
   for (const vector of definition.vectors) {
     const value = record[vector.storageName];
@@ -82,11 +99,13 @@ export function fromVectorHash(
   key: KeyValue,
   fields: Readonly<Record<string, FieldValue>>,
   includeVectors: boolean,
+  plain: PlainFields = {},
 ): StorageRecord {
   const record: StorageRecord = { [definition.key.storageName]: key };
   for (const property of definition.data) {
     const stored = text(fields[property.storageName]);
-    record[property.storageName] = stored === undefined ? null : dataValue(property, stored);
+    record[property.storageName] =
+      stored === undefined ? null : plain.plainText?.has(property.storageName) ? stored : dataValue(property, stored);
   }
   if (includeVectors) {
     for (const vector of definition.vectors) {

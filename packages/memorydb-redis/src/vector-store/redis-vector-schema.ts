@@ -40,7 +40,8 @@ export function indexKind(property: ResolvedKeyProperty | ResolvedDataProperty):
  * The FT.CREATE command of a collection: a search index on the hashes under `keyPrefix`; the key
  * and every filterable data property as a TAG (strings, uuids, booleans, arrays; separator `,`,
  * case-sensitive) or NUMERIC field (numbers, integers, dates as epoch ms); each vector as a
- * FLOAT32 VECTOR field (HNSW or FLAT) with the metric of its distance function.
+ * FLOAT32 VECTOR field (HNSW or FLAT) with the metric of its distance function. With
+ * `storage.plainKey` the key is not indexed, nor are the properties of `storage.plainText`.
  *
  * ```ts
  * createCollectionCommand('kmvs-hotels', 'kmvs-hotels:', Hotel, options);
@@ -54,6 +55,7 @@ export function createCollectionCommand(
   keyPrefix: string,
   definition: RecordDefinition,
   options: Pick<ResolvedRedisOptions, 'vectorAlgorithm' | 'hnsw'>,
+  storage: { plainKey?: boolean | undefined; plainText?: ReadonlySet<string> | undefined } = {},
 ): string[] {
   const attributes = attributeNames(definition);
   const field = (storageName: string) => {
@@ -61,7 +63,9 @@ export function createCollectionCommand(
     return attribute === storageName ? [storageName] : [storageName, 'AS', attribute];
   };
   const schema: string[] = [];
-  for (const property of [definition.key, ...definition.data]) {
+  // A key or string kept as plain text (KM's `id`, `payload`) is not indexed: no filter reads it.
+  const indexed = [...(storage.plainKey ? [] : [definition.key]), ...definition.data.filter((d) => !storage.plainText?.has(d.storageName))];
+  for (const property of indexed) {
     const kind = indexKind(property);
     if (kind === 'TAG') schema.push(...field(property.storageName), 'TAG', 'SEPARATOR', TAG_SEPARATOR, 'CASESENSITIVE');
     if (kind === 'NUMERIC') schema.push(...field(property.storageName), 'NUMERIC');

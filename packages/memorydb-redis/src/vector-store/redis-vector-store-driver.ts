@@ -10,17 +10,23 @@ import {
 import { resolveRedisOptions, type ResolvedRedisOptions } from '../redis-config.js';
 import { RedisConnection } from '../redis-connection.js';
 import { isMissingIndex, translateRedisError } from '../redis-errors.js';
-import type { FieldValue } from '../redis-records.js';
 import { replyFields, replyList, replyNumber } from '../reply-fields.js';
 import { toFloat32Blob } from '../vector-blob.js';
 import { MATCH_NOTHING, toRedisVectorQuery } from './redis-vector-filter.js';
-import { decodeTagValue, fromVectorHash, keyOfHashKey, keyText, toVectorHash } from './redis-vector-hash.js';
+import {
+  decodeTagValue,
+  type FieldValue,
+  fromVectorHash,
+  keyOfHashKey,
+  keyText,
+  type PlainFields,
+  toVectorHash,
+} from './redis-vector-hash.js';
 import { attributeNames, createCollectionCommand, indexKind, SCORE_ALIAS } from './redis-vector-schema.js';
 import { scoreFromRedisDistance } from './redis-vector-scores.js';
 import type { RedisVectorStoreOptions } from './redis-vector-store-options.js';
 
 const CONNECTOR = 'redis';
-/** Collection names as core checks them; other search indexes under the prefix are not listed. */
 /** RediSearch's largest DIM. */
 const MAX_DIMENSIONS = 32_768;
 
@@ -36,6 +42,35 @@ interface CursorReply {
 /** The parts of an FT.SEARCH reply read here (node-redis's transform, RESP2 or RESP3). */
 interface SearchReply {
   documents: Array<{ id: string; value: Record<string, FieldValue> }>;
+}
+
+/**
+ * How a {@link RedisVectorStoreDriver} stores what it is given, beyond its public options: the
+ * storage of KM's memory records as km 0.x wrote them (`RedisMemoryDb` sets all of them), so
+ * those hashes and indexes keep opening. Internal: not exported from the package.
+ */
+export interface RedisStorageOptions {
+  /**
+   * The key's hash field holds the key as it is (not in the TAG encoding) and is not indexed:
+   * no filter can be on the key. KM's `id`.
+   */
+  plainKey?: boolean;
+  /**
+   * String properties (storage names) kept as their text, as is (not in the TAG encoding), and
+   * never indexed: KM's `payload`, its JSON text. They must not be filterable.
+   */
+  plainText?: readonly string[];
+  /**
+   * Keeps the dimensions of the (first) vector under the key `{prefix}{collection}` (SET at
+   * creation, DEL with the index) for servers whose FT.INFO reports no `dim` (RediSearch
+   * 2.4–2.6): `vectorDimensions` reads it there. KM's size key.
+   */
+  vectorSizeKey?: boolean;
+  /**
+   * `listCollections` names every search index under the prefix, not only those that are valid
+   * collection names (KM's layout filters them itself, its index names and prefix allow `:` and `.`).
+   */
+  listEveryIndex?: boolean;
 }
 
 /**
@@ -55,8 +90,14 @@ export class RedisVectorStoreDriver implements VectorStoreDriver {
   readonly collectionPrefix: string;
   private readonly settings: ResolvedRedisOptions;
   private readonly connection: RedisConnection;
+  private readonly storage: RedisStorageOptions;
+  private readonly plain: PlainFields;
 
-  constructor(options: RedisVectorStoreOptions) {
+  /**
+   * @param options how to reach Redis and lay out collections (see {@link RedisVectorStoreOptions}).
+   * @param storage internal: how `RedisMemoryDb` keeps KM's records (see {@link RedisStorageOptions}).
+   */
+  constructor(options: RedisVectorStoreOptions, storage: RedisStorageOptions = {}) {
     if (!options.client && !options.url) {
       throw new InvalidInputError('invalid_argument', 'give RedisVectorStore a client or a url', { connector: CONNECTOR });
     }
@@ -64,11 +105,43 @@ export class RedisVectorStoreDriver implements VectorStoreDriver {
     this.collectionPrefix = this.settings.indexPrefix;
     this.maxBatchSize = this.settings.batchSize;
     this.connection = new RedisConnection(options);
+    this.storage = storage;
+    this.plain = { plainKey: storage.plainKey, plainText: new Set(storage.plainText ?? []) };
   }
 
   async listCollections(): Promise<string[]> {
     const names = replyList(await this.call('', (c) => c.sendCommand(['FT._LIST']))).map(String);
+    if (this.storage.listEveryIndex) {
+      return names.filter((n) => n.startsWith(this.collectionPrefix)).map((n) => n.slice(this.collectionPrefix.length));
+    }
     return collectionNamesUnderPrefix(names, this.collectionPrefix);
+  }
+
+  /**
+   * The DIM of the VECTOR attribute `storageName` as FT.INFO reports it; on servers that do not
+   * report it (RediSearch 2.4–2.6), the size key when `vectorSizeKey` (else `transient`: not
+   * known yet). Undefined when the index does not exist; `invalid_argument` when it exists
+   * without that vector attribute (not an index this layout made).
+   */
+  async vectorDimensions(name: string, storageName: string): Promise<number | undefined> {
+    const attributes = await this.info(name);
+    if (attributes === undefined) return undefined;
+    const vector = attributes.find((a) => String(a.get('identifier') ?? a.get('attribute')) === storageName);
+    if (!vector) {
+      throw new KmError('invalid_argument', `search index "${this.indexName(name)}" has no "${storageName}" vector field: not a km index`, {
+        connector: CONNECTOR,
+      });
+    }
+    const size =
+      replyNumber(vector.get('dim')) ??
+      (this.storage.vectorSizeKey ? replyNumber(await this.call(name, (c) => c.get(this.indexName(name)))) : undefined);
+    if (size === undefined) {
+      throw new KmError('transient', `the vector size of search index "${this.indexName(name)}" is not known yet`, {
+        connector: CONNECTOR,
+        transient: true,
+      });
+    }
+    return size;
   }
 
   async collectionExists(name: string): Promise<boolean> {
@@ -83,10 +156,12 @@ export class RedisVectorStoreDriver implements VectorStoreDriver {
   async createCollection(name: string, definition: RecordDefinition): Promise<void> {
     const existing = await this.info(name);
     if (!existing) {
-      const command = createCollectionCommand(this.indexName(name), this.keyPrefix(name), definition, this.settings);
+      const command = createCollectionCommand(this.indexName(name), this.keyPrefix(name), definition, this.settings, this.plain);
       try {
         await this.connection.ready();
         await this.connection.client.sendCommand(command);
+        const vector = definition.vectors[0];
+        if (this.storage.vectorSizeKey && vector) await this.connection.client.set(this.indexName(name), String(vector.dimensions));
         return;
       } catch (error) {
         if (!/index already exists/i.test(error instanceof Error ? error.message : '')) throw translateRedisError(error, name);
@@ -101,6 +176,9 @@ export class RedisVectorStoreDriver implements VectorStoreDriver {
       await this.connection.client.sendCommand(['FT.DROPINDEX', this.indexName(name), 'DD']);
     } catch (error) {
       if (!isMissingIndex(error)) throw translateRedisError(error, name);
+    } finally {
+      // The size key is a cache: failing to remove it must not hide FT.DROPINDEX's error.
+      if (this.storage.vectorSizeKey) await this.call(name, (c) => c.del(this.indexName(name))).catch(() => undefined);
     }
   }
 
@@ -110,7 +188,7 @@ export class RedisVectorStoreDriver implements VectorStoreDriver {
       const multi = c.multi();
       for (const record of records) {
         const key = this.hashKey(name, record[definition.key.storageName] as KeyValue);
-        multi.del(key).hSet(key, toVectorHash(definition, record));
+        multi.del(key).hSet(key, toVectorHash(definition, record, this.plain));
       }
       return multi.exec();
     });
@@ -129,7 +207,7 @@ export class RedisVectorStoreDriver implements VectorStoreDriver {
     rows.forEach((row, i) => {
       // Every record has its key field: all null means no such hash.
       if (row.every((v) => v === null || v === undefined)) return;
-      records.push(fromVectorHash(definition, keys[i]!, Object.fromEntries(fields.map((f, j) => [f, row[j]])), includeVectors));
+      records.push(fromVectorHash(definition, keys[i]!, Object.fromEntries(fields.map((f, j) => [f, row[j]])), includeVectors, this.plain));
     });
     return records;
   }
@@ -165,7 +243,10 @@ export class RedisVectorStoreDriver implements VectorStoreDriver {
       const reported = replyNumber(value[SCORE_ALIAS]);
       if (reported === undefined) continue;
       const key = keyOfHashKey(definition, this.keyPrefix(name), String(id));
-      results.push([fromVectorHash(definition, key, value, query.includeVectors), scoreFromRedisDistance(vector.distance, reported)]);
+      results.push([
+        fromVectorHash(definition, key, value, query.includeVectors, this.plain),
+        scoreFromRedisDistance(vector.distance, reported),
+      ]);
     }
     return results;
   }
@@ -246,7 +327,13 @@ export class RedisVectorStoreDriver implements VectorStoreDriver {
         for (const row of page.results) {
           const stored = replyFields(row).get(field);
           if (stored === undefined || stored === null) continue;
-          keys.push(definition.key.type === 'integer' ? Number(String(stored)) : decodeTagValue(String(stored)));
+          keys.push(
+            definition.key.type === 'integer'
+              ? Number(String(stored))
+              : this.plain.plainKey
+                ? String(stored)
+                : decodeTagValue(String(stored)),
+          );
         }
         const cursor = page.cursor;
         if (!cursor || String(cursor) === '0') return keys;
