@@ -1,5 +1,4 @@
 export { RedisMemoryDb } from './redis-memory-db.js';
-export { RedisMemoryDbDriver } from './redis-memory-db-driver.js';
 export { RedisConnection } from './redis-connection.js';
 export {
   checkVectorAlgorithm,
@@ -9,11 +8,7 @@ export {
   type RedisVectorAlgorithm,
   type ResolvedRedisOptions,
 } from './redis-config.js';
-export { escapeQueryValue, knnQuery, tagClause, toRedisQuery, MATCH_ALL } from './redis-filters.js';
-export { decodeIndexedTag, encodeIndexedTag, tagFieldValue, tagsFromField, TAG_SEPARATOR } from './tag-field.js';
-export { Fields, FIELDS_WITHOUT_VECTOR, toHash, toRecord, type FieldValue } from './redis-records.js';
-export { createIndexCommand } from './redis-schema.js';
-export { relevanceFromDistance, distanceFromRelevance } from './relevance.js';
+export { decodeIndexedTag, encodeIndexedTag, TAG_SEPARATOR } from './tag-field.js';
 export { fromFloat32Blob, toFloat32Blob } from './vector-blob.js';
 export { checkQueryEngine, moduleVersionText, searchModuleOf, MIN_SEARCH_VERSION } from './query-engine-check.js';
 export { translateRedisError, isMissingIndex, isConnectionError } from './redis-errors.js';
@@ -22,7 +17,7 @@ export { redisMemoryDbFactory } from './redis-factory.js';
 export { RedisVectorStore } from './vector-store/redis-vector-store.js';
 export { RedisVectorStoreDriver } from './vector-store/redis-vector-store-driver.js';
 export type { RedisVectorStoreOptions } from './vector-store/redis-vector-store-options.js';
-export { toRedisVectorQuery, MATCH_NOTHING } from './vector-store/redis-vector-filter.js';
+export { escapeQueryValue, MATCH_ALL, MATCH_NOTHING, toRedisVectorQuery } from './vector-store/redis-vector-filter.js';
 export { attributeNames, createCollectionCommand, SCORE_ALIAS } from './vector-store/redis-vector-schema.js';
-export { decodeTagValue, encodeTagValue, fromVectorHash, toVectorHash } from './vector-store/redis-vector-hash.js';
+export { decodeTagValue, encodeTagValue, type FieldValue, fromVectorHash, toVectorHash } from './vector-store/redis-vector-hash.js';
 export { DISTANCE_METRICS, scoreFromRedisDistance } from './vector-store/redis-vector-scores.js';

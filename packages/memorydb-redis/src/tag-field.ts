@@ -1,6 +1,3 @@
-import type { TagCollection } from '@km/core';
-import { decodeTags, encodeTags } from '@km/core/connector';
-
 /** The SEPARATOR of the `tags` TAG field: RediSearch splits the hash field's value on it. */
 export const TAG_SEPARATOR = ',';
 
@@ -26,15 +23,4 @@ export function encodeIndexedTag(tag: string): string {
 /** The tag back from its indexed form. */
 export function decodeIndexedTag(indexed: string): string {
   return indexed.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-}
-
-/** The value of a record's `tags` hash field: its `key:value` tags, each encoded, joined by the separator. */
-export function tagFieldValue(tags: TagCollection): string {
-  return encodeTags(tags).map(encodeIndexedTag).join(TAG_SEPARATOR);
-}
-
-/** The tags of a record back from its `tags` hash field. */
-export function tagsFromField(value: string | undefined): TagCollection {
-  if (!value) return {};
-  return decodeTags(value.split(TAG_SEPARATOR).map(decodeIndexedTag));
 }

@@ -76,7 +76,7 @@ function answer(args: string[]): Reply | undefined {
     return [
       1,
       'km-i:d=a//p=1',
-      ['id', 'd=a//p=1', 'tags', 'user:a,city:New%20York%2C%20NY', 'payload', '{"text":"x"}', 'embedding', blob, 'distance', '0.25'],
+      ['id', 'd=a//p=1', 'tags', 'user:a,city:New%20York%2C%20NY', 'payload', '{"text":"x"}', 'embedding', blob, '__km_score', '0.25'],
     ];
   }
   if (command === 'FT.AGGREGATE' || command === 'FT.CURSOR') return aggregatePages.shift() ?? [[0], 0];
@@ -159,7 +159,12 @@ describe('Redis commands', () => {
     // Redis 8.x's wording for a missing index (older servers say "Unknown index name").
     missingIndex = { error: 'SEARCH_INDEX_NOT_FOUND Index not found' };
     await open({ hnswM: 32, hnswEfConstruction: 400, hnswEfRuntime: 50 }).createIndex(' Notes ', 3);
-    expect(sent('FT.INFO').map((c) => c.args)).toEqual([['FT.INFO', 'km-notes']]);
+    // Read by the memory DB and its driver (the size: none yet), then by the typed driver (the attributes of an existing index).
+    expect(sent('FT.INFO').map((c) => c.args)).toEqual([
+      ['FT.INFO', 'km-notes'],
+      ['FT.INFO', 'km-notes'],
+      ['FT.INFO', 'km-notes'],
+    ]);
     expect(sent('FT.CREATE').map((c) => c.args)).toEqual([
       [
         'FT.CREATE',
@@ -240,7 +245,7 @@ describe('Redis commands', () => {
     expect(hset.raw[9]!.equals(blob)).toBe(true);
   });
 
-  it('getSimilarList: FT.SEARCH with the filter as KNN pre-filter, RETURN, LIMIT 0 k, PARAMS k and the vector blob, DIALECT 2', async () => {
+  it('getSimilarList: FT.SEARCH with the filter as KNN pre-filter, RETURN, SORTBY the distance, LIMIT 0 k, PARAMS k and the vector blob, DIALECT 2', async () => {
     indexSize = 3;
     const results = await collect(
       open().getSimilarList('i', [1, 0, 0], {
@@ -251,17 +256,20 @@ describe('Redis commands', () => {
       }),
     );
     const search = sent('FT.SEARCH')[0]!;
-    expect(search.args.slice(0, 16)).toEqual([
+    expect(search.args.slice(0, 19)).toEqual([
       'FT.SEARCH',
       'km-i',
-      '(@tags:{user\\:a})=>[KNN $k @embedding $vec AS distance]',
+      '(@tags:{user\\:a})=>[KNN $k @embedding $vec AS __km_score]',
       'RETURN',
       '5',
       'id',
       'tags',
       'payload',
       'embedding',
-      'distance',
+      '__km_score',
+      'SORTBY',
+      '__km_score',
+      'ASC',
       'LIMIT',
       '0',
       '5',
@@ -269,9 +277,9 @@ describe('Redis commands', () => {
       '4',
       'k',
     ]);
-    expect(search.args.slice(16, 18)).toEqual(['5', 'vec']);
-    expect(search.raw[18]!.equals(Buffer.from([0, 0, 0x80, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0]))).toBe(true);
-    expect(search.args.slice(19)).toEqual(['DIALECT', '2']);
+    expect(search.args.slice(19, 21)).toEqual(['5', 'vec']);
+    expect(search.raw[21]!.equals(Buffer.from([0, 0, 0x80, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0]))).toBe(true);
+    expect(search.args.slice(22)).toEqual(['DIALECT', '2']);
     expect(results.map(([r, s]) => [r.id, r.tags, Array.from(r.vector), s])).toEqual([
       ['d=a//p=1', { user: ['a'], city: ['New York, NY'] }, [0, 2, 0], 0.75],
     ]);
@@ -281,13 +289,13 @@ describe('Redis commands', () => {
     indexSize = 3;
     const results = await collect(open().getSimilarList('i', [1, 0, 0], { minRelevance: 0.8 }));
     expect(sent('FT.SEARCH')[0]!.args.slice(2, 9)).toEqual([
-      '*=>[KNN $k @embedding $vec AS distance]',
+      '*=>[KNN $k @embedding $vec AS __km_score]',
       'RETURN',
       '4',
       'id',
       'tags',
       'payload',
-      'distance',
+      '__km_score',
     ]);
     expect(results).toEqual([]);
   });

@@ -38,7 +38,7 @@ function answer(args: string[]): Reply | undefined {
           'format',
           'STRING',
           'results',
-          [row(['id', 'x', 'tags', 'k:v%20w', 'payload', '{"text":"t"}', 'embedding', toFloat32Blob([3, 4]), 'distance', '0.4'])],
+          [row(['id', 'x', 'tags', 'k:v%20w', 'payload', '{"text":"t"}', 'embedding', toFloat32Blob([3, 4]), '__km_score', '0.4'])],
           'total_results',
           1,
           'warning',

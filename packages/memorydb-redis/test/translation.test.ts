@@ -1,26 +1,30 @@
 import { isKmError, silentLogger } from '@km/core';
-import { checkVectorRecord } from '@km/core/connector';
+import { checkVectorRecord, KmRecordLayout } from '@km/core/connector';
 import { ErrorReply, MultiErrorReply, ReconnectStrategyError } from 'redis';
 import { describe, expect, it } from 'vitest';
 import {
-  createIndexCommand,
+  createCollectionCommand,
   decodeIndexedTag,
-  distanceFromRelevance,
   encodeIndexedTag,
   fromFloat32Blob,
+  fromVectorHash,
   moduleVersionText,
   RedisMemoryDb,
   redisMemoryDbFactory,
-  relevanceFromDistance,
   resolveRedisOptions,
+  scoreFromRedisDistance,
   searchModuleOf,
-  tagFieldValue,
-  tagsFromField,
   toFloat32Blob,
-  toHash,
-  toRecord,
+  toVectorHash,
   translateRedisError,
 } from '../src/index.js';
+
+// KM's records as RedisMemoryDb lays them out: core's layout (no `content`) and the typed
+// driver's storage options for km's hashes (the id and the payload as they are).
+const layout = new KmRecordLayout({ storageNames: { content: false } });
+const plain = { plainKey: true, plainText: new Set(['payload']) };
+const toHash = (record: Parameters<KmRecordLayout['toStorage']>[0]) =>
+  toVectorHash(layout.definition(record.vector.length), layout.toStorage(record), plain);
 
 describe('tag encoding', () => {
   const tags = ['user:alice', 'k:a,b', 'k: padded ', 'k:100%', 'k:%2C', 'k:tab\tnl\n', 'k:{x}|"y"', 'k:Ünïcødé 🚀', 'k:', 'flag'];
@@ -42,21 +46,25 @@ describe('tag encoding', () => {
 
   it('a collection becomes one field value and comes back exactly', () => {
     const collection = { user: ['alice', 'a,b', ' x '], flag: [null], k: ['', '%2C'] };
-    const value = tagFieldValue(collection);
+    const record = checkVectorRecord({ id: 'r', vector: [1], tags: collection, payload: {} }, 'redis');
+    const value = toHash(record).tags;
     expect(value).toBe('user:alice,user:a%2Cb,user:%20x%20,flag,k:,k:%252C');
-    expect(tagsFromField(value)).toEqual(collection);
-    expect(tagsFromField('')).toEqual({});
-    expect(tagsFromField(undefined)).toEqual({});
+    const back = (tags: string | undefined) =>
+      layout.fromStorage(fromVectorHash(layout.definition(1), 'r', { tags, payload: '{}' }, false, plain)).tags;
+    expect(back(value as string)).toEqual(collection);
+    expect(back('')).toEqual({});
+    expect(back(undefined)).toEqual({});
   });
 });
 
 describe('relevance', () => {
   it('is 1 - the COSINE distance', () => {
-    expect(relevanceFromDistance(0)).toBe(1);
-    expect(relevanceFromDistance(1)).toBe(0);
-    expect(relevanceFromDistance(2)).toBe(-1);
-    expect(relevanceFromDistance(0.25)).toBe(0.75);
-    for (const cos of [-1, -0.3, 0, 0.42, 1]) expect(relevanceFromDistance(distanceFromRelevance(cos))).toBeCloseTo(cos, 12);
+    const relevance = (distance: number) => scoreFromRedisDistance('cosine', distance);
+    expect(relevance(0)).toBe(1);
+    expect(relevance(1)).toBe(0);
+    expect(relevance(2)).toBe(-1);
+    expect(relevance(0.25)).toBe(0.75);
+    for (const cos of [-1, -0.3, 0, 0.42, 1]) expect(relevance(1 - cos)).toBeCloseTo(cos, 12);
   });
 });
 
@@ -74,19 +82,22 @@ describe('vectors and records', () => {
     const hash = toHash(record);
     expect(hash).toEqual({ id: 'd=a//p=1', tags: 'u:a%20b,u:c,f', payload: '{"text":"hi","n":1}', embedding: toFloat32Blob([0.5, 2]) });
     const fields = Object.fromEntries(Object.entries(hash).map(([k, v]) => [k, Buffer.isBuffer(v) ? v : Buffer.from(v)]));
-    const back = toRecord(fields, true)!;
+    const read = (withVector: boolean) => layout.fromStorage(fromVectorHash(layout.definition(2), 'd=a//p=1', fields, withVector, plain));
+    const back = read(true);
     expect([back.id, back.tags, back.payload, Array.from(back.vector)]).toEqual([
       'd=a//p=1',
       { u: ['a b', 'c'], f: [null] },
       { text: 'hi', n: 1 },
       [0.5, 2],
     ]);
-    expect(toRecord(fields, false)!.vector).toHaveLength(0);
-    expect(toRecord({ tags: 'a' }, false)).toBeUndefined();
+    expect(read(false).vector).toHaveLength(0);
   });
 });
 
 describe('FT.CREATE', () => {
+  const createIndexCommand = (name: string, prefix: string, size: number, options: Parameters<typeof createCollectionCommand>[3]) =>
+    createCollectionCommand(name, prefix, layout.definition(size), options, plain);
+
   it('HNSW with its options, or FLAT (which takes none)', () => {
     const hnsw = { vectorAlgorithm: 'hnsw' as const, hnsw: { m: 24, efConstruction: 300, efRuntime: 20 } };
     expect(createIndexCommand('km-x', 'km-x:', 384, hnsw)).toEqual(

@@ -1,7 +1,19 @@
 import type { FilterNode, FilterProperty, FilterScalar } from '@km/core/connector';
-import { escapeQueryValue, MATCH_ALL } from '../redis-filters.js';
 import { encodeTagValue, numberText } from './redis-vector-hash.js';
 import { indexKind } from './redis-vector-schema.js';
+
+/** The query that matches every document. */
+export const MATCH_ALL = '*';
+
+/**
+ * A value escaped for RediSearch's query syntax: a backslash before every ASCII character that
+ * is not a letter, digit or `_` (operators, braces, quotes, `-`, `:`, `$`, `*`, `@`, `%`...), so
+ * the parser reads it as one literal tag and it can never change the query. Non-ASCII
+ * characters are literal already.
+ */
+export function escapeQueryValue(value: string): string {
+  return value.replace(/[\u0000-\u002f\u003a-\u0040\u005b-\u005e\u0060\u007b-\u007f]/g, (c) => `\\${c}`);
+}
 
 /** A filter that matches nothing: the search is not sent. */
 export const MATCH_NOTHING = Symbol('match nothing');
