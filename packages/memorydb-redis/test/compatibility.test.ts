@@ -184,3 +184,29 @@ for (const [name, recorded] of Object.entries(fixture.configurations)) {
     });
   });
 }
+
+it('a payload that is no JSON object (written by another program) reads as {}, as km 0.x read it', async () => {
+  const create = fixture.configurations.default!.stored.indexes['km-notes']!;
+  const hash = (id: string, payload: string) =>
+    new Map([
+      ['id', Buffer.from(id)],
+      ['tags', Buffer.from('k:v')],
+      ['payload', Buffer.from(payload)],
+      ['embedding', Buffer.from(new Float32Array([1, 0, 0]).buffer)],
+    ]);
+  const { db } = await open('default', {
+    indexes: new Map([['km-notes', create]]),
+    hashes: new Map([
+      ['km-notes:a', hash('a', 'not json')],
+      ['km-notes:b', hash('b', '[1,2]')],
+      ['km-notes:c', hash('c', '{"text":"ok"}')],
+    ]),
+  });
+  const listed = [];
+  for await (const r of db.getList('notes')) listed.push([r.id, r.payload]);
+  expect(listed).toEqual([
+    ['a', {}],
+    ['b', {}],
+    ['c', { text: 'ok' }],
+  ]);
+});
