@@ -1,5 +1,4 @@
-import { type HnswQuery, type HnswSpace, queryOfScore } from '../src/memory-storage/hnsw/index.js';
-import { seededRandom } from '../src/memory-storage/hnsw/seeded-random.js';
+import { type HnswQuery, type HnswSpace, queryOfScore, seededRandom } from '@km/embedded-engine';
 
 /** Unit vectors stored back to back, with the HNSW space and queries over them. */
 export class FlatVectors implements HnswSpace {

@@ -1,8 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { KmError } from '../src/errors/km-error.js';
+import { EngineError, ScanPool, VectorIndex, type VectorIndexOptions } from '@km/embedded-engine';
 import { MemoryFilters, SimpleVectorDb, type MemoryRecord } from '../src/index.js';
-import { ScanPool } from '../src/memory-storage/scan-pool.js';
-import { VectorIndex, type VectorIndexOptions } from '../src/memory-storage/vector-index.js';
 
 /** Seeded uniform numbers in [-0.5, 0.5). */
 function random(seed: number): () => number {
@@ -78,8 +76,8 @@ describe('VectorIndex with a scan pool', () => {
     while (fresh.liveWorkers === 0) await new Promise((resolve) => setImmediate(resolve));
     await fresh.killWorker(0); // the worker is still starting: the kill lands before it answers
     const error = await search.catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(KmError);
-    expect((error as KmError).transient).toBe(true);
+    expect(error).toBeInstanceOf(EngineError);
+    expect((error as EngineError).transient).toBe(true);
     const again = await index.search(query, { minRelevance: 0, limit: 3 });
     expect(again.length).toBe(3);
   });

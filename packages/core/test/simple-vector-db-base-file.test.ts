@@ -1,10 +1,8 @@
 import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { BaseFile, mayHaveText, VectorIndex, type VectorIndexOptions, writeBaseFile } from '@km/embedded-engine';
 import { MemoryFilters, SimpleVectorDb, type MemoryFilter, type MemoryRecord } from '../src/index.js';
-import { mayHaveText } from '../src/memory-storage/simple-vector-db-index.js';
-import { BaseFile, writeBaseFile } from '../src/memory-storage/record-base-file.js';
-import { VectorIndex, type VectorIndexOptions } from '../src/memory-storage/vector-index.js';
 import { collect, useTempDirs } from './helpers.js';
 import { seededUniform } from './seeded-uniform.js';
 

@@ -2,7 +2,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryFilters, SimpleVectorDb, type MemoryFilter, type MemoryRecord } from '../src/index.js';
-import { VectorIndex } from '../src/memory-storage/vector-index.js';
+import { VectorIndex } from '@km/embedded-engine';
 import { useTempDirs } from './helpers.js';
 import { clusteredVectors } from './hnsw-fixtures.js';
 

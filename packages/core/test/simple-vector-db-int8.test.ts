@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryFilters, SimpleVectorDb, type MemoryFilter, type MemoryRecord } from '../src/index.js';
-import { VectorIndex } from '../src/memory-storage/vector-index.js';
+import { VectorIndex } from '@km/embedded-engine';
 import { collect, useTempDirs } from './helpers.js';
 import { seededUniform } from './seeded-uniform.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryFilters, SimpleVectorDb, type MemoryRecord } from '../src/index.js';
-import { VectorIndex } from '../src/memory-storage/vector-index.js';
+import { VectorIndex } from '@km/embedded-engine';
 
 const dirs: string[] = [];
 const opened: SimpleVectorDb[] = [];

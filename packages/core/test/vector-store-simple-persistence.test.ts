@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isKmError } from '../src/errors/km-error.js';
-import { RecordLog } from '../src/memory-storage/record-log.js';
+import { RecordLog } from '@km/embedded-engine/record-log';
 import type { Logger } from '../src/util/logger.js';
 import { defineRecord } from '../src/vector-store/record-definition.js';
 import { SimpleVectorStoreDriver } from '../src/vector-store/simple/simple-vector-store-driver.js';

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import type { Logger } from '../util/logger.js';
 import { listIndexFolders } from './index-folders.js';
-import type { RecordLog } from './record-log.js';
+import type { RecordLog } from '@km/embedded-engine/record-log';
 import { RecordLossNotifier, type RecordLoss, type RecordLossSource } from './record-loss.js';
 
 /** Options of the embedded stores' drivers. */

@@ -8,7 +8,7 @@ import { LogBackedDriver, type LogBackedDriverOptions } from './log-backed-drive
 import type { DriverLexicalSearch, DriverList, DriverSearch, MemoryDbDriver } from './memory-db-driver.js';
 import { partitionText } from './partition-text.js';
 import type { CheckedRecord } from './record-input.js';
-import { RecordLog } from './record-log.js';
+import { RecordLog } from '@km/embedded-engine/record-log';
 import { compareRecordIds } from './result-order.js';
 
 const CONNECTOR = 'simple-text-db';

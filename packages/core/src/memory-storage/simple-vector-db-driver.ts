@@ -1,33 +1,42 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { IndexNotFoundError, KmError } from '../errors/km-error.js';
-import { matchesFilters } from '../models/memory-filter.js';
-import type { MemoryRecord } from '../models/memory-record.js';
-import { cloneTags } from '../models/tag-collection.js';
-import { hnswOptionsProblem } from './ann-index.js';
-import { listIndexFolders } from './index-folders.js';
-import { LogBackedDriver, type LogBackedDriverOptions } from './log-backed-driver.js';
-import type { DriverLexicalSearch, DriverList, DriverSearch, MemoryDbDriver } from './memory-db-driver.js';
-import type { ParallelScanOptions } from './parallel-scan.js';
-import type { CheckedRecord } from './record-input.js';
-import { ScanPool } from './scan-pool.js';
 import {
-  advance,
   catchUpIndex,
   checkpointIfDue,
   type CheckpointPolicy,
   createIndexFolder,
   DEFAULT_CHECKPOINT,
-  dropRecord,
-  putRecord,
+  deleteRecord,
   HNSW_GRAPH_FILE,
-  readIndexFolder,
-  toLogEntry,
+  hnswOptionsProblem,
+  type IndexFolderOptions,
+  type IndexHit,
   type LoadedIndex,
-} from './simple-vector-db-index.js';
-import type { IndexHit, SimpleVectorIndexOptions, VectorIndex, VectorIndexOptions } from './vector-index.js';
+  type ParallelScanOptions,
+  readIndexFolder,
+  ScanPool,
+  type SimpleVectorIndexOptions,
+  upsertRecords,
+  type VectorIndex,
+} from '@km/embedded-engine';
+import { IndexNotFoundError, KmError } from '../errors/km-error.js';
+import { matchesFilters } from '../models/memory-filter.js';
+import type { MemoryRecord } from '../models/memory-record.js';
+import { cloneTags } from '../models/tag-collection.js';
+import { Bm25Index } from '../text-search/bm25-index.js';
 import type { Logger } from '../util/logger.js';
 import { normalizeIndexName } from '../validation/index-name.js';
+import { engineCall, fromEngineError } from './engine-errors.js';
+import { listIndexFolders } from './index-folders.js';
+import { LogBackedDriver, type LogBackedDriverOptions } from './log-backed-driver.js';
+import type { DriverLexicalSearch, DriverList, DriverSearch, MemoryDbDriver } from './memory-db-driver.js';
+import type { CheckedRecord } from './record-input.js';
+
+/** One index: the engine's index folder, with a BM25 index of the records' partition text for lexical search. */
+type LoadedIndexWithWords = LoadedIndex<Bm25Index>;
+
+/** Every record is in both views: the vectors count the documents, blank ones included. */
+const bm25View = (documentCount: () => number) => new Bm25Index({ documentCount });
 
 const CONNECTOR = 'simple-vector-db';
 
@@ -72,7 +81,7 @@ export function defaultScanThreads(): number {
  * appended to the log (one `stat` per read when nothing changed) and reload after another
  * process compacted it. One process at a time may write an index.
  */
-export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implements MemoryDbDriver {
+export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndexWithWords> implements MemoryDbDriver {
   readonly name = CONNECTOR;
   readonly capabilities = { createsIndexOnUpsert: true };
   private readonly defaults: SimpleVectorIndexOptions;
@@ -106,104 +115,103 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
    * The settings of an index: the defaults, then its override; every index shares the scan
    * threads; its HNSW graph (if on) is saved in its folder.
    */
-  private indexOptions(name: string): VectorIndexOptions {
+  private indexOptions(name: string): IndexFolderOptions<Bm25Index> {
     const annFile = this.directory ? join(this.directory, name, HNSW_GRAPH_FILE) : undefined;
-    return { ...this.defaults, ...this.overrides.get(name), scan: this.scan, annFile, logger: this.logger };
+    return { ...this.defaults, ...this.overrides.get(name), scan: this.scan, annFile, logger: this.logger, textView: bm25View };
   }
 
-  async vectorSize(name: string): Promise<number | undefined> {
-    await this.ready();
-    return (await this.refresh(name))?.vectors.dimensions;
-  }
-
-  async createIndex(name: string, vectorSize: number): Promise<void> {
-    await this.ready();
-    await this.mutex.run(name, () => this.create(name, vectorSize));
-  }
-
-  async listIndexes(): Promise<string[]> {
-    await this.ready();
-    if (this.directory) {
-      const names = new Set([...this.indexes.keys(), ...(await listIndexFolders(this.directory))]);
-      for (const name of names) await this.refresh(name);
-    }
-    return [...this.indexes.keys()];
-  }
-
-  async upsertBatch(name: string, records: CheckedRecord[]): Promise<void> {
-    await this.ready();
-    await this.mutex.run(name, async () => {
-      const loaded = await this.catchUp(name);
-      if (!loaded) throw new IndexNotFoundError(name, { connector: CONNECTOR }); // deleted by another process
-      for (const r of records) this.checkSize(name, loaded.vectors, r.vector.length);
-      if (loaded.log) {
-        advance(loaded, await loaded.log.append(records.map(toLogEntry)));
-        loaded.logEntries += records.length;
-        loaded.wrote = true;
-      }
-      // Rows must not move under a scan running on the worker threads: wait for them.
-      await loaded.vectors.exclusive(() => {
-        for (const r of records) {
-          if (loaded.log && loaded.vectors.has(r.id)) loaded.log.deadEntries++;
-          putRecord(loaded, r.id, r.vector, r.tags, r.payloadJson);
-        }
-      });
-      await loaded.vectors.startAnn();
-      await this.checkpointIfDue(name, loaded, false);
+  vectorSize(name: string): Promise<number | undefined> {
+    return engineCall(CONNECTOR, async () => {
+      await this.ready();
+      return (await this.refresh(name))?.vectors.dimensions;
     });
   }
 
-  async search(name: string, query: DriverSearch): Promise<Array<[MemoryRecord, number]>> {
-    const loaded = await this.loaded(name);
-    this.checkSize(name, loaded.vectors, query.vector!.length);
-    const { filters, minRelevance, limit } = query;
-    const results = await loaded.vectors.search(query.vector!, { filters, minRelevance, limit, withVectors: query.withEmbeddings });
-    return results.map(([hit, score]) => [this.toRecord(hit), score]);
+  createIndex(name: string, vectorSize: number): Promise<void> {
+    return engineCall(CONNECTOR, async () => {
+      await this.ready();
+      await this.mutex.run(name, () => this.create(name, vectorSize));
+    });
+  }
+
+  listIndexes(): Promise<string[]> {
+    return engineCall(CONNECTOR, async () => {
+      await this.ready();
+      if (this.directory) {
+        const names = new Set([...this.indexes.keys(), ...(await listIndexFolders(this.directory))]);
+        for (const name of names) await this.refresh(name);
+      }
+      return [...this.indexes.keys()];
+    });
+  }
+
+  upsertBatch(name: string, records: CheckedRecord[]): Promise<void> {
+    return engineCall(CONNECTOR, async () => {
+      await this.ready();
+      await this.mutex.run(name, async () => {
+        const loaded = await this.catchUp(name);
+        if (!loaded) throw new IndexNotFoundError(name, { connector: CONNECTOR }); // deleted by another process
+        for (const r of records) this.checkSize(name, loaded.vectors, r.vector.length);
+        await upsertRecords(loaded, records);
+        await this.checkpointIfDue(name, loaded, false);
+      });
+    });
+  }
+
+  search(name: string, query: DriverSearch): Promise<Array<[MemoryRecord, number]>> {
+    return engineCall(CONNECTOR, async () => {
+      const loaded = await this.loaded(name);
+      this.checkSize(name, loaded.vectors, query.vector!.length);
+      const { filters, minRelevance, limit } = query;
+      const results = await loaded.vectors.search(query.vector!, { filters, minRelevance, limit, withVectors: query.withEmbeddings });
+      return results.map(([hit, score]): [MemoryRecord, number] => [this.toRecord(hit), score]);
+    });
   }
 
   /** BM25 over the partition text of the records matching the filters (see `Bm25Index`). */
-  async lexicalSearch(name: string, query: DriverLexicalSearch): Promise<Array<[MemoryRecord, number]>> {
-    const { vectors, words } = await this.loaded(name);
-    const accept = query.filters.length === 0 ? undefined : (id: string) => matchesFilters(vectors.entry(id)!.tags, query.filters);
-    return words
-      .search(query.text, { limit: query.limit, accept })
-      .map(([id, score]) => [this.toRecord(vectors.hitOf(vectors.entry(id)!, query.withEmbeddings)), score]);
+  lexicalSearch(name: string, query: DriverLexicalSearch): Promise<Array<[MemoryRecord, number]>> {
+    return engineCall(CONNECTOR, async () => {
+      const { vectors, words } = await this.loaded(name);
+      const accept = query.filters.length === 0 ? undefined : (id: string) => matchesFilters(vectors.entry(id)!.tags, query.filters);
+      return words
+        .search(query.text, { limit: query.limit, accept })
+        .map(([id, score]): [MemoryRecord, number] => [this.toRecord(vectors.hitOf(vectors.entry(id)!, query.withEmbeddings)), score]);
+    });
   }
 
   async *list(name: string, query: DriverList): AsyncIterable<MemoryRecord> {
-    const { vectors } = await this.loaded(name);
+    const { vectors } = await engineCall(CONNECTOR, () => this.loaded(name));
     // Copied before the first yield: writes may run while the caller iterates.
     const hits = vectors.list(query.filters, query.limit ?? 0).map((entry) => vectors.hitOf(entry, query.withEmbeddings));
     for (const hit of hits) yield this.toRecord(hit);
   }
 
-  async delete(name: string, id: string): Promise<void> {
-    await this.ready();
-    await this.mutex.run(name, async () => {
-      const loaded = await this.catchUp(name);
-      if (!loaded || !loaded.vectors.has(id)) return;
-      if (loaded.log) {
-        advance(loaded, await loaded.log.append([{ op: 'delete', id }]));
-        loaded.logEntries++;
-        loaded.wrote = true;
-      }
-      await loaded.vectors.exclusive(() => dropRecord(loaded, id));
-      if (loaded.log) loaded.log.deadEntries += 2;
-      await this.checkpointIfDue(name, loaded, false);
+  delete(name: string, id: string): Promise<void> {
+    return engineCall(CONNECTOR, async () => {
+      await this.ready();
+      await this.mutex.run(name, async () => {
+        const loaded = await this.catchUp(name);
+        if (!loaded || !(await deleteRecord(loaded, id))) return;
+        await this.checkpointIfDue(name, loaded, false);
+      });
     });
   }
 
   /** Number of records in an index (0 when missing). */
-  async count(name: string): Promise<number> {
-    await this.ready();
-    return (await this.refresh(name))?.vectors.size ?? 0;
+  count(name: string): Promise<number> {
+    return engineCall(CONNECTOR, async () => {
+      await this.ready();
+      return (await this.refresh(name))?.vectors.size ?? 0;
+    });
   }
 
   /** Deletes an index (its HNSW build stopped first, its folder with its graph file removed). */
-  override async deleteIndex(name: string): Promise<void> {
-    await this.ready();
-    await this.indexes.get(name)?.vectors.closeAnn(false);
-    await super.deleteIndex(name);
+  override deleteIndex(name: string): Promise<void> {
+    return engineCall(CONNECTOR, async () => {
+      await this.ready();
+      await this.indexes.get(name)?.vectors.closeAnn(false);
+      await super.deleteIndex(name);
+    });
   }
 
   /**
@@ -212,14 +220,16 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
    * files and stops the scan threads; the instance must not be used afterwards. A checkpoint
    * that fails (a full disk) is reported and leaves the log as it was.
    */
-  override async close(): Promise<void> {
-    for (const loaded of this.indexes.values()) await loaded.vectors.closeAnn(true);
-    for (const [name, loaded] of this.indexes) {
-      // Only the process that writes an index folds its log.
-      if (loaded.wrote) await this.mutex.run(name, () => this.checkpointIfDue(name, loaded, true));
-    }
-    await super.close();
-    await this.scan?.pool.close();
+  override close(): Promise<void> {
+    return engineCall(CONNECTOR, async () => {
+      for (const loaded of this.indexes.values()) await loaded.vectors.closeAnn(true);
+      for (const [name, loaded] of this.indexes) {
+        // Only the process that writes an index folds its log.
+        if (loaded.wrote) await this.mutex.run(name, () => this.checkpointIfDue(name, loaded, true));
+      }
+      await super.close();
+      await this.scan?.pool.close();
+    });
   }
 
   /**
@@ -227,11 +237,11 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
    * the index's lock). A failure (a full disk) is reported, not thrown: the write that triggered
    * it is in the log already, which stays as it was, and a later write tries again.
    */
-  private async checkpointIfDue(name: string, loaded: LoadedIndex, closing: boolean): Promise<void> {
+  private async checkpointIfDue(name: string, loaded: LoadedIndexWithWords, closing: boolean): Promise<void> {
     try {
       await checkpointIfDue(loaded, this.checkpointPolicy, closing);
     } catch (error) {
-      const message = `simple-vector-db: index "${name}" could not fold its log into a base file (the log is intact): ${String(error)}`;
+      const message = `simple-vector-db: index "${name}" could not fold its log into a base file (the log is intact): ${String(fromEngineError(error, CONNECTOR))}`;
       if (this.logger) this.logger.warn(message);
       else process.emitWarning(message);
     }
@@ -243,27 +253,27 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
   }
 
   /** The index, up to date with its log; IndexNotFoundError when it does not exist. */
-  private async loaded(name: string): Promise<LoadedIndex> {
+  private async loaded(name: string): Promise<LoadedIndexWithWords> {
     await this.ready();
     const loaded = await this.refresh(name);
     if (!loaded) throw new IndexNotFoundError(name, { connector: CONNECTOR });
     return loaded;
   }
 
-  protected async loadIndex(name: string): Promise<LoadedIndex | undefined> {
+  protected async loadIndex(name: string): Promise<LoadedIndexWithWords | undefined> {
     const loaded = await readIndexFolder(join(this.directory!, name), this.durable, true, this.indexOptions(name));
     if (loaded?.log) this.reportCut(name, loaded.log);
     return loaded;
   }
 
   /** Brings an index up to date with its log on disk (writes of other processes), under the index's lock. */
-  private refresh(name: string): Promise<LoadedIndex | undefined> {
+  private refresh(name: string): Promise<LoadedIndexWithWords | undefined> {
     if (!this.directory) return Promise.resolve(this.indexes.get(name));
     return this.mutex.run(name, () => this.catchUp(name));
   }
 
   /** {@link refresh} without taking the lock (the caller holds it). */
-  private async catchUp(name: string): Promise<LoadedIndex | undefined> {
+  private async catchUp(name: string): Promise<LoadedIndexWithWords | undefined> {
     const loaded = this.indexes.get(name);
     if (!this.directory) return loaded;
     const current = await catchUpIndex(join(this.directory, name), loaded, this.indexOptions(name));
@@ -272,7 +282,7 @@ export class SimpleVectorDbDriver extends LogBackedDriver<LoadedIndex> implement
     return current;
   }
 
-  private async create(name: string, vectorSize: number): Promise<LoadedIndex> {
+  private async create(name: string, vectorSize: number): Promise<LoadedIndexWithWords> {
     const existing = this.indexes.get(name);
     if (existing) {
       this.checkSize(name, existing.vectors, vectorSize);

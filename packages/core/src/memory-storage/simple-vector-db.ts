@@ -4,10 +4,9 @@ import { normalizeIndexName } from '../validation/index-name.js';
 import { MemoryDb, type MemoryDbOptions } from './memory-db.js';
 import type { RecordLoss, RecordLossSource } from './record-loss.js';
 import { SimpleVectorDbDriver } from './simple-vector-db-driver.js';
-import type { SimpleVectorIndexOptions, VectorIndex } from './vector-index.js';
+import type { SimpleVectorIndexOptions, VectorIndex } from '@km/embedded-engine';
 
-export type { HnswIndexOptions } from './ann-index.js';
-export type { SimpleVectorIndexOptions } from './vector-index.js';
+export type { HnswIndexOptions, SimpleVectorIndexOptions } from '@km/embedded-engine';
 
 /** Options of {@link SimpleVectorDb}. */
 export interface SimpleVectorDbOptions {

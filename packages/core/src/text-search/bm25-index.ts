@@ -1,5 +1,5 @@
 import { compareRecordIds } from '../memory-storage/result-order.js';
-import { TopK } from '../memory-storage/top-k.js';
+import { TopK } from '@km/embedded-engine/top-k';
 import { tokenize } from './tokenizer.js';
 
 /** BM25's term-frequency saturation. */

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../../errors/km-error.js';
-import { RecordLog, type LogEntry } from '../../memory-storage/record-log.js';
+import { RecordLog, type LogEntry } from '@km/embedded-engine/record-log';
 import type { Logger } from '../../util/logger.js';
 import type { KeyValue, RecordDefinition } from '../record-definition-types.js';
 import { definitionDifference, type StoredDefinition } from './stored-definition.js';

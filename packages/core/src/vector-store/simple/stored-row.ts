@@ -1,5 +1,5 @@
 import { InvalidInputError, KmError } from '../../errors/km-error.js';
-import type { LogEntry } from '../../memory-storage/record-log.js';
+import type { LogEntry } from '@km/embedded-engine/record-log';
 import type { KeyValue } from '../record-definition-types.js';
 import type { StorageRecord } from '../vector-store-driver.js';
 import type { StoredDefinition } from './stored-definition.js';

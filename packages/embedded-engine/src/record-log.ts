@@ -1,7 +1,7 @@
 import { mkdir, open, rename, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { openIfPresent } from '../util/open-if-present.js';
+import { openIfPresent } from './util.js';
 import { readDeleteJson, readRecordJson } from './record-json.js';
 
 /**

@@ -1,10 +1,10 @@
-// Compiles src/memory-storage/wasm/vector-kernels.wat into the base64 module embedded in
-// src/memory-storage/wasm/vector-kernels-binary.ts. Run after editing the .wat file.
+// Compiles src/wasm/vector-kernels.wat into the base64 module embedded in
+// src/wasm/vector-kernels-binary.ts. Run after editing the .wat file.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import wabtFactory from 'wabt';
 
-const dir = fileURLToPath(new URL('../src/memory-storage/wasm/', import.meta.url));
+const dir = fileURLToPath(new URL('../src/wasm/', import.meta.url));
 const source = readFileSync(dir + 'vector-kernels.wat', 'utf8');
 const wabt = await wabtFactory();
 const module = wabt.parseWat('vector-kernels.wat', source, { simd: true, threads: true });

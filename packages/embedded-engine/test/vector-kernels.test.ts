@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { codeBytesOf, encodeRow, quantizeQuery, ROW_ERROR_STEPS } from '../src/memory-storage/int8-codes.js';
-import { createVectorKernels, createWasmMemory } from '../src/memory-storage/wasm/vector-kernels.js';
+import { codeBytesOf, encodeRow, quantizeQuery, ROW_ERROR_STEPS } from '../src/int8-codes.js';
+import { createVectorKernels, createWasmMemory } from '../src/wasm/vector-kernels.js';
 import { seededUniform } from './seeded-uniform.js';
 
 const strideOf = (dims: number) => Math.ceil(dims / 4) * 4;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TopK } from '../src/memory-storage/top-k.js';
+import { TopK } from '../src/top-k.js';
 
 /** A seeded pseudo-random generator (mulberry32), values in [0, 1). */
 function seeded(seed: number): () => number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readDeleteJson, readRecordJson } from '../src/memory-storage/record-json.js';
+import { readDeleteJson, readRecordJson } from '../src/record-json.js';
 
 /** The entry text the record log writes. */
 const entryText = (id: string, tags: unknown, payload: unknown) =>

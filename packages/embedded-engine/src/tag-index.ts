@@ -1,5 +1,4 @@
-import type { MemoryFilter } from '../models/memory-filter.js';
-import type { TagCollection } from '../models/tag-collection.js';
+import type { TagFilter, Tags } from './types.js';
 
 /**
  * Tag → slots index. Answers a filter list with the set of matching slots, or `'all'`
@@ -15,7 +14,7 @@ export class TagIndex {
    */
   constructor(private readonly liveSlots: () => Iterable<number>) {}
 
-  add(slot: number, tags: TagCollection): void {
+  add(slot: number, tags: Tags): void {
     for (const key of Object.keys(tags)) {
       let values = this.pairs.get(key);
       if (!values) this.pairs.set(key, (values = new Map()));
@@ -41,7 +40,7 @@ export class TagIndex {
     for (const [key, values] of this.pairs) for (const [value, slots] of values) yield [key, value, slots];
   }
 
-  remove(slot: number, tags: TagCollection): void {
+  remove(slot: number, tags: Tags): void {
     for (const key of Object.keys(tags)) {
       const values = this.pairs.get(key);
       if (!values) continue;
@@ -56,8 +55,8 @@ export class TagIndex {
   }
 
   /** Slots matching the filters (OR across, AND inside), or 'all'. */
-  match(filters: readonly MemoryFilter[] | undefined): Set<number> | 'all' {
-    if (!filters || filters.length === 0 || filters.some((f) => f.isEmpty())) return 'all';
+  match(filters: readonly TagFilter[] | undefined): Set<number> | 'all' {
+    if (!filters || filters.length === 0 || filters.some((f) => f.conditions.length === 0)) return 'all';
     const result = new Set<number>();
     for (const filter of filters) {
       for (const slot of this.matchOne(filter)) result.add(slot);
@@ -65,7 +64,7 @@ export class TagIndex {
     return result;
   }
 
-  private matchOne(filter: MemoryFilter): Iterable<number> {
+  private matchOne(filter: TagFilter): Iterable<number> {
     const positive: Set<number>[] = [];
     const negative: Set<number>[] = [];
     for (const c of filter.conditions) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { planParts } from '../src/memory-storage/parallel-scan.js';
-import { ScanGate } from '../src/memory-storage/scan-gate.js';
-import { ScanLanes } from '../src/memory-storage/scan-lanes.js';
+import { planParts } from '../src/parallel-scan.js';
+import { ScanGate } from '../src/scan-gate.js';
+import { ScanLanes } from '../src/scan-lanes.js';
 
 /** A promise and its resolver. */
 function deferred(): { promise: Promise<void>; resolve: () => void } {

@@ -1,4 +1,4 @@
-import type { TagCollection } from '../models/tag-collection.js';
+import type { Tags } from './types.js';
 
 /**
  * Byte strings stored back to back, record by record, read from a base file: `offsets[i]` to
@@ -108,8 +108,8 @@ export class RecordBase {
     return this.ids.textAt(slot);
   }
 
-  tagsAt(slot: number): TagCollection {
-    return JSON.parse(this.tags.textAt(slot)) as TagCollection;
+  tagsAt(slot: number): Tags {
+    return JSON.parse(this.tags.textAt(slot)) as Tags;
   }
 
   payloadAt(slot: number): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { placeOf, SlotSpace } from '../src/memory-storage/ann-space.js';
-import { VectorSegment } from '../src/memory-storage/vector-segment.js';
+import { placeOf, SlotSpace } from '../src/ann-space.js';
+import { VectorSegment } from '../src/vector-segment.js';
 import { clusteredVectors } from './hnsw-fixtures.js';
 
 const DIMS = 30; // not a multiple of 4: rows carry padding

@@ -1,5 +1,5 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import type { Logger } from '../util/logger.js';
+import type { Logger } from './types.js';
 import { decodeHnswGraph, encodeHnswGraph, HnswGraph, type HnswNodeKey, type HnswQuery } from './hnsw/index.js';
 import type { SlotSpace } from './ann-space.js';
 

@@ -2,7 +2,7 @@ import { appendFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RecordLog, type LogEntry } from '../src/memory-storage/record-log.js';
+import { RecordLog, type LogEntry } from '../src/record-log.js';
 import { failNextFileWriteHalfWay } from './helpers.js';
 
 const dirs: string[] = [];

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { KmError } from '../src/errors/km-error.js';
-import { ScanPool } from '../src/memory-storage/scan-pool.js';
-import { createVectorKernels, createWasmMemory, type WasmMemory } from '../src/memory-storage/wasm/vector-kernels.js';
+import { EngineError } from '../src/engine-error.js';
+import { ScanPool } from '../src/scan-pool.js';
+import { createVectorKernels, createWasmMemory, type WasmMemory } from '../src/wasm/vector-kernels.js';
 
 const STRIDE = 16;
 const ROWS = 1000;
@@ -77,8 +77,8 @@ describe('ScanPool', () => {
     const memory = seededMemory(5);
     const outOfBounds = memory.buffer.byteLength + 1024;
     const error = await pool.run(memory, 'dots', [QUERY, outOfBounds, 4, STRIDE, OUT_POOL]).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(KmError);
-    expect((error as KmError).message).toMatch(/scan kernel dots failed/);
+    expect(error).toBeInstanceOf(EngineError);
+    expect((error as EngineError).message).toMatch(/scan kernel dots failed/);
     await pool.run(memory, 'dots', [QUERY, ROWS_AT, ROWS, STRIDE, OUT_POOL]);
     createVectorKernels(memory).dots(QUERY, ROWS_AT, ROWS, STRIDE, OUT_MAIN);
     expect(scores(memory, OUT_POOL)).toEqual(scores(memory, OUT_MAIN));
@@ -93,9 +93,9 @@ describe('ScanPool', () => {
     const queued = pool.run(memory, 'dots', [QUERY, ROWS_AT, ROWS, STRIDE, OUT_POOL]);
     await pool.killWorker(0);
     const error = await running.catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(KmError);
-    expect((error as KmError).transient).toBe(true);
-    expect((error as KmError).message).toMatch(/scan worker exited/);
+    expect(error).toBeInstanceOf(EngineError);
+    expect((error as EngineError).transient).toBe(true);
+    expect((error as EngineError).message).toMatch(/scan worker exited/);
     // the queued task runs on a replacement worker
     await queued;
     createVectorKernels(memory).dots(QUERY, ROWS_AT, ROWS, STRIDE, OUT_MAIN);
@@ -135,7 +135,7 @@ describe('ScanPool', () => {
     const results = await settled;
     const rejected = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
     expect(rejected.length).toBeGreaterThanOrEqual(3); // the first may have finished before close
-    for (const r of rejected) expect((r.reason as KmError).code).toBe('aborted');
+    for (const r of rejected) expect((r.reason as EngineError).code).toBe('aborted');
     await expect(pool.run(memory, 'dots', [QUERY, ROWS_AT, ROWS, STRIDE, OUT_POOL])).rejects.toMatchObject({ code: 'aborted' });
     expect(pool.liveWorkers).toBe(0);
   });

@@ -1,8 +1,8 @@
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { crc32 } from 'node:zlib';
-import { KmError } from '../errors/km-error.js';
-import { openIfPresent } from '../util/open-if-present.js';
+import { EngineError } from './engine-error.js';
+import { openIfPresent } from './util.js';
 import { BlobColumn, idHash, idTableSize, RecordBase } from './record-base.js';
 
 /**
@@ -299,8 +299,8 @@ export class BaseFile {
   }
 }
 
-function corrupt(path: string, reason: string): KmError {
-  return new KmError('storage_corrupt', `${path} cannot be read: ${reason}`, { connector: 'simple-vector-db' });
+function corrupt(path: string, reason: string): EngineError {
+  return new EngineError('storage_corrupt', `${path} cannot be read: ${reason}`, { ofStore: true });
 }
 
 function bytesOf(array: Float32Array | Float64Array | Uint32Array): Uint8Array {
@@ -312,7 +312,7 @@ async function readFully(handle: FileHandle, into: Uint8Array, position: number)
   const part = async (from: number, to: number): Promise<void> => {
     for (let at = from; at < to; ) {
       const { bytesRead } = await handle.read(into, at, Math.min(IO_CHUNK, to - at), position + at);
-      if (bytesRead === 0) throw new KmError('storage_corrupt', 'a base file ended early', { connector: 'simple-vector-db' });
+      if (bytesRead === 0) throw new EngineError('storage_corrupt', 'a base file ended early', { ofStore: true });
       at += bytesRead;
     }
   };

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { KmError } from '../errors/km-error.js';
+import { EngineError } from './engine-error.js';
 import { SCAN_WORKER_SOURCE } from './scan-worker-source.js';
 import { VECTOR_KERNELS_WASM_BASE64 } from './wasm/vector-kernels-binary.js';
 import type { VectorKernels, WasmMemory } from './wasm/vector-kernels.js';
@@ -30,7 +30,7 @@ interface PoolWorker {
  * Worker threads that run the SIMD kernels over shared WebAssembly memories, so a scan can be
  * split across cores while the calling thread stays free. Workers start on first use (up to
  * `threads`), each runs one task at a time, and they are `unref`'d while idle: an idle pool never
- * keeps the process alive. A worker that dies rejects its task with a `transient` KmError and is
+ * keeps the process alive. A worker that dies rejects its task with a `transient` EngineError and is
  * replaced on the next task; {@link close} rejects every pending task.
  */
 export class ScanPool {
@@ -47,7 +47,7 @@ export class ScanPool {
 
   constructor(readonly threads: number) {
     if (!Number.isInteger(threads) || threads < 1)
-      throw new KmError('invalid_argument', `scan threads must be a positive integer, got ${threads}`);
+      throw new EngineError('invalid_argument', `scan threads must be a positive integer, got ${threads}`);
   }
 
   /** Tasks that finished in a worker (successfully or not), for tests and benchmarks. */
@@ -136,7 +136,7 @@ export class ScanPool {
     w.worker.unref();
     this.completed++;
     if (message.error === undefined) task.resolve();
-    else task.reject(new KmError('invalid_argument', `scan kernel ${task.kernel} failed: ${message.error}`));
+    else task.reject(new EngineError('invalid_argument', `scan kernel ${task.kernel} failed: ${message.error}`));
     this.dispatch();
   }
 
@@ -151,7 +151,7 @@ export class ScanPool {
       this.completed++;
       const reason = w.error ? `: ${w.error.message}` : '';
       task.reject(
-        new KmError('transient', `scan worker exited with code ${code} while running ${task.kernel}${reason}`, {
+        new EngineError('transient', `scan worker exited with code ${code} while running ${task.kernel}${reason}`, {
           cause: w.error,
           transient: true,
         }),
@@ -179,6 +179,6 @@ export class ScanPool {
   }
 }
 
-function closedError(): KmError {
-  return new KmError('aborted', 'the scan pool is closed');
+function closedError(): EngineError {
+  return new EngineError('aborted', 'the scan pool is closed');
 }

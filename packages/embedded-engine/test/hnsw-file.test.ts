@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeHnswGraph, encodeHnswGraph, HnswGraph } from '../src/memory-storage/hnsw/index.js';
+import { decodeHnswGraph, encodeHnswGraph, HnswGraph } from '../src/hnsw/index.js';
 import { clusteredVectors, FlatVectors, recall } from './hnsw-fixtures.js';
 
 const K = 10;

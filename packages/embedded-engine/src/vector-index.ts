@@ -1,9 +1,7 @@
 import { crc32 } from 'node:zlib';
-import type { MemoryFilter } from '../models/memory-filter.js';
-import type { TagCollection } from '../models/tag-collection.js';
-import type { Logger } from '../util/logger.js';
+import type { Logger, Tags, TagFilter } from './types.js';
 import { AnnIndex, type AnnStatus, type HnswIndexOptions } from './ann-index.js';
-import { KmError } from '../errors/km-error.js';
+import { EngineError } from './engine-error.js';
 import { MAX_PLACED_SEGMENTS, placeOf, rowOfPlace, segmentOfPlace, SlotSpace } from './ann-space.js';
 import { prefaultOn } from './prefault.js';
 import { CodeSegment, codeStrideOf } from './code-segment.js';
@@ -15,9 +13,8 @@ import { ScanGate } from './scan-gate.js';
 import { ScanLanes } from './scan-lanes.js';
 import type { ScanPool } from './scan-pool.js';
 import { TagIndex } from './tag-index.js';
-import { compareRecordIds } from './result-order.js';
+import { compareRecordIds, l2norm } from './util.js';
 import { TopK } from './top-k.js';
-import { l2norm } from './vector-math.js';
 import { strideOf, VectorSegment } from './vector-segment.js';
 
 /**
@@ -36,7 +33,7 @@ export interface BaseRows {
 /** A stored record: vector in a segment row, the rest here. */
 export interface IndexEntry {
   id: string;
-  tags: TagCollection;
+  tags: Tags;
   /** Payload as JSON text: compact, and every read gets its own copy. */
   payloadJson: string;
   norm: number;
@@ -46,7 +43,7 @@ export interface IndexEntry {
 
 /** Options of {@link VectorIndex.search}. */
 export interface IndexSearchOptions {
-  filters?: readonly MemoryFilter[] | undefined;
+  filters?: readonly TagFilter[] | undefined;
   minRelevance: number;
   limit: number;
   /** Copy each result's vector (as given) into its hit. */
@@ -59,7 +56,7 @@ export interface IndexSearchOptions {
  */
 export interface IndexHit {
   id: string;
-  tags: TagCollection;
+  tags: Tags;
   payloadJson: string;
   /** The vector as given, with `withVectors`. */
   vector: Float32Array | undefined;
@@ -267,7 +264,7 @@ export class VectorIndex {
   }
 
   /** Inserts or replaces a record. */
-  upsert(id: string, vector: ArrayLike<number>, tags: TagCollection, payloadJson: string): void {
+  upsert(id: string, vector: ArrayLike<number>, tags: Tags, payloadJson: string): void {
     const norm = l2norm(vector);
     // The unit vector is written straight into its row (no temporary array per record).
     const existing = this.slotOf(id);
@@ -353,7 +350,7 @@ export class VectorIndex {
   }
 
   /** Records matching the filters, in id order, at most `limit` (`<= 0`: all). */
-  list(filters: readonly MemoryFilter[] | undefined, limit: number): IndexEntry[] {
+  list(filters: readonly TagFilter[] | undefined, limit: number): IndexEntry[] {
     const matched = this.tagIndex.match(filters);
     const slots = matched === 'all' ? this.liveSlots() : matched;
     const out: IndexEntry[] = [];
@@ -604,8 +601,8 @@ export class VectorIndex {
     const n = base.count;
     const rowBytes = strideOf(this.dimensions) * 4;
     if (rows.rowBytes !== rowBytes) {
-      throw new KmError('storage_corrupt', `a base file holds rows of ${rows.rowBytes} bytes, this index ${rowBytes}`, {
-        connector: 'simple-vector-db',
+      throw new EngineError('storage_corrupt', `a base file holds rows of ${rows.rowBytes} bytes, this index ${rowBytes}`, {
+        ofStore: true,
       });
     }
     // Codes of another layout are encoded again from the rows.
@@ -689,7 +686,7 @@ export class VectorIndex {
     for (let i = this.segments.length - 1; i >= 0; i--) if (!this.segments[i]!.full) return i;
     const lanes = this.scan ? 1 + WORKER_LANES : 1;
     if (this.segments.length >= MAX_PLACED_SEGMENTS) {
-      throw new KmError('content_too_large', `a SimpleVectorDb index holds at most ${MAX_PLACED_SEGMENTS} segments of vectors`);
+      throw new EngineError('content_too_large', `a SimpleVectorDb index holds at most ${MAX_PLACED_SEGMENTS} segments of vectors`);
     }
     const prefault = this.scan ? prefaultOn(this.scan.pool) : undefined;
     const segment = new VectorSegment(this.dimensions, lanes, prefault, this.segmentRows);

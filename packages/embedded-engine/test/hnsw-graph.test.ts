@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HnswGraph } from '../src/memory-storage/hnsw/index.js';
-import { seededRandom } from '../src/memory-storage/hnsw/seeded-random.js';
+import { HnswGraph } from '../src/hnsw/index.js';
+import { seededRandom } from '../src/hnsw/seeded-random.js';
 import { clusteredVectors, type FlatVectors, randomVectors, recall } from './hnsw-fixtures.js';
 
 const K = 10;

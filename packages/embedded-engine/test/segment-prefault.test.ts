@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CodeSegment } from '../src/memory-storage/code-segment.js';
-import { encodeRow } from '../src/memory-storage/int8-codes.js';
-import { type Prefault, PREFAULT_MIN_BYTES, prefaultOn } from '../src/memory-storage/prefault.js';
-import { ScanPool } from '../src/memory-storage/scan-pool.js';
-import { VectorSegment } from '../src/memory-storage/vector-segment.js';
+import { CodeSegment } from '../src/code-segment.js';
+import { encodeRow } from '../src/int8-codes.js';
+import { type Prefault, PREFAULT_MIN_BYTES, prefaultOn } from '../src/prefault.js';
+import { ScanPool } from '../src/scan-pool.js';
+import { VectorSegment } from '../src/vector-segment.js';
 import { seededUniform } from './seeded-uniform.js';
 
 const DIMS = 384;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VectorIndex } from '../src/memory-storage/vector-index.js';
+import { VectorIndex } from '../src/vector-index.js';
 
 describe('VectorIndex ties at the k-th place', () => {
   it('float32 and int8 keep the same tied records, by id', async () => {

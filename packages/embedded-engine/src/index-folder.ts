@@ -1,16 +1,13 @@
 import { mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KmError } from '../errors/km-error.js';
-import { PayloadFields } from '../models/memory-record.js';
-import { Bm25Index } from '../text-search/bm25-index.js';
+import { EngineError } from './engine-error.js';
 import { CODE_ENCODING } from './int8-codes.js';
-import { partitionText } from './partition-text.js';
 import { BaseFile, baseFilesSupported, writeBaseFile } from './record-base-file.js';
-import type { CheckedRecord } from './record-input.js';
 import { RecordLog, type LogEntry } from './record-log.js';
+import type { Tags } from './types.js';
+import { partitionText, TEXT_FIELD } from './util.js';
 import { VectorIndex, type IndexEntry, type VectorIndexOptions } from './vector-index.js';
 
-const CONNECTOR = 'simple-vector-db';
 const INDEX_META = 'index.json';
 /** The records as of the last checkpoint, column by column (see `record-base-file.ts`); the log holds the changes since. */
 export const BASE_FILE = 'records.base';
@@ -21,14 +18,44 @@ const PAIR_ATTEMPTS = 10;
 /** The HNSW graph of an index, beside its log (see `SimpleVectorIndexOptions.hnsw`). */
 export const HNSW_GRAPH_FILE = 'hnsw.graph';
 
+/** A record as the engine stores it: the payload is JSON text, kept as given. */
+export interface EngineRecord {
+  id: string;
+  vector: Float32Array | number[];
+  tags: Tags;
+  payloadJson: string;
+}
+
 /**
- * One SimpleVectorDb index in memory: its vectors and tags, a BM25 index over each record's
- * partition text (`payload.text`, rebuilt from the log on load: no second file), and the log
- * it was read from (its inode) and how far (bytes).
+ * A view of the records' text (`payload.text`) kept beside the vectors, e.g. a BM25 index for
+ * lexical search: told of every record put and dropped, rebuilt from the stored records on
+ * load (no file of its own).
  */
-export interface LoadedIndex {
+export interface TextView {
+  add(id: string, text: string): void;
+  remove(id: string): void;
+}
+
+/** Makes the text view of an index; `documentCount` counts its records (blank ones included). */
+export type TextViewFactory<W extends TextView> = (documentCount: () => number) => W;
+
+/** The text view of an index that keeps none (the text is then never read). */
+export const NO_TEXT_VIEW: TextView = Object.freeze({ add() {}, remove() {} });
+
+/** Settings of an index folder: its vector index's, and its text view. */
+export interface IndexFolderOptions<W extends TextView = TextView> extends VectorIndexOptions {
+  /** Makes the index's text view. @default none ({@link NO_TEXT_VIEW}) */
+  textView?: TextViewFactory<W> | undefined;
+}
+
+/**
+ * One index in memory: its vectors and tags, a text view over each record's text
+ * (`payload.text`, rebuilt from the log on load: no second file), and the log it was read from
+ * (its inode) and how far (bytes).
+ */
+export interface LoadedIndex<W extends TextView = TextView> {
   vectors: VectorIndex;
-  words: Bm25Index;
+  words: W;
   /** The index's folder (none: volatile). */
   folder: string | undefined;
   log: RecordLog | undefined;
@@ -65,16 +92,16 @@ export function putRecord(
   vector: ArrayLike<number>,
   tags: IndexEntry['tags'],
   payloadJson: string,
-  text: string = partitionText(payloadJson),
+  text?: string,
 ): void {
   loaded.vectors.upsert(id, vector, tags, payloadJson);
-  loaded.words.add(id, text);
+  if (loaded.words !== NO_TEXT_VIEW) loaded.words.add(id, text ?? partitionText(payloadJson));
 }
 
 /** Removes a record from the in-memory views. */
 export function dropRecord(loaded: LoadedIndex, id: string): void {
   loaded.vectors.delete(id);
-  loaded.words.remove(id);
+  if (loaded.words !== NO_TEXT_VIEW) loaded.words.remove(id);
 }
 
 /**
@@ -85,19 +112,26 @@ export function applyEntry(loaded: LoadedIndex, e: LogEntry): void {
   if (e.op === 'delete') {
     if (loaded.vectors.has(e.id)) dropRecord(loaded, e.id);
   } else if (e.vector && e.vector.length === loaded.vectors.dimensions) {
-    const text = e.payload ? textOf(e.payload) : mayHaveText(e.record.payloadJson) ? partitionText(e.record.payloadJson) : '';
+    const text =
+      loaded.words === NO_TEXT_VIEW
+        ? ''
+        : e.payload
+          ? textOf(e.payload)
+          : mayHaveText(e.record.payloadJson)
+            ? partitionText(e.record.payloadJson)
+            : '';
     putRecord(loaded, e.record.id, e.vector, e.record.tags as IndexEntry['tags'], e.record.payloadJson, text);
   }
 }
 
 /** False when a payload's JSON cannot hold a `text` field (no `"text"`, no escapes): no need to parse it. */
 export function mayHaveText(payloadJson: string): boolean {
-  return payloadJson.includes(`"${PayloadFields.text}"`) || payloadJson.includes('\\u');
+  return payloadJson.includes(`"${TEXT_FIELD}"`) || payloadJson.includes('\\u');
 }
 
 /** The partition text of a parsed payload, as {@link partitionText} reads it from JSON. */
 function textOf(payload: Record<string, unknown>): string {
-  const text = payload[PayloadFields.text];
+  const text = payload[TEXT_FIELD];
   return typeof text === 'string' ? text : '';
 }
 
@@ -106,12 +140,12 @@ function textOf(payload: Record<string, unknown>): string {
  * the index at start-up repairs a torn tail (`repair`); a follower reads complete entries and
  * leaves the rest to the writer.
  */
-export async function readIndexFolder(
+export async function readIndexFolder<W extends TextView = TextView>(
   folder: string,
   durable: boolean,
   repair: boolean,
-  options: VectorIndexOptions = {},
-): Promise<LoadedIndex | undefined> {
+  options: IndexFolderOptions<W> = {},
+): Promise<LoadedIndex<W> | undefined> {
   let meta: { vectorSize?: unknown; format?: unknown };
   try {
     meta = JSON.parse(await readFile(join(folder, INDEX_META), 'utf8')) as { vectorSize?: unknown; format?: unknown };
@@ -119,20 +153,20 @@ export async function readIndexFolder(
     return undefined; // not an index folder, or an index whose creation never finished
   }
   if (typeof meta.vectorSize !== 'number') {
-    throw new KmError('storage_corrupt', `${join(folder, INDEX_META)} has no vector size`, { connector: CONNECTOR });
+    throw new EngineError('storage_corrupt', `${join(folder, INDEX_META)} has no vector size`, { ofStore: true });
   }
   const format = typeof meta.format === 'number' ? meta.format : 1;
   if (format > FORMAT_WITH_BASE) {
-    throw new KmError('storage_corrupt', `${join(folder, INDEX_META)} has format ${format}, written by a newer version of km`, {
-      connector: CONNECTOR,
+    throw new EngineError('storage_corrupt', `${join(folder, INDEX_META)} has format ${format}, written by a newer version of km`, {
+      ofStore: true,
     });
   }
   for (let attempt = 1; ; attempt++) {
     const loaded = await readPair(folder, meta.vectorSize, durable, repair, format, options);
     if (loaded) return loaded;
     if (attempt === PAIR_ATTEMPTS) {
-      throw new KmError('storage_corrupt', `${folder} kept changing while it was read (another process checkpointing it)`, {
-        connector: CONNECTOR,
+      throw new EngineError('storage_corrupt', `${folder} kept changing while it was read (another process checkpointing it)`, {
+        ofStore: true,
       });
     }
   }
@@ -146,14 +180,14 @@ export async function readIndexFolder(
  * changes nothing (each entry sets a record to what it already is). Without the check, a base
  * missed just before a checkpoint wrote it and the emptied log read after would look empty.
  */
-async function readPair(
+async function readPair<W extends TextView>(
   folder: string,
   vectorSize: number,
   durable: boolean,
   repair: boolean,
   format: number,
-  options: VectorIndexOptions,
-): Promise<LoadedIndex | undefined> {
+  options: IndexFolderOptions<W>,
+): Promise<LoadedIndex<W> | undefined> {
   const log = new RecordLog(folder, durable);
   const before = (await log.position())?.ino ?? 0;
   const base = await BaseFile.open(join(folder, BASE_FILE));
@@ -185,8 +219,8 @@ async function loadBase(loaded: LoadedIndex, file: BaseFile): Promise<void> {
   const { header } = file;
   const vectors = loaded.vectors;
   if (header.dimensions !== vectors.dimensions) {
-    throw new KmError('storage_corrupt', `${file.path} holds vectors of size ${header.dimensions}, its index ${vectors.dimensions}`, {
-      connector: CONNECTOR,
+    throw new EngineError('storage_corrupt', `${file.path} holds vectors of size ${header.dimensions}, its index ${vectors.dimensions}`, {
+      ofStore: true,
     });
   }
   const { base, postings } = await file.readColumns();
@@ -201,21 +235,21 @@ async function loadBase(loaded: LoadedIndex, file: BaseFile): Promise<void> {
     // The segments refuse what cannot be a stored row (a code row's scale that is not a finite
     // number >= 0): the file's unchecked sections are damaged.
     if (!(error instanceof RangeError)) throw error;
-    throw new KmError('storage_corrupt', `${file.path} cannot be read: ${error.message}`, { connector: CONNECTOR, cause: error });
+    throw new EngineError('storage_corrupt', `${file.path} cannot be read: ${error.message}`, { ofStore: true, cause: error });
   }
-  for (let slot = 0; slot < base.count; slot++) {
+  for (let slot = 0; slot < base.count && loaded.words !== NO_TEXT_VIEW; slot++) {
     if (base.hasText[slot] === 1) loaded.words.add(base.idAt(slot), partitionText(base.payloadAt(slot)));
   }
   loaded.baseRecords = base.count;
 }
 
 /** Creates an index folder (its metadata written atomically) and its empty in-memory views. */
-export async function createIndexFolder(
+export async function createIndexFolder<W extends TextView = TextView>(
   folder: string | undefined,
   vectorSize: number,
   durable: boolean,
-  options: VectorIndexOptions = {},
-): Promise<LoadedIndex> {
+  options: IndexFolderOptions<W> = {},
+): Promise<LoadedIndex<W>> {
   let log: RecordLog | undefined;
   if (folder) {
     await mkdir(folder, { recursive: true });
@@ -231,11 +265,11 @@ export async function createIndexFolder(
  * the index's lock. Returns the view to keep: the same one, a fresh one (new to this process,
  * or compacted by another one), or undefined (not an index, or deleted by another process).
  */
-export async function catchUpIndex(
+export async function catchUpIndex<W extends TextView = TextView>(
   folder: string,
-  loaded: LoadedIndex | undefined,
-  options: VectorIndexOptions = {},
-): Promise<LoadedIndex | undefined> {
+  loaded: LoadedIndex<W> | undefined,
+  options: IndexFolderOptions<W> = {},
+): Promise<LoadedIndex<W> | undefined> {
   const position = await (loaded?.log ?? new RecordLog(folder, false)).position();
   if (loaded?.log && position && position.ino === loaded.ino && position.size >= loaded.applied) {
     if (position.size === loaded.applied) return loaded; // nothing new
@@ -260,6 +294,39 @@ export async function catchUpIndex(
   await loaded?.vectors.closeAnn(false);
   await loaded?.log?.close();
   return readIndexFolder(folder, false, false, options);
+}
+
+/**
+ * Writes records (their vector sizes checked by the caller, who holds the index's lock): appended
+ * to the log first (when the index has one), then put into the views once the scans running on
+ * worker threads finished (rows must not move under them), then the HNSW build resumed.
+ */
+export async function upsertRecords(loaded: LoadedIndex, records: readonly EngineRecord[]): Promise<void> {
+  if (loaded.log) {
+    advance(loaded, await loaded.log.append(records.map(toLogEntry)));
+    loaded.logEntries += records.length;
+    loaded.wrote = true;
+  }
+  await loaded.vectors.exclusive(() => {
+    for (const r of records) {
+      if (loaded.log && loaded.vectors.has(r.id)) loaded.log.deadEntries++;
+      putRecord(loaded, r.id, r.vector, r.tags, r.payloadJson);
+    }
+  });
+  await loaded.vectors.startAnn();
+}
+
+/** Deletes a record (logged first, when the index has a log); false when there is none. The caller holds the index's lock. */
+export async function deleteRecord(loaded: LoadedIndex, id: string): Promise<boolean> {
+  if (!loaded.vectors.has(id)) return false;
+  if (loaded.log) {
+    advance(loaded, await loaded.log.append([{ op: 'delete', id }]));
+    loaded.logEntries++;
+    loaded.wrote = true;
+  }
+  await loaded.vectors.exclusive(() => dropRecord(loaded, id));
+  if (loaded.log) loaded.log.deadEntries += 2;
+  return true;
 }
 
 /** Records how far the view has read after this process appended, when nobody wrote in between. */
@@ -354,7 +421,7 @@ async function writeMeta(folder: string, vectorSize: number, format: number): Pr
 }
 
 /** The log entry of an upsert. */
-export function toLogEntry(r: CheckedRecord): LogEntry {
+export function toLogEntry(r: EngineRecord): LogEntry {
   return {
     op: 'upsert',
     record: { id: r.id, tags: r.tags, payloadJson: r.payloadJson },
@@ -362,16 +429,17 @@ export function toLogEntry(r: CheckedRecord): LogEntry {
   };
 }
 
-function emptyIndex(
+function emptyIndex<W extends TextView>(
   folder: string | undefined,
   vectorSize: number,
   log: RecordLog | undefined,
   ino: number,
   applied: number,
-  options: VectorIndexOptions,
-): LoadedIndex {
-  const vectors = new VectorIndex(vectorSize, options);
+  options: IndexFolderOptions<W>,
+): LoadedIndex<W> {
+  const { textView, ...vectorOptions } = options;
+  const vectors = new VectorIndex(vectorSize, vectorOptions);
   // Every record is in both views: the vectors count the documents, blank ones included.
-  const words = new Bm25Index({ documentCount: () => vectors.size });
+  const words = (textView?.(() => vectors.size) ?? NO_TEXT_VIEW) as W;
   return { vectors, words, folder, log, ino, applied, baseRecords: 0, logEntries: 0, format: 1, wrote: false, retryAt: 0 };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VisitedSet } from '../src/memory-storage/hnsw/visited-set.js';
+import { VisitedSet } from '../src/hnsw/visited-set.js';
 
 describe('VisitedSet', () => {
   it('marks a node once per walk and forgets the marks at the next walk', () => {
