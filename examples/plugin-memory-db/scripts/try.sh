@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tries this example as a community author and a user would, outside the km workspace:
-#  1. packs @km/core (with @km/wire, its dependency) and @km/conformance from this checkout (build it first: pnpm build) into .packs/,
+#  1. packs @km/core (with @km/wire and @km/embedded-engine, its dependencies) and @km/conformance from this checkout (build it first: pnpm build) into .packs/,
 #  2. installs the example with npm from those tarballs, builds it (tsc), runs its conformance suite,
 #  3. starts `km serve --plugin <this folder>` from the checkout's built CLI with KM_MEMORY_DB=jsonfile,
 #     uploads this README, searches it, and prints what happened.
@@ -12,14 +12,16 @@ cli="$repo/packages/cli/dist/bin.js"
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "pack @km/wire, @km/core and @km/conformance"
+step "pack @km/wire, @km/embedded-engine, @km/core and @km/conformance"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$repo/packages/wire" && pnpm pack --pack-destination "$tmp" >/dev/null)
+(cd "$repo/packages/embedded-engine" && pnpm pack --pack-destination "$tmp" >/dev/null)
 (cd "$repo/packages/core" && pnpm pack --pack-destination "$tmp" >/dev/null)
 (cd "$repo/packages/conformance" && pnpm pack --pack-destination "$tmp" >/dev/null)
 rm -rf "$here/.packs" && mkdir -p "$here/.packs"
 mv "$tmp"/km-wire-*.tgz "$here/.packs/km-wire.tgz"
+mv "$tmp"/km-embedded-engine-*.tgz "$here/.packs/km-embedded-engine.tgz"
 mv "$tmp"/km-core-*.tgz "$here/.packs/km-core.tgz"
 mv "$tmp"/km-conformance-*.tgz "$here/.packs/km-conformance.tgz"
 ls -l "$here/.packs" | tail -n +2
