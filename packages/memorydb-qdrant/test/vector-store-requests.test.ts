@@ -26,7 +26,7 @@ const Hotel = defineRecord({
   },
 });
 
-function answer(method: string, path: string): { status: number; result: unknown } {
+function answer(method: string, path: string, body: unknown): { status: number; result: unknown } {
   const ok = (result: unknown) => ({ status: 200, result });
   const missing = { status: 404, result: null };
   if (method === 'GET' && path === '/collections') {
@@ -52,6 +52,12 @@ function answer(method: string, path: string): { status: number; result: unknown
       ? ok({ points: [point('h4', 3), point('h2')], next_page_offset: null })
       : ok({ points: [point('h3', 4), point('h1', 3)], next_page_offset: pointIdOf('h4') });
   }
+  if (method === 'POST' && path.endsWith('/points') && seen.some((s) => s.path.endsWith('/points/scroll'))) {
+    // The second step of a query with a limit: the points the scroll chose, whole.
+    const ratings: Record<string, number> = { h1: 3, h3: 4, h4: 3 };
+    const keys = Object.keys(ratings).filter((k) => (body as { ids: string[] }).ids.includes(pointIdOf(k)));
+    return ok(keys.map((k) => ({ id: pointIdOf(k), payload: { hotelId: k, hotel_name: k, description: 'd', rating: ratings[k] } })));
+  }
   if (method === 'POST' && path.endsWith('/points')) {
     return ok([{ id: pointIdOf('h1'), payload: { hotelId: 'h1', hotel_name: 'Sea View', rating: 4.5, description: 'd' } }]);
   }
@@ -59,8 +65,8 @@ function answer(method: string, path: string): { status: number; result: unknown
 }
 
 beforeAll(async () => {
-  recorder = await startRequestRecorder(({ method, path }) => {
-    const { status, result } = answer(method, new URL(path, 'http://x').pathname);
+  recorder = await startRequestRecorder(({ method, path, json }) => {
+    const { status, result } = answer(method, new URL(path, 'http://x').pathname, json);
     return {
       status,
       json: status === 404 ? { status: { error: "Not found: Collection `x` doesn't exist!" } } : { result, status: 'ok', time: 0 },
@@ -187,7 +193,7 @@ describe('Qdrant typed-store requests', () => {
     });
   });
 
-  it('query scrolls every matching point page by page with the filter, then orders them (missing values last, ties by key)', async () => {
+  it('query with a limit scrolls the key and ordered fields of every matching point, orders them (missing values last, ties by key), then retrieves the first', async () => {
     existing = HOTEL_VECTORS;
     const Listed = defineRecord({
       key: 'hotelId',
@@ -206,17 +212,22 @@ describe('Qdrant typed-store requests', () => {
       {
         filter: { must_not: [{ key: 'hotel_name', match: { value: 'x' } }] },
         limit: 256,
-        with_payload: { exclude: ['__km_vectors'] },
+        with_payload: ['hotelId', 'rating'],
         with_vector: false,
       },
       {
         filter: { must_not: [{ key: 'hotel_name', match: { value: 'x' } }] },
         limit: 256,
-        with_payload: { exclude: ['__km_vectors'] },
+        with_payload: ['hotelId', 'rating'],
         with_vector: false,
         offset: pointIdOf('h4'),
       },
     ]);
+    expect(seen.find((s) => s.method === 'POST' && s.path === '/collections/app-hotels/points')?.json).toEqual({
+      ids: ['h3', 'h1', 'h4'].map(pointIdOf),
+      with_payload: { exclude: ['__km_vectors'] },
+      with_vector: false,
+    });
     expect(records.map((r) => [r.hotelId, r.rating])).toEqual([
       ['h3', 4],
       ['h1', 3],

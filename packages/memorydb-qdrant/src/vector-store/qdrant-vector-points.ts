@@ -1,6 +1,7 @@
 import type { KeyValue, RecordDefinition } from '@km/core';
-import type { StorageRecord } from '@km/core/connector';
+import { l2norm, type StorageRecord } from '@km/core/connector';
 import { pointIdOf } from '../point-id.js';
+import type { QdrantPointLayout } from './qdrant-vector-store-options.js';
 
 /**
  * The payload field keeping a copy of each cosine vector as written (by storage name): Qdrant
@@ -20,7 +21,8 @@ export interface QdrantVectorPoint {
 /** A point as sent to Qdrant's upsert. */
 export interface QdrantVectorPointInput {
   id: string | number;
-  vector: Record<string, number[]>;
+  /** Named vectors, or the collection's one unnamed vector (see `QdrantPointLayout.unnamedVector`). */
+  vector: Record<string, number[]> | number[];
   payload: Record<string, unknown>;
 }
 
@@ -48,36 +50,51 @@ export function pointIdOfKey(key: KeyValue, definition: RecordDefinition): strin
 /**
  * The point of a storage record: the key also in the payload under its storage name (string keys
  * have no other home; integer keys are read there by range filters), data values in the payload
- * (dates as ISO 8601 strings, nulls left out), each vector under its storage name (a missing
- * optional vector is left out), and a copy of each cosine vector under {@link VECTOR_COPIES_FIELD}.
+ * (dates as ISO 8601 strings, nulls left out, `layout.jsonObjects` as parsed JSON), each vector
+ * under its storage name (a missing optional vector is left out; `layout.unnamedVector` as the
+ * unnamed vector), and a copy of each cosine vector under {@link VECTOR_COPIES_FIELD}, or its
+ * length in the payload field `layout.vectorNorms` names.
  */
-export function toVectorPoint(definition: RecordDefinition, record: StorageRecord): QdrantVectorPointInput {
+export function toVectorPoint(definition: RecordDefinition, record: StorageRecord, layout: QdrantPointLayout = {}): QdrantVectorPointInput {
   const key = record[definition.key.storageName] as KeyValue;
   const payload: Record<string, unknown> = { [definition.key.storageName]: key };
   for (const property of definition.data) {
     const value = record[property.storageName];
     if (value === null || value === undefined) continue;
-    payload[property.storageName] = value instanceof Date ? value.toISOString() : value;
+    if (typeof value === 'string' && layout.jsonObjects?.includes(property.storageName)) payload[property.storageName] = JSON.parse(value);
+    else payload[property.storageName] = value instanceof Date ? value.toISOString() : value;
   }
-  const vector: Record<string, number[]> = {};
+  let vector: Record<string, number[]> | number[] = {};
+  const named: Record<string, number[]> = {};
   const copies: Record<string, number[]> = {};
   for (const property of definition.vectors) {
     const value = record[property.storageName];
     if (value === null || value === undefined) continue;
     const floats = value instanceof Float32Array ? value : Float32Array.from(value as number[]);
-    vector[property.storageName] = Array.from(floats);
-    if (property.distance === 'cosine') copies[property.storageName] = vector[property.storageName]!;
+    const numbers = Array.from(floats);
+    if (property.storageName === layout.unnamedVector) vector = numbers;
+    else named[property.storageName] = numbers;
+    const normField = layout.vectorNorms?.[property.storageName];
+    if (normField !== undefined) payload[normField] = l2norm(floats);
+    else if (property.distance === 'cosine') copies[property.storageName] = numbers;
   }
+  if (!Array.isArray(vector)) vector = named;
   if (Object.keys(copies).length > 0) payload[VECTOR_COPIES_FIELD] = copies;
   return { id: pointIdOfKey(key, definition), vector, payload };
 }
 
 /**
  * The storage record of a point: the key from the payload (or the point id when a point written
- * by another client has none), every data property (null when absent, dates as `Date`), and the
- * vectors when asked for (a cosine vector from its copy, else as Qdrant gives it, normalised).
+ * by another client has none), every data property (null when absent, dates as `Date`,
+ * `layout.jsonObjects` as JSON text), and the vectors when asked for (a cosine vector from its
+ * copy, or scaled back by its stored length, else as Qdrant gives it, normalised).
  */
-export function fromVectorPoint(definition: RecordDefinition, point: QdrantVectorPoint, includeVectors: boolean): StorageRecord {
+export function fromVectorPoint(
+  definition: RecordDefinition,
+  point: QdrantVectorPoint,
+  includeVectors: boolean,
+  layout: QdrantPointLayout = {},
+): StorageRecord {
   const payload = point.payload ?? {};
   const { key } = definition;
   const stored = payload[key.storageName];
@@ -86,6 +103,10 @@ export function fromVectorPoint(definition: RecordDefinition, point: QdrantVecto
   };
   for (const property of definition.data) {
     const value = payload[property.storageName];
+    if (layout.jsonObjects?.includes(property.storageName)) {
+      record[property.storageName] = value !== null && typeof value === 'object' && !Array.isArray(value) ? JSON.stringify(value) : null;
+      continue;
+    }
     record[property.storageName] =
       value === null || value === undefined ? null : property.type === 'date' ? new Date(String(value)) : value;
   }
@@ -93,8 +114,15 @@ export function fromVectorPoint(definition: RecordDefinition, point: QdrantVecto
     const vectors = point.vector !== null && typeof point.vector === 'object' && !Array.isArray(point.vector) ? point.vector : {};
     const copies = (payload[VECTOR_COPIES_FIELD] ?? {}) as Record<string, unknown>;
     for (const property of definition.vectors) {
-      const value = (vectors as Record<string, unknown>)[property.storageName];
+      const value =
+        property.storageName === layout.unnamedVector ? point.vector : (vectors as Record<string, unknown>)[property.storageName];
       if (!Array.isArray(value)) continue;
+      const normField = layout.vectorNorms?.[property.storageName];
+      if (normField !== undefined) {
+        const norm = typeof payload[normField] === 'number' ? (payload[normField] as number) : 1;
+        record[property.storageName] = Float32Array.from(value as number[], (x) => x * norm);
+        continue;
+      }
       const copy = copies[property.storageName];
       record[property.storageName] = Float32Array.from((Array.isArray(copy) ? copy : value) as number[]);
     }
