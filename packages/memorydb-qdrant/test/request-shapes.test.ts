@@ -91,7 +91,7 @@ describe('Qdrant requests', () => {
     expect(seen.some((s) => s.method === 'PUT')).toBe(false);
   });
 
-  it('getSimilarList: one query request with the filter, limit and score_threshold; the vector comes back at its length', async () => {
+  it('getSimilarList: one query request with the filter and limit (minRelevance is applied by MemoryDb); the vector comes back at its length', async () => {
     collectionSize = 3;
     const db = new QdrantMemoryDb({ url, hnswEf: 64 });
     const results = [];
@@ -107,7 +107,6 @@ describe('Qdrant requests', () => {
       query: [1, 0, 0],
       filter: { must: [{ key: 'tags', match: { value: 'user:a' } }] },
       limit: 5,
-      score_threshold: 0.3,
       with_payload: true,
       with_vector: true,
       params: { exact: false, hnsw_ef: 64 },

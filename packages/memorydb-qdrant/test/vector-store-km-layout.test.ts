@@ -1,4 +1,5 @@
 import { defineRecord, isKmError } from '@km/core';
+import { KmRecordLayout } from '@km/core/connector';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { pointIdOf, QdrantVectorStoreDriver } from '../src/index.js';
 import { fromVectorPoint, toVectorPoint } from '../src/vector-store/qdrant-vector-points.js';
@@ -65,6 +66,12 @@ describe('points in KM layout', () => {
       embedding: Float32Array.from([0.6, 0, 0.8]),
     });
     expect(fromVectorPoint(Km, { ...bare, payload: { id: 'b', payload: [1] } }, false, KM)).toEqual({ id: 'b', tags: null, payload: null });
+  });
+
+  it('a point without km fields (written by another tool) still gives a KM record', () => {
+    const layout = new KmRecordLayout({ prefix: '', storageNames: { content: false } });
+    const row = fromVectorPoint(Km, { id: 7, payload: { payload: 'not an object' } }, false, KM);
+    expect(layout.fromStorage(row)).toEqual({ id: '7', vector: new Float32Array(0), tags: {}, payload: {} });
   });
 
   it('a zero vector is written with norm 0 and reads back as zeros', () => {
