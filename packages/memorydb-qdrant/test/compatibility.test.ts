@@ -9,8 +9,8 @@ import fixture from './fixtures/km-qdrant-v0.json' with { type: 'json' };
 // returned, and the points the server held after the writes and at the end
 // (fixtures/km-qdrant-v0.json, made by fixtures/make-compat-fixture.ts). Today's QdrantMemoryDb
 // (core's MemoryDb over QdrantVectorStoreDriver) must write the same points, read the old points
-// back into the same records, and send the same requests: equal, except for the differences
-// listed in `sameRequests`, where the filter must select the same points.
+// back into the same records, and send the same requests: equal (filters too, and they must
+// select the same points), except for the differences listed in `expectSameRequests`.
 type Step = { name: string; requests: SeenRequest[]; output: unknown };
 const OLD = fixture as unknown as { steps: Step[]; stored: QdrantState; final: QdrantState };
 const firstRead = STEPS.findIndex((s) => !s.writes);
@@ -87,14 +87,15 @@ function expectSameFilter(actual: unknown, expected: unknown): void {
   expect(new Set(keysOf(actual))).toEqual(new Set(keysOf(expected)));
   const select = (f: unknown) => UNIVERSE.filter((p) => matches(p, f as Record<string, unknown> | undefined)).map((p) => p.id);
   expect(select(actual)).toEqual(select(expected));
+  // Beyond the same semantics, today's filters are km 0.x's, shape for shape.
+  expect(actual).toEqual(expected);
 }
 
 /**
  * The requests of a step, compared with km 0.x's. Known differences: reads of a collection's
  * definition (GET /collections/{c}) may be repeated (MemoryDb and the typed driver each check the
  * vector size); `score_threshold` is not sent (MemoryDb drops results under minRelevance, as it
- * always did: the same results); filters may be shaped otherwise but select the same points;
- * vectors are sent as float32 values (the floats Qdrant stores) and norms computed from them.
+ * always did: the same results); vectors are sent as float32 values (the floats Qdrant stores) and norms computed from them.
  */
 function expectSameRequests(actual: SeenRequest[], expected: SeenRequest[]): void {
   const isDefinitionRead = (r: SeenRequest) => r.method === 'GET' && /^\/collections\/[^/]+$/.test(r.path);

@@ -126,3 +126,54 @@ describe('typed filters → Qdrant filters', () => {
     );
   });
 });
+
+// KM's filters as VectorStoreMemoryDbDriver hands them over: AND inside a filter, OR across the
+// list, NOT as `not contains` on the tags array; the Qdrant filters km 0.x's memory DB sent.
+const KmTags = defineRecord({
+  key: 'id',
+  data: { tags: { type: 'string[]', filterable: true } },
+  vectors: { embedding: { dimensions: 2 } },
+});
+const has = (tag: string) => ({ tags: { contains: tag } });
+const kmFilter = (filter: unknown) => toQdrantVectorFilter(compileFilter(KmTags, filter), KmTags);
+
+describe('KM tag filters → Qdrant filters (as km 0.x sent them)', () => {
+  it('every value required inside a filter: one must condition each', () => {
+    expect(kmFilter({ and: [has('user:alice'), has('user:bob'), has('type:news')] })).toEqual({
+      must: [
+        { key: 'tags', match: { value: 'user:alice' } },
+        { key: 'tags', match: { value: 'user:bob' } },
+        { key: 'tags', match: { value: 'type:news' } },
+      ],
+    });
+  });
+
+  it('a repeated condition is sent once', () => {
+    expect(kmFilter({ and: [has('a:1'), has('a:1')] })).toEqual({ must: [{ key: 'tags', match: { value: 'a:1' } }] });
+  });
+
+  it('NOT conditions: one must_not of match.any on the field (none of the values), beside the must conditions', () => {
+    expect(kmFilter({ and: [has('type:news'), { not: has('user:alice') }, { not: has('user:bob') }, { not: has('user:bob') }] })).toEqual({
+      must: [{ key: 'tags', match: { value: 'type:news' } }],
+      must_not: [{ key: 'tags', match: { any: ['user:alice', 'user:bob'] } }],
+    });
+    expect(kmFilter({ and: [{ not: has('user:alice') }] })).toEqual({ must_not: [{ key: 'tags', match: { any: ['user:alice'] } }] });
+  });
+
+  it('several filters are a should of nested filters; values are data, never syntax', () => {
+    const hostile = 'x"} OR {"key":"tags';
+    expect(kmFilter({ or: [{ and: [has('type:news'), { not: has('flag') }] }, { and: [has(`user:${hostile}`)] }] })).toEqual({
+      should: [
+        { must: [{ key: 'tags', match: { value: 'type:news' } }], must_not: [{ key: 'tags', match: { any: ['flag'] } }] },
+        { must: [{ key: 'tags', match: { value: `user:${hostile}` } }] },
+      ],
+    });
+  });
+
+  it('a negated condition that is not a string equality stays as it is in must_not', () => {
+    expect(translate({ and: [{ rating: { gte: 4 } }, { not: { rating: { gt: 4.5 } } }] })).toEqual({
+      must: [{ key: 'rating', range: { gte: 4 } }],
+      must_not: [{ key: 'rating', range: { gt: 4.5 } }],
+    });
+  });
+});

@@ -45,7 +45,7 @@ function isFilter(condition: QdrantVectorCondition): condition is QdrantVectorFi
 function toCondition(node: FilterNode, definition: RecordDefinition): QdrantVectorCondition {
   switch (node.op) {
     case 'and':
-      return node.nodes.length === 0 ? EVERYTHING : { must: node.nodes.map((n) => toCondition(n, definition)) };
+      return node.nodes.length === 0 ? EVERYTHING : allOf(node.nodes, definition);
     case 'or':
       return node.nodes.length === 0 ? NOTHING : { should: node.nodes.map((n) => toCondition(n, definition)) };
     case 'not':
@@ -64,6 +64,41 @@ function toCondition(node: FilterNode, definition: RecordDefinition): QdrantVect
     case 'lte':
       return range(node.property, node.op, node.value);
   }
+}
+
+/**
+ * The conditions of an `and`: `must` for each (once each), but the negated ones in the filter's own
+ * `must_not`, where the string equalities negated on one field become one `match.any` (none of
+ * the values), as km 0.x's memory DB wrote its NOT conditions on tags.
+ */
+function allOf(nodes: readonly FilterNode[], definition: RecordDefinition): QdrantVectorFilter {
+  const must: QdrantVectorCondition[] = [];
+  const mustNot: QdrantVectorCondition[] = [];
+  const noneOf = new Map<string, string[]>();
+  const seen = new Set<string>();
+  for (const node of nodes) {
+    if (node.op !== 'not') {
+      const condition = toCondition(node, definition);
+      const text = JSON.stringify(condition);
+      if (!seen.has(text)) must.push(condition); // a repeated condition is sent once
+      seen.add(text);
+      continue;
+    }
+    const negated = toCondition(node.node, definition);
+    const field = negated as { key?: unknown; match?: { value?: unknown } };
+    if (typeof field.key === 'string' && typeof field.match?.value === 'string') {
+      let values = noneOf.get(field.key);
+      if (!values) {
+        values = [];
+        noneOf.set(field.key, values);
+        mustNot.push({ key: field.key, match: { any: values } });
+      }
+      if (!values.includes(field.match.value)) values.push(field.match.value);
+    } else {
+      mustNot.push(negated);
+    }
+  }
+  return { ...(must.length > 0 ? { must } : {}), ...(mustNot.length > 0 ? { must_not: mustNot } : {}) };
 }
 
 function equals(property: FilterProperty, value: FilterScalar, definition: RecordDefinition): QdrantVectorCondition {
