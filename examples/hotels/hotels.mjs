@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDefaultEmbeddingGenerator } from '@km/ai-local';
-import { collectionSearchTool, SimpleVectorStore } from '@km/core';
+import { collectionSearchTool, SimpleVectorStore } from '@km/collections';
 import { HOTELS } from './hotel-data.mjs';
 import { hotelRecord } from './hotel-record.mjs';
 
@@ -170,7 +170,7 @@ try {
 /**
  * Prints search results, best first, with their cosine similarity.
  * @param {string} title
- * @param {import('@km/core').VectorSearchResult<Hotel>[]} results
+ * @param {import('@km/collections').VectorSearchResult<Hotel>[]} results
  * @param {(hotel: Hotel) => string} [detail]
  */
 function show(title, results, detail = (r) => `rating ${r.rating.toFixed(1)}, ${r.pricePerNight} €`) {
@@ -181,7 +181,7 @@ function show(title, results, detail = (r) => `rating ${r.rating.toFixed(1)}, ${
   console.log();
 }
 
-/** @param {import('@km/core').VectorSearchResult<Hotel>[]} results */
+/** @param {import('@km/collections').VectorSearchResult<Hotel>[]} results */
 function assertBestFirst(results) {
   const scores = results.map((r) => r.score);
   assert.deepEqual(
@@ -191,7 +191,7 @@ function assertBestFirst(results) {
   );
 }
 
-/** @param {import('@km/core').VectorSearchResult<Hotel>[]} results */
+/** @param {import('@km/collections').VectorSearchResult<Hotel>[]} results */
 function keysOf(results) {
   return results.map(({ record }) => record.hotelId);
 }

@@ -1,4 +1,5 @@
-import { type CollectionSearchTool, type CollectionSearchToolOutput, InvalidInputError } from '@km/core';
+import { InvalidInputError } from '@km/core';
+import type { CollectionSearchTool, CollectionSearchToolOutput } from '@km/collections';
 import { type JSONSchema7, jsonSchema, tool } from 'ai';
 import type { MemoryTool, ToolCallOptions } from './memory-tools.js';
 

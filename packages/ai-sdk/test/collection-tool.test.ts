@@ -1,11 +1,5 @@
-import {
-  type CollectionSearchTool,
-  type CollectionSearchToolOutput,
-  collectionSearchTool,
-  defineRecord,
-  isKmError,
-  SimpleVectorStore,
-} from '@km/core';
+import { defineRecord, isKmError } from '@km/core';
+import { type CollectionSearchTool, collectionSearchTool, type CollectionSearchToolOutput, SimpleVectorStore } from '@km/collections';
 import { VocabularyEmbeddingGenerator } from '@km/conformance';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';

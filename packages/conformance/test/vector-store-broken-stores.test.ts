@@ -1,4 +1,5 @@
-import { VectorStore, type KeyValue } from '@km/core';
+import type { KeyValue } from '@km/core';
+import { VectorStore } from '@km/collections';
 import { SimpleVectorStoreDriver, type FilterNode, type StorageRecord, type VectorStoreDriver } from '@km/core/connector';
 import { describe, expect, it } from 'vitest';
 import { caseOutcome } from './case-outcome.js';

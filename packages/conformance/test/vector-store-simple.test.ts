@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineRecord, SimpleVectorStore } from '@km/core';
+import { defineRecord } from '@km/core';
+import { SimpleVectorStore } from '@km/collections';
 import { afterAll, beforeAll } from 'vitest';
 import { describeVectorStore } from '../src/index.js';
 

@@ -216,10 +216,9 @@ export {
   MAX_COLLECTION_NAME_LENGTH,
 } from './vector-store/collection-name.js';
 export { checkDefinitionSupported } from './vector-store/definition-support.js';
-export { FILTER_OPERATORS } from './vector-store/vector-store.js';
-export { VectorStoreCollection } from './vector-store/vector-store-collection.js';
+export { FILTER_OPERATORS } from './vector-store/filter-operators.js';
 export { SimpleVectorStoreDriver, type SimpleVectorStoreDriverOptions } from './vector-store/simple/simple-vector-store-driver.js';
-export { toKmError } from './vector-store/driver-call.js';
+export { callDriver, throwIfAborted, toKmError } from './vector-store/driver-call.js';
 export { VectorStoreMemoryDbDriver } from './memory-storage/vector-store-memory-db-driver.js';
 export {
   DEFAULT_KM_STORAGE_NAMES,

@@ -146,10 +146,9 @@ export {
 } from './tracing/trace-context.js';
 export { traceContextOfMessage, withTraceContext } from './tracing/message-trace-context.js';
 
-// Typed vector-store collections (record definitions, stores, collections, the filter language)
+// Record definitions and the filter language of typed collections (the stores, collections, chat
+// history and agent tools are @km/collections)
 export { defineRecord } from './vector-store/record-definition.js';
-export { VectorStore, type VectorStoreCapabilities, type VectorStoreOptions } from './vector-store/vector-store.js';
-export { SimpleVectorStore, type SimpleVectorStoreOptions } from './vector-store/simple/simple-vector-store.js';
 export type {
   DataPropertyDefinition,
   DataPropertyType,
@@ -165,50 +164,3 @@ export type {
   VectorValue,
 } from './vector-store/record-definition-types.js';
 export type { FilterOperators, VectorStoreFilter } from './vector-store/vector-store-filter-types.js';
-export type {
-  CollectionOptions,
-  GetRecordOptions,
-  IVectorStore,
-  IVectorStoreCollection,
-  RecordQueryOptions,
-  VectorSearchOptions,
-  LexicalSearchOptions,
-  VectorSearchResult,
-} from './vector-store/vector-store-types.js';
-
-// Chat history and search-as-tool over typed collections
-export {
-  ChatHistory,
-  type ChatRecallOptions,
-  type ChatRecallResult,
-  DEFAULT_RECALL_TOP,
-  DEFAULT_RECENT_LIMIT,
-  MAX_RECENT_LIMIT,
-  type RecentMessagesOptions,
-} from './chat-history/chat-history.js';
-export {
-  type ChatHistoryDefinitionOptions,
-  type ChatMessageRecord,
-  chatHistoryDefinition,
-} from './chat-history/chat-history-definition.js';
-export {
-  CHAT_ROLES,
-  type ChatMessage,
-  type ChatMessageInput,
-  type ChatRole,
-  checkChatMessageInput,
-  checkChatRole,
-  checkSessionId,
-  MAX_SESSION_ID_BYTES,
-} from './chat-history/chat-message.js';
-export {
-  type CollectionSearchTool,
-  type CollectionSearchToolOptions,
-  type CollectionSearchToolOutput,
-  type CollectionSearchToolResult,
-  collectionSearchTool,
-  DEFAULT_TOOL_MAX_TOP,
-  DEFAULT_TOOL_TOP,
-} from './agent-tools/collection-search-tool.js';
-export type { JsonSchema } from './agent-tools/search-tool-schema.js';
-export type { JsonValue } from './agent-tools/json-record.js';

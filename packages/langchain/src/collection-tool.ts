@@ -1,4 +1,4 @@
-import type { CollectionSearchTool } from '@km/core';
+import type { CollectionSearchTool } from '@km/collections';
 import { type DynamicStructuredTool, tool } from '@langchain/core/tools';
 import type { JsonSchema7Type } from '@langchain/core/utils/json_schema';
 

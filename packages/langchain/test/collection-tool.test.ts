@@ -1,4 +1,5 @@
-import { type CollectionSearchTool, collectionSearchTool, defineRecord, isKmError, SimpleVectorStore } from '@km/core';
+import { defineRecord, isKmError } from '@km/core';
+import { type CollectionSearchTool, collectionSearchTool, SimpleVectorStore } from '@km/collections';
 import { VocabularyEmbeddingGenerator } from '@km/conformance';
 import type { ToolMessage } from '@langchain/core/messages';
 import { ToolInputParsingException } from '@langchain/core/tools';

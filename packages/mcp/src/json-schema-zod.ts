@@ -1,4 +1,5 @@
-import { InvalidInputError, type JsonSchema } from '@km/core';
+import { InvalidInputError } from '@km/core';
+import type { JsonSchema } from '@km/collections';
 import { z } from 'zod';
 
 /** The keywords {@link zodOfJsonSchema} understands: those of km's tool input schemas. */

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { type CollectionSearchTool, type IKernelMemory, InvalidInputError, normalizeIndexName } from '@km/core';
+import { type IKernelMemory, InvalidInputError, normalizeIndexName } from '@km/core';
+import type { CollectionSearchTool } from '@km/collections';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolContext } from './tool-context.js';
 import type { ToolErrorLogger } from './tool-errors.js';

@@ -1,14 +1,5 @@
-import {
-  type CollectionSearchTool,
-  collectionSearchTool,
-  defineRecord,
-  HashingEmbeddingGenerator,
-  isKmError,
-  type JsonSchema,
-  KernelMemoryBuilder,
-  SimpleVectorStore,
-  silentLogger,
-} from '@km/core';
+import { defineRecord, HashingEmbeddingGenerator, isKmError, KernelMemoryBuilder, silentLogger } from '@km/core';
+import { type CollectionSearchTool, collectionSearchTool, type JsonSchema, SimpleVectorStore } from '@km/collections';
 import { VocabularyEmbeddingGenerator } from '@km/conformance';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';

@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { defineRecord, isKmError, type RecordDefinition, VectorStore } from '@km/core';
+import { defineRecord, isKmError, type RecordDefinition } from '@km/core';
+import { VectorStore } from '@km/collections';
 import { compileFilter, matchesFilter, vectorScore, type StorageRecord } from '@km/core/connector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filterToSql, PostgresVectorStoreDriver } from '../src/index.js';

@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { defineRecord, isKmError, SimpleVectorStore } from '@km/core';
+import { defineRecord, isKmError } from '@km/core';
+import { SimpleVectorStore } from '@km/collections';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresVectorStore } from '../src/index.js';
 

@@ -17,7 +17,7 @@ const CASE_TIMEOUT_MS = 60_000;
  *
  * ```ts
  * import { describeVectorStore } from '@km/conformance';
- * import { VectorStore } from '@km/core';
+ * import { VectorStore } from '@km/collections';
  *
  * describeVectorStore({
  *   name: 'my-db',

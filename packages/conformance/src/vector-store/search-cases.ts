@@ -1,4 +1,5 @@
-import type { DistanceFunction, KeyValue, VectorSearchResult } from '@km/core';
+import type { DistanceFunction, KeyValue } from '@km/core';
+import type { VectorSearchResult } from '@km/collections';
 import { expect } from 'vitest';
 import { generatedKey } from './record-values.js';
 import { seededVectors } from './seeded-random.js';

@@ -1,4 +1,5 @@
-import { isKmError, type CollectionOptions, type IVectorStoreCollection, type RecordDefinition, type VectorStore } from '@km/core';
+import { isKmError, type RecordDefinition } from '@km/core';
+import type { CollectionOptions, IVectorStoreCollection, VectorStore } from '@km/collections';
 import { eventually, randomName } from '../util/async.js';
 import type { VectorStoreSuiteOptions } from './vector-store-suite-options.js';
 

@@ -1,4 +1,5 @@
-import type { RecordDefinition, VectorStore } from '@km/core';
+import type { RecordDefinition } from '@km/core';
+import type { VectorStore } from '@km/collections';
 
 /** How {@link describeVectorStore} gets stores of the connector under test. */
 export interface VectorStoreSuiteOptions {

@@ -1,4 +1,5 @@
-import { type CollectionSearchTool, InvalidInputError } from '@km/core';
+import { InvalidInputError } from '@km/core';
+import type { CollectionSearchTool } from '@km/collections';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { zodOfJsonSchema } from '../json-schema-zod.js';

@@ -1,4 +1,4 @@
-import { VectorStore } from '@km/core';
+import { VectorStore } from '@km/collections';
 import type { AzureAiSearchVectorStoreOptions } from './azure-ai-search-vector-store-options.js';
 import { AzureAiSearchVectorStoreDriver } from './azure-ai-search-vector-store-driver.js';
 

@@ -1,4 +1,4 @@
-import { VectorStore, type VectorStoreOptions } from '@km/core';
+import { VectorStore, type VectorStoreOptions } from '@km/collections';
 import { ElasticsearchVectorStoreDriver } from './elasticsearch-vector-store-driver.js';
 import type { ElasticsearchVectorStoreOptions } from './elasticsearch-vector-store-options.js';
 

@@ -1,4 +1,4 @@
-import { VectorStore } from '@km/core';
+import { VectorStore } from '@km/collections';
 import type { MongoDbVectorStoreOptions } from './mongodb-vector-store-options.js';
 import { MongoDbVectorStoreDriver } from './mongodb-vector-store-driver.js';
 

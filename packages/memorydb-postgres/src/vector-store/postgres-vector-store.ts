@@ -1,4 +1,4 @@
-import { VectorStore } from '@km/core';
+import { VectorStore } from '@km/collections';
 import { PostgresVectorStoreDriver } from './postgres-vector-store-driver.js';
 import type { PostgresVectorStoreOptions } from './postgres-vector-store-options.js';
 

@@ -1,4 +1,4 @@
-import { VectorStore, type VectorStoreOptions } from '@km/core';
+import { VectorStore, type VectorStoreOptions } from '@km/collections';
 import { QdrantVectorStoreDriver } from './qdrant-vector-store-driver.js';
 import type { QdrantVectorStoreOptions } from './qdrant-vector-store-options.js';
 

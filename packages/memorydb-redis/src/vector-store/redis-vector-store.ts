@@ -1,4 +1,4 @@
-import { VectorStore } from '@km/core';
+import { VectorStore } from '@km/collections';
 import type { RedisVectorStoreOptions } from './redis-vector-store-options.js';
 import { RedisVectorStoreDriver } from './redis-vector-store-driver.js';
 

@@ -1,5 +1,5 @@
-import { InvalidInputError } from '../errors/km-error.js';
-import { toDateValue } from '../vector-store/date-value.js';
+import { InvalidInputError } from '@km/core';
+import { toDateValue } from '@km/core/connector';
 import type { ToolFilterProperty, ToolFilterValueType } from './search-tool-schema.js';
 
 /** A search tool's input after checking. */

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { defineRecord, type ITextEmbeddingGenerator, isKmError } from '@km/core';
 import { ChatHistory } from '../src/chat-history/chat-history.js';
 import { chatHistoryDefinition } from '../src/chat-history/chat-history-definition.js';
-import type { ITextEmbeddingGenerator } from '../src/contracts/text-embedding-generator.js';
-import { isKmError } from '../src/errors/km-error.js';
-import { defineRecord } from '../src/vector-store/record-definition.js';
-import { SimpleVectorStore } from '../src/vector-store/simple/simple-vector-store.js';
+import { SimpleVectorStore } from '../src/simple-vector-store.js';
 
 const VOCABULARY = ['hotel', 'sea', 'mountain', 'pool', 'breakfast', 'train', 'price', 'room'];
 const DIMENSIONS = VOCABULARY.length + 1;

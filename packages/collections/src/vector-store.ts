@@ -1,28 +1,16 @@
-import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
-import { checkCollectionName, isCollectionName } from './collection-name.js';
-import { checkDefinitionSupported } from './definition-support.js';
-import { callDriver } from './driver-call.js';
-import { DATA_PROPERTY_TYPES } from './record-definition.js';
-import type { DataPropertyType, DistanceFunction, KeyType, RecordDefinition } from './record-definition-types.js';
+import type { DataPropertyType, DistanceFunction, ITextEmbeddingGenerator, KeyType, RecordDefinition } from '@km/core';
+import {
+  callDriver,
+  checkCollectionName,
+  checkDefinitionSupported,
+  DATA_PROPERTY_TYPES,
+  FILTER_OPERATORS,
+  type FilterOperator,
+  isCollectionName,
+  type VectorStoreDriver,
+} from '@km/core/connector';
 import { VectorStoreCollection } from './vector-store-collection.js';
-import type { VectorStoreDriver } from './vector-store-driver.js';
-import type { FilterOperator } from './vector-store-filter-types.js';
 import type { CollectionOptions, IVectorStore, IVectorStoreCollection } from './vector-store-types.js';
-
-/** Every filter operator, what a driver translates when it lists none. */
-export const FILTER_OPERATORS: readonly FilterOperator[] = Object.freeze([
-  'and',
-  'or',
-  'not',
-  'eq',
-  'ne',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'in',
-  'contains',
-]);
 
 /** Options of a {@link VectorStore}. */
 export interface VectorStoreOptions {

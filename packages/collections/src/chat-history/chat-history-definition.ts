@@ -1,6 +1,4 @@
-import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
-import { defineRecord } from '../vector-store/record-definition.js';
-import type { DistanceFunction, RecordDefinition, VectorValue } from '../vector-store/record-definition-types.js';
+import { defineRecord, type DistanceFunction, type ITextEmbeddingGenerator, type RecordDefinition, type VectorValue } from '@km/core';
 
 /** A chat message as a chat-history collection stores it (see {@link chatHistoryDefinition}). */
 export interface ChatMessageRecord {

@@ -1,5 +1,5 @@
-import { InvalidInputError } from '../errors/km-error.js';
-import type { RecordDefinition, ResolvedDataProperty, ResolvedVectorProperty } from './record-definition-types.js';
+import { InvalidInputError, type RecordDefinition } from '@km/core';
+import type { ResolvedDataProperty, ResolvedVectorProperty } from '@km/core/connector';
 
 /** Default `top` of a search. */
 export const DEFAULT_SEARCH_TOP = 3;

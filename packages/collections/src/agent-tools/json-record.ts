@@ -1,4 +1,4 @@
-import type { ResolvedDataProperty } from '../vector-store/record-definition-types.js';
+import type { ResolvedDataProperty } from '@km/core/connector';
 
 /** A value that `JSON.stringify` writes and `JSON.parse` reads back unchanged. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DriverRecordQuery, DriverVectorQuery, FilterOperator, StorageRecord, VectorStoreDriver } from '../src/connector.js';
+import type { DriverRecordQuery, DriverVectorQuery, FilterOperator, StorageRecord, VectorStoreDriver } from '@km/core/connector';
 import {
   CL100KTokenizer,
   defineRecord,
@@ -9,8 +9,8 @@ import {
   KmError,
   type KeyValue,
   type RecordDefinition,
-  VectorStore,
-} from '../src/index.js';
+} from '@km/core';
+import { VectorStore } from '../src/vector-store.js';
 
 /**
  * A driver that records the calls the wrapper makes and answers from a map, or with scripted

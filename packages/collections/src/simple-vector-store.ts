@@ -1,7 +1,6 @@
-import type { ITextEmbeddingGenerator } from '../../contracts/text-embedding-generator.js';
-import type { Logger } from '../../util/logger.js';
-import { VectorStore } from '../vector-store.js';
-import { SimpleVectorStoreDriver } from './simple-vector-store-driver.js';
+import type { ITextEmbeddingGenerator, Logger } from '@km/core';
+import { SimpleVectorStoreDriver } from '@km/core/connector';
+import { VectorStore } from './vector-store.js';
 
 /** Options of {@link SimpleVectorStore}. */
 export interface SimpleVectorStoreOptions {

@@ -1,5 +1,5 @@
-import { InvalidInputError } from '../errors/km-error.js';
-import { unstorableTextReason } from '../validation/unstorable-text.js';
+import { InvalidInputError } from '@km/core';
+import { unstorableTextReason } from '@km/core/connector';
 
 /** Roles a chat message may have. */
 export const CHAT_ROLES = Object.freeze(['system', 'user', 'assistant', 'tool'] as const);

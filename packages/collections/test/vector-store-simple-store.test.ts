@@ -2,11 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ITextEmbeddingGenerator } from '../src/contracts/text-embedding-generator.js';
-import { isKmError } from '../src/errors/km-error.js';
-import { defineRecord } from '../src/vector-store/record-definition.js';
-import { SimpleVectorStore } from '../src/vector-store/simple/simple-vector-store.js';
-import { random } from './vector-store-simple-fixtures.js';
+import { defineRecord, type ITextEmbeddingGenerator, isKmError } from '@km/core';
+import { SimpleVectorStore } from '../src/simple-vector-store.js';
+import { random } from './seeded-random.js';
 
 const dirs: string[] = [];
 afterAll(async () => {

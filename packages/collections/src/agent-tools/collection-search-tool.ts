@@ -1,9 +1,7 @@
-import { InvalidInputError } from '../errors/km-error.js';
-import { compileFilter } from '../vector-store/filter-compiler.js';
-import type { KeyValue, RecordDefinition, ResolvedDataProperty, ResolvedVectorProperty } from '../vector-store/record-definition-types.js';
-import { MAX_SEARCH_TOP } from '../vector-store/search-options.js';
-import type { VectorStoreFilter } from '../vector-store/vector-store-filter-types.js';
-import type { IVectorStoreCollection } from '../vector-store/vector-store-types.js';
+import { InvalidInputError, type KeyValue, type RecordDefinition, type VectorStoreFilter } from '@km/core';
+import { compileFilter, type ResolvedDataProperty, type ResolvedVectorProperty } from '@km/core/connector';
+import { MAX_SEARCH_TOP } from '../search-options.js';
+import type { IVectorStoreCollection } from '../vector-store-types.js';
 import { type JsonValue, toJsonRecord } from './json-record.js';
 import { parseSearchToolInput } from './search-tool-input.js';
 import { type JsonSchema, searchToolInputSchema, toolFilterProperties } from './search-tool-schema.js';

@@ -1,4 +1,4 @@
-import type { DataPropertyType, RecordDefinition } from '../vector-store/record-definition-types.js';
+import type { DataPropertyType, RecordDefinition } from '@km/core';
 
 /**
  * The JSON Schema keywords a tool's input schema uses: a subset of draft 2020-12 that MCP,

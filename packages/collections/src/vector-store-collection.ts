@@ -1,17 +1,25 @@
-import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
-import { InvalidInputError, KmError } from '../errors/km-error.js';
-import { callDriver } from './driver-call.js';
-import { compileFilter, filterOperatorsOf } from './filter-compiler.js';
-import type { KeyValue, RecordDefinition, ResolvedVectorProperty } from './record-definition-types.js';
-import { checkKey } from './record-key.js';
-import { checkVectorValue, fromStorageRecord, type MappedRecord, storedKey, toStorageRecord } from './record-mapping.js';
+import { type ITextEmbeddingGenerator, InvalidInputError, type KeyValue, KmError, type RecordDefinition } from '@km/core';
+import {
+  callDriver,
+  checkKey,
+  checkVectorValue,
+  compileFilter,
+  type FilterNode,
+  filterOperatorsOf,
+  fromStorageRecord,
+  isBetter,
+  type MappedRecord,
+  passesMinScore,
+  type ResolvedVectorProperty,
+  type StorageRecord,
+  storedKey,
+  toStorageRecord,
+  unsupportedFilter,
+  type VectorStoreDriver,
+} from '@km/core/connector';
 import { checkQueryOptions } from './query-options.js';
 import { checkLexicalOptions, checkSearchOptions } from './search-options.js';
-import { unsupportedFilter } from './unsupported-filter.js';
 import { embedVectors, type EmbeddingTask, missingGenerator } from './vector-embedding.js';
-import { isBetter, passesMinScore } from './vector-score.js';
-import type { StorageRecord, VectorStoreDriver } from './vector-store-driver.js';
-import type { FilterNode } from './vector-store-filter-types.js';
 import type {
   GetRecordOptions,
   IVectorStoreCollection,

@@ -1,8 +1,5 @@
-import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
-import { KmError } from '../errors/km-error.js';
-import type { ResolvedVectorProperty } from './record-definition-types.js';
-import { throwIfAborted } from './driver-call.js';
-import { checkVectorValue } from './record-mapping.js';
+import { type ITextEmbeddingGenerator, KmError } from '@km/core';
+import { checkVectorValue, type ResolvedVectorProperty, throwIfAborted } from '@km/core/connector';
 
 /** One vector to compute: the text of its `embed` source and where to put the result. */
 export interface EmbeddingTask {

@@ -1,5 +1,4 @@
-import { InvalidInputError } from '../errors/km-error.js';
-import type { RecordDefinition } from './record-definition-types.js';
+import { InvalidInputError, type RecordDefinition } from '@km/core';
 
 /** Default `top` of a read by filter. */
 export const DEFAULT_QUERY_TOP = 100;

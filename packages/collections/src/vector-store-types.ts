@@ -1,6 +1,4 @@
-import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
-import type { KeyValue, RecordDefinition } from './record-definition-types.js';
-import type { VectorStoreFilter } from './vector-store-filter-types.js';
+import type { ITextEmbeddingGenerator, KeyValue, RecordDefinition, VectorStoreFilter } from '@km/core';
 
 /** Options of a read by key. */
 export interface GetRecordOptions {

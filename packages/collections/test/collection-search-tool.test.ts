@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { defineRecord, type ITextEmbeddingGenerator, isKmError } from '@km/core';
 import { collectionSearchTool } from '../src/agent-tools/collection-search-tool.js';
 import type { JsonSchema } from '../src/agent-tools/search-tool-schema.js';
-import type { ITextEmbeddingGenerator } from '../src/contracts/text-embedding-generator.js';
-import { isKmError } from '../src/errors/km-error.js';
-import { defineRecord } from '../src/vector-store/record-definition.js';
-import { SimpleVectorStore } from '../src/vector-store/simple/simple-vector-store.js';
+import { SimpleVectorStore } from '../src/simple-vector-store.js';
 
 const VOCABULARY = ['sea', 'mountain', 'quiet', 'pool', 'spa', 'city', 'old', 'view'];
 const DIMENSIONS = VOCABULARY.length + 1;

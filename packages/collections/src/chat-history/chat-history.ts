@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { InvalidInputError } from '../errors/km-error.js';
-import type { RecordDefinition } from '../vector-store/record-definition-types.js';
-import type { VectorStoreFilter } from '../vector-store/vector-store-filter-types.js';
-import type { IVectorStoreCollection } from '../vector-store/vector-store-types.js';
+import { InvalidInputError, type RecordDefinition, type VectorStoreFilter } from '@km/core';
+import type { IVectorStoreCollection } from '../vector-store-types.js';
 import type { ChatMessageRecord } from './chat-history-definition.js';
 import {
   type ChatMessage,
