@@ -22,7 +22,7 @@ export interface MemoryMcpServerOptions {
   /** Receives unexpected (non-km) errors of tool calls, whose details stay out of the results. @default none */
   log?: ToolErrorLogger;
   /**
-   * Searches over typed collections (see `collectionSearchTool` in @km/core), offered next to
+   * Searches over typed collections (see `collectionSearchTool` in @km/collections), offered next to
    * the memory tools, also in read-only mode (they only read). Names must be unique and differ
    * from the memory tools'. @default none
    */

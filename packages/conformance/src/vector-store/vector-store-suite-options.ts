@@ -6,7 +6,7 @@ export interface VectorStoreSuiteOptions {
   /** Shown in the report, e.g. `postgres (PGlite)`. */
   name: string;
   /**
-   * A fresh store (core's `VectorStore` over the connector's driver); called once per test, and
+   * A fresh store (the `VectorStore` of `@km/collections` over the connector's driver); called once per test, and
    * closed by the suite after it. What the suite expects comes from `store.capabilities`.
    */
   createStore(): Promise<VectorStore>;

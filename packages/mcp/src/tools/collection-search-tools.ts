@@ -33,7 +33,7 @@ export function checkCollectionToolNames(tools: readonly CollectionSearchTool[],
     if (typeof tool?.name !== 'string' || typeof tool.execute !== 'function' || typeof tool.inputSchema !== 'object') {
       throw new InvalidInputError(
         'invalid_argument',
-        'collections must hold collection search tools (see collectionSearchTool in @km/core)',
+        'collections must hold collection search tools (see collectionSearchTool in @km/collections)',
       );
     }
     if (tool.inputSchema?.type !== 'object') {
