@@ -14,7 +14,7 @@ export interface CollectionToolInput {
 export type CollectionTool = MemoryTool<CollectionToolInput, CollectionSearchToolOutput>;
 
 /**
- * An AI SDK tool over a typed collection's search tool (`collectionSearchTool` of @km/core):
+ * An AI SDK tool over a typed collection's search tool (`collectionSearchTool` of @km/collections):
  * its description, its JSON Schema as the input schema, and `execute`, which checks the input
  * (a bad one throws `InvalidInputError`, which the AI SDK hands to the model as a tool error)
  * and returns `{ results }`. The AI SDK's abort signal stops the search.

@@ -2,7 +2,7 @@ import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { BaseFile, mayHaveText, VectorIndex, type VectorIndexOptions, writeBaseFile } from '@km/embedded-engine';
-import { MemoryFilters, SimpleVectorDb, type MemoryFilter, type MemoryRecord } from '../src/index.js';
+import { isKmError, MemoryFilters, SimpleVectorDb, type MemoryFilter, type MemoryRecord } from '../src/index.js';
 import { collect, useTempDirs } from './helpers.js';
 import { seededUniform } from './seeded-uniform.js';
 
@@ -260,6 +260,23 @@ describe('SimpleVectorDb base file', () => {
     const newer = await make();
     await writeFile(join(newer, 'docs', 'index.json'), JSON.stringify({ vectorSize: DIMS, format: 3 }));
     await expect(open(newer).count('docs')).rejects.toMatchObject({ code: 'storage_corrupt', message: /newer version/ });
+
+    // The engine's errors reach callers as core's KmErrors naming the store, on every path that opens the index.
+    const paths: Record<string, (db: SimpleVectorDb) => Promise<unknown>> = {
+      count: (db) => db.count('docs'),
+      getList: (db) => collect(db.getList('docs')),
+      getSimilarList: (db) => collect(db.getSimilarList('docs', record(0, random).vector, { limit: 3, minRelevance: -1 })),
+      upsert: (db) => db.upsert('docs', record(500, random)),
+      delete: (db) => db.delete('docs', { id: 'r1' }),
+    };
+    for (const [name, call] of Object.entries(paths)) {
+      const error = await call(open(damaged)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isKmError(error), name).toBe(true);
+      expect(error, name).toMatchObject({ code: 'storage_corrupt', connector: 'simple-vector-db' });
+    }
   });
 
   it('an HNSW graph saved beside a base file loads back onto the base records', async () => {

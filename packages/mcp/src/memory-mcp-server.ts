@@ -42,7 +42,7 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
  * Every tool has a JSON schema with described arguments and returns text plus structured
  * content; a bad argument or a km error is a tool error (`isError: true`), never a crash.
  * Connect it to any transport of the SDK (see `runStdioServer`, `handleStreamableHttp`).
- * `collections` adds searches over typed collections (`collectionSearchTool` of @km/core); with
+ * `collections` adds searches over typed collections (`collectionSearchTool` of @km/collections); with
  * no memory (`undefined`) the server offers only those.
  *
  * ```ts

@@ -7,11 +7,15 @@ import { KmError } from '../errors/km-error.js';
  */
 export function fromEngineError(error: unknown, connector: string): unknown {
   if (!isEngineError(error)) return error;
-  return new KmError(error.code, error.message, {
+  const translated = new KmError(error.code, error.message, {
     connector: error.ofStore ? connector : undefined,
     cause: error.cause,
     transient: error.transient,
   });
+  // Keep the frames of the line in the engine that threw, not those of this translation.
+  const frames = error.stack?.indexOf('\n    at ') ?? -1;
+  if (frames >= 0) translated.stack = `${translated.name}: ${translated.message}${error.stack!.slice(frames)}`;
+  return translated;
 }
 
 /** Runs `call`, translating an engine error it throws (see {@link fromEngineError}). */

@@ -2,7 +2,7 @@
 ;; Float rows are `stride` floats long (stride a multiple of 4, zero padded), 16-byte aligned, back
 ;; to back. Code rows (int8 quantisation, see code-segment.ts) are `codeStride` bytes: `codeBytes`
 ;; int8 codes (a multiple of 16, zero padded), then the row's f32 scale, then padding.
-;; Regenerate the embedded binary with `pnpm --filter @km/core gen:wasm` after editing this file.
+;; Regenerate the embedded binary with `pnpm --filter @km/embedded-engine gen:wasm` after editing this file.
 (module
   (import "env" "memory" (memory 1 65536 shared))
 
