@@ -45,7 +45,7 @@ export class VectorStoreMemoryDbDriver implements MemoryDbDriver {
     if (!store.keyTypes.includes('string')) refuse('holds no string keys');
     if (!store.distances.includes('cosine')) refuse('has no cosine distance');
     if (typeof store.vectorDimensions !== 'function') refuse('cannot read the vector size of a collection (vectorDimensions)');
-    if (typeof store.query !== 'function') refuse('cannot list records (query)');
+    if (typeof store.query !== 'function' && typeof store.queryPages !== 'function') refuse('cannot list records (query)');
     this.name = store.name;
     this.capabilities = { zeroVectors: store.zeroVectors ?? false };
     this.maxBatchSize = store.maxBatchSize;
@@ -106,17 +106,40 @@ export class VectorStoreMemoryDbDriver implements MemoryDbDriver {
     return found.map(([row, score]) => [this.layout.fromStorage(row), score]);
   }
 
+  /**
+   * The index's records by id: page by page from the store's `queryPages` when it has one (each
+   * page read when the caller gets to it), else from one `query` call.
+   */
   async *list(index: string, query: DriverList): AsyncIterable<MemoryRecord> {
     const definition = await this.definitionOf(index);
-    const rows = await this.call(index, () =>
-      this.store.query!(this.layout.collectionOf(index), definition, {
-        filter: this.tagFilter(definition, query.filters),
-        orderBy: [{ storageName: definition.key.storageName, descending: false }],
-        limit: query.limit ?? Number.MAX_SAFE_INTEGER,
-        includeVectors: query.withEmbeddings,
-        signal: query.signal,
-      }),
-    );
+    const collection = this.layout.collectionOf(index);
+    const recordQuery = {
+      filter: this.tagFilter(definition, query.filters),
+      orderBy: [{ storageName: definition.key.storageName, descending: false }],
+      limit: query.limit ?? Number.MAX_SAFE_INTEGER,
+      includeVectors: query.withEmbeddings,
+      signal: query.signal,
+    };
+    if (typeof this.store.queryPages === 'function') {
+      const pages = await this.call(index, async () => this.store.queryPages!(collection, definition, recordQuery)[Symbol.asyncIterator]());
+      let done = false;
+      try {
+        while (true) {
+          const next = await this.call(index, () => pages.next());
+          if (next.done) {
+            done = true;
+            return;
+          }
+          for (const row of next.value) yield this.layout.fromStorage(row);
+        }
+      } catch (error) {
+        done = true; // a failed iterator is finished
+        throw error;
+      } finally {
+        if (!done) await pages.return?.();
+      }
+    }
+    const rows = await this.call(index, () => this.store.query!(collection, definition, recordQuery));
     for (const row of rows) yield this.layout.fromStorage(row);
   }
 

@@ -135,6 +135,14 @@ export interface VectorStoreDriver {
    */
   query?(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]>;
   /**
+   * The records {@link query} returns (same filter, order, `limit`, vectors and signal), as pages
+   * in order, each read from the backend when the caller asks for it: a listing of millions of
+   * records is never held whole. Errors (`collection_not_found` on a collection deleted while
+   * listing) surface during iteration; a caller that stops early ends the iteration (`return`).
+   * Optional: `MemoryDb` lists with it when present, else with {@link query}.
+   */
+  queryPages?(name: string, definition: RecordDefinition, query: DriverRecordQuery): AsyncIterable<StorageRecord[]>;
+  /**
    * Records that match the filter and hold words of the query in `query.property` (a `fullText`
    * string property), best first (ties by key), at most `query.limit`, with a lexical score in
    * [0, 1) monotone in the backend's full-text score. Optional: it declares lexical search; a
