@@ -242,4 +242,65 @@ describe('query: order and paging', () => {
     ]);
     expect(await d.query('notes', Note, byKey(1500))).toHaveLength(1500);
   });
+
+  it('queryPages yields each page before it asks for the next', async () => {
+    const d = driver(KM_STORAGE);
+    await d.createCollection('notes', Note);
+    const ids = Array.from({ length: 2500 }, (_, i) => `r${String(i).padStart(4, '0')}`);
+    await d.upsert(
+      'notes',
+      Note,
+      ids.map((id) => note(id)),
+    );
+    es.requests.length = 0;
+    const sizes: number[] = [];
+    for await (const page of d.queryPages('notes', Note, byKey(Number.MAX_SAFE_INTEGER))) {
+      expect(searches()).toHaveLength(sizes.length + 1);
+      sizes.push(page.length);
+    }
+    expect(sizes).toEqual([1000, 1000, 500]);
+  });
+
+  it('runs of ids whose orders differ are sorted where they stand, across pages, limited or not, both ways', async () => {
+    const d = driver(KM_STORAGE);
+    await d.createCollection('notes', Note);
+    // Runs of odd ids around page boundaries (999/1000, 1999/2000) and at both ends.
+    const ids = Array.from({ length: 2400 }, (_, i) => {
+      const base = `r${String(i).padStart(4, '0')}`;
+      const odd = i < 3 || (i >= 995 && i < 1005) || (i >= 1990 && i < 2010) || i >= 2395;
+      return odd ? `${base}${ODD[i % 3]}` : base;
+    });
+    for (let i = 0; i < ids.length; i += 500)
+      await d.upsert(
+        'notes',
+        Note,
+        ids.slice(i, i + 500).map((id) => note(id)),
+      );
+    const utf16 = [...ids].sort(compareRecordIds);
+    for (const limit of [Number.MAX_SAFE_INTEGER, 2, 997, 1000, 1001, 2000, 2397]) {
+      for (const descending of [false, true]) {
+        const want = (descending ? [...utf16].reverse() : utf16).slice(0, limit);
+        const pages: string[][] = [];
+        for await (const page of d.queryPages('notes', Note, byKey(limit, descending))) pages.push(page.map((r) => String(r.id)));
+        expect(pages.flat(), `${limit} ${descending}`).toEqual(want);
+        expect(await d.query('notes', Note, byKey(limit, descending)).then((rs) => rs.map((r) => r.id))).toEqual(want);
+      }
+    }
+  });
+
+  it('a caller that stops after the first page makes one request', async () => {
+    const d = driver(KM_STORAGE);
+    await d.createCollection('notes', Note);
+    await d.upsert(
+      'notes',
+      Note,
+      Array.from({ length: 1500 }, (_, i) => note(`r${String(i).padStart(4, '0')}`)),
+    );
+    es.requests.length = 0;
+    for await (const page of d.queryPages('notes', Note, byKey(Number.MAX_SAFE_INTEGER))) {
+      expect(page).toHaveLength(1000);
+      break;
+    }
+    expect(searches()).toHaveLength(1);
+  });
 });

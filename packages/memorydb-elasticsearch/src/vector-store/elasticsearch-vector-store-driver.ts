@@ -223,29 +223,96 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
     return field.dims;
   }
 
+  /** Every page of {@link queryPages}, collected. */
+  async query(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]> {
+    const records: StorageRecord[] = [];
+    for await (const page of this.queryPages(name, definition, query)) records.push(...page);
+    return records;
+  }
+
   /**
    * Records matching the filter, sorted by the fields asked for (missing values last), then by
-   * the key, paged with `search_after`. Ordered by a string key alone (how `MemoryDb` lists),
-   * they come in UTF-16 code-unit order (`compareRecordIds`), where Elasticsearch sorts keywords
-   * by UTF-8 bytes: the two orders differ only between characters from U+E000 up and characters
-   * outside the BMP, so the first `limit` hits are kept when none of their keys holds such a
-   * character (no other key can come before them in either order), and otherwise every match is
-   * read and sorted here. Other string sorts keep Elasticsearch's byte order.
+   * the key, read a page of {@link QUERY_PAGE} at a time with `search_after` and yielded page by
+   * page. Ordered by a string key alone (how `MemoryDb` lists), they come in UTF-16 code-unit
+   * order (`compareRecordIds`), where Elasticsearch sorts keywords by UTF-8 bytes: the two orders
+   * differ only between characters from U+E000 up and characters outside the BMP, so a key
+   * holding neither sits at the same place in both orders. Such keys pass through as read; a run
+   * of consecutive keys that hold one is held until the next key that holds none (or the end)
+   * and sorted here, and a limited read that ends inside such a run reads on to its end. Only
+   * those runs are held: a listing whose keys all hold such characters is held whole, any other
+   * is never held past its current page and run. Other string sorts keep Elasticsearch's byte
+   * order.
    */
-  async query(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]> {
+  async *queryPages(name: string, definition: RecordDefinition, query: DriverRecordQuery): AsyncGenerator<StorageRecord[]> {
     const request = recordQueryRequest(definition, query, this.storage);
     const key = definition.key.storageName;
     const limit = Math.max(0, query.limit);
-    let hits = await this.pages(name, query.signal, request, limit);
-    if (definition.key.type !== 'integer' && query.orderBy.every((o) => o.storageName === key)) {
-      const keyOf = (hit: estypes.SearchHit<Source>) => String(hit._source?.[key] ?? hit._id);
-      if (hits.length === limit && hits.some((hit) => ORDER_SENSITIVE.test(keyOf(hit)))) {
-        hits = await this.pages(name, query.signal, request, Number.POSITIVE_INFINITY);
+    const records = (hits: Array<estypes.SearchHit<Source>>) =>
+      hits.map((hit) => fromElasticsearchDocument(definition, hit._id, hit._source!, query.includeVectors, this.storage));
+    if (definition.key.type === 'integer' || !query.orderBy.every((o) => o.storageName === key)) {
+      let after: estypes.SortResults | undefined;
+      for (let read = 0; read < limit; ) {
+        const size = Math.min(QUERY_PAGE, limit - read);
+        const page = await this.rawSearch(name, query.signal, { ...request, size, ...(after ? { search_after: after } : {}) });
+        const found = page.filter((hit) => hit._source);
+        if (found.length > 0) yield records(found);
+        read += page.length;
+        if (page.length < size) return;
+        after = page[page.length - 1]!.sort;
       }
-      const sign = query.orderBy[0]?.descending ? -1 : 1;
-      hits = hits.sort((a, b) => sign * compareRecordIds(keyOf(a), keyOf(b))).slice(0, limit);
+      return;
     }
-    return hits.map((hit) => fromElasticsearchDocument(definition, hit._id, hit._source!, query.includeVectors, this.storage));
+    const keyOf = (hit: estypes.SearchHit<Source>) => String(hit._source?.[key] ?? hit._id);
+    const sign = query.orderBy[0]?.descending ? -1 : 1;
+    let left = limit;
+    /** Consecutive hits (in Elasticsearch's order) whose keys hold order-sensitive characters. */
+    let run: Array<estypes.SearchHit<Source>> = [];
+    const flushRun = (out: Array<estypes.SearchHit<Source>>) => {
+      if (run.length === 0) return;
+      const sorted = run.sort((a, b) => sign * compareRecordIds(keyOf(a), keyOf(b))).slice(0, left);
+      left -= sorted.length;
+      out.push(...sorted);
+      run = [];
+    };
+    // The first pass reads the first `limit` hits, as km has always asked. When it stops inside a
+    // run, a second pass reads the hits again from the start (pages of QUERY_PAGE), passes over
+    // those already dealt with, and reads on until the run ends.
+    let passed = 0; // hits of Elasticsearch's order before the open run: yielded, or without _source
+    for (const bound of [limit, Number.POSITIVE_INFINITY]) {
+      run = [];
+      let after: estypes.SortResults | undefined;
+      for (let read = 0; left > 0 && read < bound; ) {
+        const size = Math.min(QUERY_PAGE, bound - read);
+        const page = await this.rawSearch(name, query.signal, { ...request, size, ...(after ? { search_after: after } : {}) });
+        const out: Array<estypes.SearchHit<Source>> = [];
+        for (const [i, hit] of page.entries()) {
+          if (left === 0) break;
+          const at = read + i;
+          if (at < passed) continue;
+          if (!hit._source) {
+            if (run.length === 0) passed = at + 1;
+            continue;
+          }
+          if (ORDER_SENSITIVE.test(keyOf(hit))) {
+            run.push(hit);
+            continue;
+          }
+          flushRun(out);
+          if (left > 0) {
+            out.push(hit);
+            left--;
+          }
+          passed = at + 1;
+        }
+        read += page.length;
+        const ended = page.length < size;
+        if (ended) flushRun(out); // the last run is complete
+        if (out.length > 0) yield records(out);
+        if (ended) return;
+        after = page[page.length - 1]!.sort;
+      }
+      if (run.length === 0 || left === 0) return;
+    }
   }
 
   /** Closes the client the connector built (a client given in is left open). */
@@ -285,26 +352,6 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
       const error = bulkItemError({ status: failed?.status ?? 0, error: failed?.error ?? {} }, name);
       throw (error as KmError).code === 'index_not_found' ? collectionNotFound(name, error) : error;
     }
-  }
-
-  /** Up to `limit` hits of a sorted search, a page of at most {@link QUERY_PAGE} at a time (`search_after`). */
-  private async pages(
-    name: string,
-    signal: AbortSignal | undefined,
-    request: estypes.SearchRequest,
-    limit: number,
-  ): Promise<Array<estypes.SearchHit<Source>>> {
-    const found: Array<estypes.SearchHit<Source>> = [];
-    let after: estypes.SortResults | undefined;
-    for (let read = 0; read < limit; ) {
-      const size = Math.min(QUERY_PAGE, limit - read);
-      const page = await this.rawSearch(name, signal, { ...request, size, ...(after ? { search_after: after } : {}) });
-      found.push(...page.filter((hit) => hit._source));
-      read += page.length;
-      if (page.length < size) break;
-      after = page[page.length - 1]!.sort;
-    }
-    return found;
   }
 
   /** Runs a search on the index (none on a missing one); hits without `_source` are dropped. */
