@@ -270,6 +270,86 @@ describe('query', () => {
   });
 });
 
+describe('queryPages', () => {
+  const hotels = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => ({ '@search.score': 1, hotelId: documentKeyOf(`h${String(from + i).padStart(5, '0')}`) }));
+
+  it('by key: each page of 1000 is yielded before the next is asked for, with the requests query sends', async () => {
+    searchPages = [hotels(0, 1000), hotels(1000, 1000), hotels(2000, 3)];
+    const q = {
+      filter: undefined,
+      orderBy: [{ storageName: 'hotelId', descending: false }],
+      limit: Number.MAX_SAFE_INTEGER,
+      includeVectors: false,
+    };
+    const sizes: number[] = [];
+    for await (const page of open().queryPages('hotels', Hotel, q)) {
+      expect(requests('/docs/search.post.search')).toHaveLength(sizes.length + 1);
+      sizes.push(page.length);
+    }
+    expect(sizes).toEqual([1000, 1000, 3]);
+    const searches = requests('/docs/search.post.search').map((s) => s.json as Record<string, unknown>);
+    expect(searches.map((s) => [s.top, s.filter])).toEqual([
+      [1000, undefined],
+      [1000, `hotelId gt '${documentKeyOf('h00999')}'`],
+      [1000, `hotelId gt '${documentKeyOf('h01999')}'`],
+    ]);
+    seen.length = 0;
+    searchPages = [hotels(0, 1000), hotels(1000, 1000), hotels(2000, 3)];
+    expect(await open().query!('hotels', Hotel, q)).toHaveLength(2003);
+    expect(requests('/docs/search.post.search').map((s) => (s.json as Record<string, unknown>).filter)).toEqual(
+      searches.map((s) => s.filter),
+    );
+  });
+
+  it('a limit cuts the last page; a caller that stops early sends no more requests', async () => {
+    searchPages = [hotels(0, 1000), hotels(1000, 500)];
+    const q = { filter: undefined, orderBy: [{ storageName: 'hotelId', descending: false }], limit: 1500, includeVectors: false };
+    const pages: number[] = [];
+    for await (const page of open().queryPages('hotels', Hotel, q)) pages.push(page.length);
+    expect(pages).toEqual([1000, 500]);
+    expect(requests('/docs/search.post.search').map((s) => (s.json as Record<string, unknown>).top)).toEqual([1000, 500]);
+    seen.length = 0;
+    searchPages = [hotels(0, 1000), hotels(1000, 500)];
+    for await (const _ of open().queryPages('hotels', Hotel, q)) break;
+    expect(requests('/docs/search.post.search')).toHaveLength(1);
+  });
+});
+
+describe('search limit', () => {
+  it('a vector search asks for the whole limit (top and k), past 1000; the SDK reads on through the pages the service returns', async () => {
+    const hits = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => ({ '@search.score': 1 - (from + i) / 10_000, hotelId: documentKeyOf(`h${from + i}`) }));
+    answerNext = [
+      {
+        json: {
+          value: hits(0, 1000),
+          '@odata.nextLink': `${recorder.url}/indexes('kmvs-hotels')/docs/search.post.search?api-version=2024-07-01`,
+          '@search.nextPageParameters': {
+            top: 1500,
+            skip: 1000,
+            vectorQueries: [{ kind: 'vector', vector: [1, 0, 0], k: 2500, fields: 'embedding' }],
+          },
+        },
+      },
+      { json: { value: hits(1000, 1500) } },
+    ];
+    const results = await open().search('hotels', Hotel, {
+      vectorProperty: Hotel.vectors[0]!,
+      vector: new Float32Array([1, 0, 0]),
+      limit: 2500,
+      filter: undefined,
+      includeVectors: false,
+    });
+    const searches = requests('/docs/search.post.search').map((s) => s.json as Record<string, unknown>);
+    expect(searches[0]).toMatchObject({ top: 2500, vectorQueries: [{ k: 2500 }] });
+    expect(searches).toHaveLength(2);
+    expect(searches[1]).toMatchObject({ skip: 1000 });
+    expect(results).toHaveLength(2500);
+    expect(results[2499]![0]).toMatchObject({ hotelId: 'h2499' });
+  });
+});
+
 describe('keys too long to store', () => {
   it('get and delete leave them out (no record can have them); upsert refuses them with invalid_argument', async () => {
     const long = 'x'.repeat(321);

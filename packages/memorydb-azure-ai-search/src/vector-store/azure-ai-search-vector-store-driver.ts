@@ -180,7 +180,8 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
   async search(name: string, definition: RecordDefinition, query: DriverVectorQuery): Promise<Array<[StorageRecord, number]>> {
     checkFieldNames(definition);
     const filter = toODataVectorFilter(query.filter);
-    const limit = Math.min(MAX_PAGE, query.limit);
+    // The whole limit in one request (as km 0.x asked); the SDK reads on through the pages the service returns.
+    const limit = query.limit;
     if (filter === MATCH_NOTHING || limit <= 0) return [];
     const vector = query.vectorProperty;
     // Dot and Euclidean hits are scored from their vector, so it is read back.
@@ -209,20 +210,31 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
     ]);
   }
 
-  /**
-   * Records matching the filter in the given order: the keys and order fields of every match are
-   * read in pages of 1000 through the key (`$orderby` on the key, `key gt 'last'`, as the memory
-   * DB lists; the key field must be sortable, as in the indexes this store creates), sorted here
-   * (`recordOrder`: missing values last, ties by key), then the first records read by key. Its
-   * cost grows with the number of matching records, not with `limit`.
-   */
+  /** Every page of {@link queryPages}, collected. */
   async query(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]> {
+    const records: StorageRecord[] = [];
+    for await (const page of this.queryPages(name, definition, query)) records.push(...page);
+    return records;
+  }
+
+  /**
+   * Records matching the filter in the given order, a page at a time. By string key ascending (how
+   * the memory DB lists): pages of up to 1000 ordered by the key, each after the last key seen
+   * (`key gt 'last'`), each yielded when read. Any other order: the keys and order fields of
+   * every match are read in pages of 1000 through the key (the key field must be sortable, as in
+   * the indexes this store creates) and sorted here (`recordOrder`: missing values last, ties by
+   * key), then the first `limit` records are read by key and yielded 1000 at a time; that order
+   * holds every match's key and order fields at once, and its cost grows with the number of
+   * matching records, not with `limit`.
+   */
+  async *queryPages(name: string, definition: RecordDefinition, query: DriverRecordQuery): AsyncGenerator<StorageRecord[]> {
     checkFieldNames(definition);
     const filter = toODataVectorFilter(query.filter);
-    if (filter === MATCH_NOTHING || query.limit <= 0) return [];
+    if (filter === MATCH_NOTHING || query.limit <= 0) return;
     const keyField = definition.key.storageName;
     if (definition.key.type === 'string' && query.orderBy.every((o) => o.storageName === keyField && !o.descending)) {
-      return this.inKeyOrder(name, definition, filter, query.limit, query.includeVectors, query.signal);
+      yield* this.inKeyOrder(name, definition, filter, query.limit, query.includeVectors, query.signal);
+      return;
     }
     const sortFields = new Set(query.orderBy.map((o) => o.storageName).filter((f) => f !== keyField));
     const partial = { ...definition, data: definition.data.filter((d) => sortFields.has(d.storageName)), vectors: [] };
@@ -240,41 +252,40 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
         top: MAX_PAGE,
         select: [keyField, ...sortFields],
       });
-      if (page === undefined) return [];
+      if (page === undefined) return;
       rows.push(...page.map(({ document }) => fromAzureDocument(partial, document, false)));
       if (page.length < MAX_PAGE) break;
       after = String(page.at(-1)!.document[keyField]);
     }
     const order = recordOrder(keyField, query.orderBy);
     const wanted = rows.sort(order).slice(0, query.limit);
-    const records = await this.get(
-      name,
-      definition,
-      wanted.map((r) => r[keyField] as KeyValue),
-      query.includeVectors,
-    );
-    // Deleted since they matched: left out.
-    return records.sort(order);
+    for (let start = 0; start < wanted.length; start += MAX_PAGE) {
+      const keys = wanted.slice(start, start + MAX_PAGE).map((r) => r[keyField] as KeyValue);
+      // Deleted since they matched: left out.
+      const records = await this.get(name, definition, keys, query.includeVectors);
+      if (records.length > 0) yield records.sort(order);
+    }
   }
 
   /**
    * Records matching the filter in key order, read in pages of up to 1000 ordered by the key, each
    * after the last key seen (`key gt 'last'`): document keys sort as string keys do
-   * (`documentKeyOf`), so for string keys this is the order of `query` by the key, in one request per page.
+   * (`documentKeyOf`), so for string keys this is the order of `query` by the key, in one request
+   * per page, each page yielded when read.
    */
-  private async inKeyOrder(
+  private async *inKeyOrder(
     name: string,
     definition: RecordDefinition,
     filter: string | undefined,
     limit: number,
     includeVectors: boolean,
     signal: AbortSignal | undefined,
-  ): Promise<StorageRecord[]> {
+  ): AsyncGenerator<StorageRecord[]> {
     const keyField = definition.key.storageName;
-    const records: StorageRecord[] = [];
+    let read = 0;
     let after: string | undefined;
-    while (records.length < limit) {
-      const top = Math.min(MAX_PAGE, limit - records.length);
+    while (read < limit) {
+      const top = Math.min(MAX_PAGE, limit - read);
       const page = [filter && after ? `(${filter})` : filter, after ? `${keyField} gt ${odataString(after)}` : undefined];
       const conditions = page.filter((c): c is string => c !== undefined);
       const hits = await this.read(
@@ -288,12 +299,12 @@ export class AzureAiSearchVectorStoreDriver implements VectorStoreDriver {
         },
         signal,
       );
-      if (hits === undefined) return records;
-      records.push(...hits.map(({ document }) => fromAzureDocument(definition, document, includeVectors)));
-      if (hits.length < top) break;
+      if (hits === undefined) return;
+      read += hits.length;
+      if (hits.length > 0) yield hits.map(({ document }) => fromAzureDocument(definition, document, includeVectors));
+      if (hits.length < top) return;
       after = String(hits.at(-1)!.document[keyField]);
     }
-    return records;
   }
 
   /**
