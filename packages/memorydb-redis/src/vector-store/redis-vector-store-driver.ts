@@ -194,21 +194,31 @@ export class RedisVectorStoreDriver implements VectorStoreDriver {
     });
   }
 
+  /**
+   * HMGET of each key, {@link PAGE} keys at a time: each page's commands are sent together (one
+   * pipeline) and answered before the next page is sent, so a long list of keys never has more
+   * than one page of commands in flight.
+   */
   async get(name: string, definition: RecordDefinition, keys: readonly KeyValue[], includeVectors: boolean): Promise<StorageRecord[]> {
     if (keys.length === 0) return [];
     const fields = this.storedFields(definition, includeVectors);
-    // Sent together, node-redis writes them as one pipeline.
-    const rows = (await this.call(
-      name,
-      (c) => Promise.all(keys.map((k) => c.hmGet(this.hashKey(name, k), fields))),
-      true,
-    )) as FieldValue[][];
     const records: StorageRecord[] = [];
-    rows.forEach((row, i) => {
-      // Every record has its key field: all null means no such hash.
-      if (row.every((v) => v === null || v === undefined)) return;
-      records.push(fromVectorHash(definition, keys[i]!, Object.fromEntries(fields.map((f, j) => [f, row[j]])), includeVectors, this.plain));
-    });
+    for (let start = 0; start < keys.length; start += PAGE) {
+      const page = keys.slice(start, start + PAGE);
+      // Sent together, node-redis writes them as one pipeline.
+      const rows = (await this.call(
+        name,
+        (c) => Promise.all(page.map((k) => c.hmGet(this.hashKey(name, k), fields))),
+        true,
+      )) as FieldValue[][];
+      rows.forEach((row, i) => {
+        // Every record has its key field: all null means no such hash.
+        if (row.every((v) => v === null || v === undefined)) return;
+        records.push(
+          fromVectorHash(definition, page[i]!, Object.fromEntries(fields.map((f, j) => [f, row[j]])), includeVectors, this.plain),
+        );
+      });
+    }
     return records;
   }
 
@@ -251,35 +261,44 @@ export class RedisVectorStoreDriver implements VectorStoreDriver {
     return results;
   }
 
-  /**
-   * Records matching the filter in the given order: the keys of every matching hash are read
-   * through an aggregation cursor (`FT.AGGREGATE … LOAD 1 @key WITHCURSOR`, as `RedisMemoryDb`
-   * lists), the fields of the order read (HMGET, pipelined) and sorted here (`recordOrder`:
-   * missing values last, ties by key), then the first `limit` records read. Proportional to the
-   * number of matching records, not to `limit`.
-   */
+  /** Every page of {@link queryPages}, collected. */
   async query(name: string, definition: RecordDefinition, query: DriverRecordQuery): Promise<StorageRecord[]> {
+    const records: StorageRecord[] = [];
+    for await (const page of this.queryPages(name, definition, query)) records.push(...page);
+    return records;
+  }
+
+  /**
+   * Records matching the filter in the given order, a page at a time: the keys of every matching
+   * hash are read through an aggregation cursor (`FT.AGGREGATE … LOAD 1 @key WITHCURSOR`, as
+   * `RedisMemoryDb` lists; it returns them in no order, so they are held whole: keys only), the
+   * fields of the order read (HMGET, a page of keys at a time) and sorted here (`recordOrder`:
+   * missing values last, ties by key), then the first `limit` records read {@link PAGE} at a time,
+   * each page yielded before the next is read. Proportional to the number of matching records,
+   * not to `limit`.
+   */
+  async *queryPages(name: string, definition: RecordDefinition, query: DriverRecordQuery): AsyncGenerator<StorageRecord[]> {
     const filter = toRedisVectorQuery(query.filter, attributeNames(definition));
-    if (filter === MATCH_NOTHING || query.limit <= 0) return [];
+    if (filter === MATCH_NOTHING || query.limit <= 0) return;
     const keys = await this.matchingKeys(name, definition, filter);
-    if (keys.length === 0) return [];
+    if (keys.length === 0) return;
     const order = recordOrder(definition.key.storageName, query.orderBy);
     const sortFields = [...new Set(query.orderBy.map((o) => o.storageName).filter((f) => f !== definition.key.storageName))];
     let wanted = keys;
     if (sortFields.length > 0) {
       const sortable = definition.data.filter((d) => sortFields.includes(d.storageName));
       const partial = { ...definition, data: sortable, vectors: [] };
-      const rows: StorageRecord[] = [];
-      for (let start = 0; start < keys.length; start += PAGE)
-        rows.push(...(await this.get(name, partial, keys.slice(start, start + PAGE), false)));
+      const rows = await this.get(name, partial, keys, false);
       wanted = rows.sort(order).map((r) => r[definition.key.storageName] as KeyValue);
     } else {
       wanted = [...keys].sort((a, b) => order({ [definition.key.storageName]: a }, { [definition.key.storageName]: b }));
     }
     const top = wanted.slice(0, query.limit);
-    const records = await this.get(name, definition, top, query.includeVectors);
-    // Deleted since they matched: left out; the rest in the order found.
-    return records.sort(order);
+    for (let start = 0; start < top.length; start += PAGE) {
+      const records = await this.get(name, definition, top.slice(start, start + PAGE), query.includeVectors);
+      // Deleted since they matched: left out; the rest in the order found.
+      if (records.length > 0) yield records.sort(order);
+    }
   }
 
   async close(): Promise<void> {
