@@ -303,4 +303,32 @@ describe('query: order and paging', () => {
     }
     expect(searches()).toHaveLength(1);
   });
+
+  it('a run longer than a page holds its keys only, then reads its records by key a page at a time (mget)', async () => {
+    const d = driver(KM_STORAGE);
+    await d.createCollection('notes', Note);
+    // 2500 odd ids in one run, between two ordinary ones.
+    const ids = ['a0', ...Array.from({ length: 2500 }, (_, i) => `b${String(i).padStart(4, '0')}${ODD[i % 3]}`), 'c0'];
+    for (let i = 0; i < ids.length; i += 500)
+      await d.upsert(
+        'notes',
+        Note,
+        ids.slice(i, i + 500).map((id) => note(id)),
+      );
+    const utf16 = [...ids].sort(compareRecordIds);
+    for (const [limit, descending] of [
+      [Number.MAX_SAFE_INTEGER, false],
+      [Number.MAX_SAFE_INTEGER, true],
+      [1500, false],
+    ] as const) {
+      es.requests.length = 0;
+      const pages: string[][] = [];
+      for await (const page of d.queryPages('notes', Note, byKey(limit, descending))) pages.push(page.map((r) => String(r.id)));
+      expect(pages.flat(), `${limit} ${descending}`).toEqual((descending ? [...utf16].reverse() : utf16).slice(0, limit));
+      expect(Math.max(...pages.map((p) => p.length))).toBeLessThanOrEqual(1000);
+      const mgets = es.requests.filter((r) => r.path.includes('/_mget')).map((r) => (r.json as { ids: string[] }).ids.length);
+      expect(mgets.length).toBeGreaterThan(0);
+      expect(Math.max(...mgets)).toBeLessThanOrEqual(1000);
+    }
+  });
 });

@@ -239,9 +239,9 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
    * holding neither sits at the same place in both orders. Such keys pass through as read; a run
    * of consecutive keys that hold one is held until the next key that holds none (or the end)
    * and sorted here, and a limited read that ends inside such a run reads on to its end. Only
-   * those runs are held: a listing whose keys all hold such characters is held whole, any other
-   * is never held past its current page and run. Other string sorts keep Elasticsearch's byte
-   * order.
+   * those runs are held, whole hits up to a page of them; a longer run (a listing whose keys all
+   * hold such characters is one) holds its keys only, then reads its records again by key
+   * (`mget`, a page at a time) once sorted. Other string sorts keep Elasticsearch's byte order.
    */
   async *queryPages(name: string, definition: RecordDefinition, query: DriverRecordQuery): AsyncGenerator<StorageRecord[]> {
     const request = recordQueryRequest(definition, query, this.storage);
@@ -265,26 +265,51 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
     const keyOf = (hit: estypes.SearchHit<Source>) => String(hit._source?.[key] ?? hit._id);
     const sign = query.orderBy[0]?.descending ? -1 : 1;
     let left = limit;
-    /** Consecutive hits (in Elasticsearch's order) whose keys hold order-sensitive characters. */
-    let run: Array<estypes.SearchHit<Source>> = [];
-    const flushRun = (out: Array<estypes.SearchHit<Source>>) => {
-      if (run.length === 0) return;
-      const sorted = run.sort((a, b) => sign * compareRecordIds(keyOf(a), keyOf(b))).slice(0, left);
-      left -= sorted.length;
-      out.push(...sorted);
-      run = [];
+    /**
+     * Consecutive hits (in Elasticsearch's order) whose keys hold order-sensitive characters; past
+     * {@link QUERY_PAGE} of them only their keys are held (`slim`), the records read again by key
+     * (`mget`, a page at a time) once the run is sorted.
+     */
+    let run: Array<{ key: string; hit: estypes.SearchHit<Source> | undefined }> = [];
+    let slim = false;
+    const hold = (hit: estypes.SearchHit<Source>) => {
+      run.push({ key: keyOf(hit), hit: slim ? undefined : hit });
+      if (!slim && run.length > QUERY_PAGE) {
+        slim = true;
+        for (const held of run) held.hit = undefined;
+      }
     };
+    const byKey = (keys: string[]) => this.get(name, definition, keys, query.includeVectors);
+    /** Adds the run, sorted and cut to what is left, to `out`; a slim run yields `out`, then its records a page at a time. */
+    async function* flushRun(out: StorageRecord[]): AsyncGenerator<StorageRecord[]> {
+      const sorted = run.sort((a, b) => sign * compareRecordIds(a.key, b.key)).slice(0, left);
+      const readAgain = slim;
+      left -= sorted.length;
+      run = [];
+      slim = false;
+      if (!readAgain) {
+        out.push(...records(sorted.map((held) => held.hit!)));
+        return;
+      }
+      if (out.length > 0) yield out.splice(0);
+      for (let start = 0; start < sorted.length; start += QUERY_PAGE) {
+        // Deleted since they were listed: left out.
+        const found = await byKey(sorted.slice(start, start + QUERY_PAGE).map((held) => held.key));
+        if (found.length > 0) yield found;
+      }
+    }
     // The first pass reads the first `limit` hits, as km has always asked. When it stops inside a
     // run, a second pass reads the hits again from the start (pages of QUERY_PAGE), passes over
     // those already dealt with, and reads on until the run ends.
     let passed = 0; // hits of Elasticsearch's order before the open run: yielded, or without _source
     for (const bound of [limit, Number.POSITIVE_INFINITY]) {
       run = [];
+      slim = false;
       let after: estypes.SortResults | undefined;
       for (let read = 0; left > 0 && read < bound; ) {
         const size = Math.min(QUERY_PAGE, bound - read);
         const page = await this.rawSearch(name, query.signal, { ...request, size, ...(after ? { search_after: after } : {}) });
-        const out: Array<estypes.SearchHit<Source>> = [];
+        const out: StorageRecord[] = [];
         for (const [i, hit] of page.entries()) {
           if (left === 0) break;
           const at = read + i;
@@ -294,20 +319,20 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
             continue;
           }
           if (ORDER_SENSITIVE.test(keyOf(hit))) {
-            run.push(hit);
+            hold(hit);
             continue;
           }
-          flushRun(out);
+          yield* flushRun(out);
           if (left > 0) {
-            out.push(hit);
+            out.push(...records([hit]));
             left--;
           }
           passed = at + 1;
         }
         read += page.length;
         const ended = page.length < size;
-        if (ended) flushRun(out); // the last run is complete
-        if (out.length > 0) yield records(out);
+        if (ended) yield* flushRun(out); // the last run is complete
+        if (out.length > 0) yield out;
         if (ended) return;
         after = page[page.length - 1]!.sort;
       }
