@@ -153,6 +153,17 @@ describe('Elasticsearch requests', () => {
     expect(searches[1]).toMatchObject({ search_after: ['r0999'] });
   });
 
+  it('getList streams: the first record comes before the second page is asked for', async () => {
+    dims = 3;
+    listPages = [Array.from({ length: 1000 }, (_, i) => ({ id: `r${String(i).padStart(4, '0')}` })), [{ id: 'r1000' }]];
+    const searchCount = () => seen.filter((s) => s.path.startsWith('/km-notes/_search')).length;
+    const counts: number[] = [];
+    for await (const record of db().getList('notes', { withEmbeddings: true })) {
+      if (record.id === 'r0000' || record.id === 'r0999' || record.id === 'r1000') counts.push(searchCount());
+    }
+    expect(counts).toEqual([1, 1, 2]);
+  });
+
   it('index names: {indexPrefix}{index} as before, 255 bytes in all; a name Elasticsearch refuses is invalid_index_name', async () => {
     expect(db().indexName(' Notes ')).toBe('km-notes');
     expect(db({ indexPrefix: 'mem.' }).indexName('-dash')).toBe('mem.-dash');
