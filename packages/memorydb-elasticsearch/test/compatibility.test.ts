@@ -99,9 +99,11 @@ describe('ElasticsearchMemoryDb writes what km 0.x wrote', () => {
     );
   });
 
-  it('delete removes the same document (a bulk delete action by the same _id, where km 0.x sent DELETE _doc)', () => {
+  it('delete removes the same document in one request, as km 0.x did (a bulk delete action by the same _id, where km 0.x sent DELETE _doc; no existence check)', () => {
+    expect(fixture.requests.delete).toHaveLength(1);
     const [old] = fixture.requests.delete!.filter((r) => r.method === 'DELETE');
     expect(old!.path).toBe(`/km-compat/_doc/${encodeURIComponent(DOUBLES_ID)}?refresh=wait_for`);
+    expect(recording.requests.delete).toHaveLength(1);
     const bulk = recording.requests.delete!.find((r) => r.path.startsWith('/_bulk'));
     expect(bulk).toMatchObject({
       path: '/_bulk?refresh=wait_for&require_alias=false',

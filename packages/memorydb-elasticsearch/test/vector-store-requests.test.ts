@@ -28,7 +28,19 @@ function answer(method: string, path: string, body: string): { status: number; j
   if (path.startsWith('/_cat/indices')) {
     return { status: 200, json: [{ index: 'app-hotels' }, { index: 'app-r~ooms' }, { index: 'app-a.b' }, { index: 'other' }] };
   }
-  if (path === '/_bulk') return { status: 200, json: { errors: false, took: 1, items: [] } };
+  if (path === '/_bulk') {
+    // Elasticsearch creates no index for a delete: each delete on a missing one fails alone.
+    const deletes = body
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { delete?: { _index: string; _id: string } })
+      .filter((line) => line.delete);
+    if (mapping === undefined && deletes.length > 0) {
+      const error = { type: 'index_not_found_exception', reason: 'no such index [app-hotels]', index: 'app-hotels' };
+      return { status: 200, json: { errors: true, took: 1, items: deletes.map((d) => ({ delete: { ...d.delete, status: 404, error } })) } };
+    }
+    return { status: 200, json: { errors: false, took: 1, items: [] } };
+  }
   if (method === 'HEAD') return mapping === undefined ? { status: 404, json: {} } : { status: 200, json: {} };
   if (path.endsWith('/_mapping')) return mapping === undefined ? notFound : { status: 200, json: { 'app-hotels': { mappings: mapping } } };
   if (path.endsWith('/_mget')) {
@@ -112,9 +124,21 @@ describe('Elasticsearch typed-store requests', () => {
     await expect(hotels.upsert({ hotelId: 'h1', name: 'n', rating: 1, embedding: [1, 0] })).rejects.toSatisfy((e: unknown) =>
       isKmError(e, 'collection_not_found'),
     );
-    await expect(hotels.delete(['h1'])).rejects.toSatisfy((e: unknown) => isKmError(e, 'collection_not_found'));
     expect(seen.some((s) => s.path.startsWith('/_bulk'))).toBe(false);
     expect(await hotels.get('h1')).toBeUndefined();
+  });
+
+  it('delete on a missing index: one bulk request, no existence check (a delete creates no index); its index_not_found_exception is collection_not_found', async () => {
+    await expect(store().getCollection('hotels', Hotel).delete(['h1', 'h2'])).rejects.toSatisfy((e: unknown) =>
+      isKmError(e, 'collection_not_found'),
+    );
+    expect(seen.map((s) => `${s.method} ${new URL(s.path, 'http://x').pathname}`)).toEqual(['POST /_bulk']);
+  });
+
+  it('delete on an existing index: the bulk request alone', async () => {
+    mapping = vectorIndexMappings(Hotel, undefined);
+    await store().getCollection('hotels', Hotel).delete('h1');
+    expect(seen.map((s) => `${s.method} ${new URL(s.path, 'http://x').pathname}`)).toEqual(['POST /_bulk']);
   });
 
   it('delete: bulk delete actions by _id', async () => {

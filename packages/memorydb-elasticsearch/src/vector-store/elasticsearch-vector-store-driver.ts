@@ -177,9 +177,18 @@ export class ElasticsearchVectorStoreDriver implements VectorStoreDriver {
     return records;
   }
 
+  /**
+   * Bulk `delete` actions, with no existence check first: Elasticsearch creates no index for a
+   * delete, and answers each action on a missing one with `index_not_found_exception`, which
+   * {@link bulk} turns into `collection_not_found`. Only an empty key list asks whether the
+   * index exists (there is no action to answer).
+   */
   async delete(name: string, _definition: RecordDefinition, keys: readonly KeyValue[]): Promise<void> {
-    const index = await this.existingIndex(name);
-    if (keys.length === 0) return;
+    if (keys.length === 0) {
+      await this.existingIndex(name);
+      return;
+    }
+    const index = this.indexName(name);
     await this.bulk(
       name,
       keys.map((k) => ({ delete: { _index: index, _id: documentIdOfKey(k, this.storage) } })),
