@@ -66,7 +66,7 @@ function redisMemoryDbDriver(options: RedisMemoryDbOptions): VectorStoreMemoryDb
   // The layout puts the prefix in the collection name; the typed driver adds none.
   const store = new RedisVectorStoreDriver(
     { ...options, collectionPrefix: '' },
-    { plainKey: true, plainText: [layout.names.payload], vectorSizeKey: true, listEveryIndex: true },
+    { plainKey: true, plainText: [layout.names.payload], vectorSizeKey: true, listEveryIndex: true, uncheckedDeletes: true },
   );
   return new VectorStoreMemoryDbDriver(store, layout);
 }

@@ -331,6 +331,18 @@ describe('Redis commands', () => {
     expect(sent('FT.DROPINDEX').map((c) => c.args)).toEqual([['FT.DROPINDEX', 'km-i', 'DD']]);
   });
 
+  it('delete asks FT.INFO once per index (the size, kept), then each delete is its DEL alone, as km 0.x sent', async () => {
+    indexSize = 3;
+    const db = open();
+    await db.delete('i', { id: 'a' });
+    await db.delete('i', { id: 'b' });
+    expect(sent('FT.INFO')).toHaveLength(1);
+    expect(sent('DEL').map((c) => c.args)).toEqual([
+      ['DEL', 'km-i:a'],
+      ['DEL', 'km-i:b'],
+    ]);
+  });
+
   it('deleteIndex: a failed FT.DROPINDEX is the error thrown, even when the DEL of the size key fails too', async () => {
     failing = {
       'FT.DROPINDEX': { error: "NOPERM User km has no permissions to run the 'ft.dropindex' command" },

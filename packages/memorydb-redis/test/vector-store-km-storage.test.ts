@@ -13,7 +13,13 @@ const Km = defineRecord({
   },
   vectors: { embedding: { dimensions: 3, distance: 'cosine' } },
 }) as RecordDefinition;
-const KM_STORAGE: RedisStorageOptions = { plainKey: true, plainText: ['payload'], vectorSizeKey: true, listEveryIndex: true };
+const KM_STORAGE: RedisStorageOptions = {
+  plainKey: true,
+  plainText: ['payload'],
+  vectorSizeKey: true,
+  listEveryIndex: true,
+  uncheckedDeletes: true,
+};
 
 const running: Array<{ driver: RedisVectorStoreDriver; fake: FakeQueryEngine }> = [];
 afterEach(async () => {
@@ -140,6 +146,30 @@ describe("KM's storage options", () => {
       ['DEL', 'km-notes'],
       ['DEL', 'km-missing'],
     ]);
+  });
+
+  it('uncheckedDeletes: delete is the DEL alone, no FT.INFO first; in a missing collection it is a no-op that creates nothing', async () => {
+    const { driver, fake, sent } = await start(KM_STORAGE);
+    await driver.createCollection('notes', Km);
+    await driver.upsert('notes', Km, [row('a', '{}', [], [1, 0, 0])]);
+    fake.commands.length = 0;
+    await driver.delete('notes', Km, ['a']);
+    await driver.delete('missing', Km, ['b']);
+    expect(fake.commands.map((c) => c.args)).toEqual([
+      ['DEL', 'km-notes:a'],
+      ['DEL', 'km-missing:b'],
+    ]);
+    expect(fake.hashes.has('km-notes:a')).toBe(false);
+    expect(await driver.collectionExists('missing')).toBe(false);
+    expect(sent('FT.CREATE')).toHaveLength(0);
+  });
+
+  it('without uncheckedDeletes (typed collections), delete asks FT.INFO first: a missing collection is collection_not_found', async () => {
+    const { driver, sent } = await start({});
+    const error = await driver.delete('missing', Km, ['b']).catch((e: unknown) => e);
+    expect(isKmError(error, 'collection_not_found')).toBe(true);
+    expect(sent('FT.INFO')).toEqual([['FT.INFO', 'km-missing']]);
+    expect(sent('DEL')).toHaveLength(0);
   });
 
   it('listEveryIndex: every search index under the prefix, whatever its name', async () => {

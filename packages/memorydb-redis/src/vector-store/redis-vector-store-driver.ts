@@ -71,6 +71,13 @@ export interface RedisStorageOptions {
    * collection names (KM's layout filters them itself, its index names and prefix allow `:` and `.`).
    */
   listEveryIndex?: boolean;
+  /**
+   * `delete` sends its DEL without asking FT.INFO first whether the index exists: a DEL of
+   * hashes creates nothing, so a delete in a missing collection is a no-op instead of
+   * `collection_not_found`, which only the extra round trip could tell. For `MemoryDb`, where a
+   * delete in a missing index is a no-op anyway (one request per delete, as km 0.x sent).
+   */
+  uncheckedDeletes?: boolean;
 }
 
 /**
@@ -223,7 +230,8 @@ export class RedisVectorStoreDriver implements VectorStoreDriver {
   }
 
   async delete(name: string, _definition: RecordDefinition, keys: readonly KeyValue[]): Promise<void> {
-    await this.mustExist(name);
+    // Redis's DEL cannot say whether the index exists: typed collections ask (their contract is collection_not_found).
+    if (!this.storage.uncheckedDeletes) await this.mustExist(name);
     if (keys.length === 0) return;
     await this.call(name, (c) => c.del(keys.map((k) => this.hashKey(name, k))));
   }
