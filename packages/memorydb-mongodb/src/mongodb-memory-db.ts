@@ -18,6 +18,7 @@ export const KM_MONGODB_LAYOUT: Readonly<MongoDbStorageLayout> = Object.freeze({
   jsonProperties: ['payload'],
   scoreField: 'score',
   listEveryCollection: true,
+  uncheckedDeletes: true,
 });
 
 /**

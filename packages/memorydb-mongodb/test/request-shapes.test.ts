@@ -155,6 +155,15 @@ describe('MongoDB commands', () => {
     expect(sent('drop')[0]!.command).toMatchObject({ drop: 'km-i' });
   });
 
+  it('each delete after the first is its delete command alone (the size is known; no listCollections per delete), as km 0.x sent', async () => {
+    existing('km-i', 3);
+    const db = open();
+    await db.delete('i', { id: 'a' });
+    const before = recorder.commands.length;
+    await db.delete('i', { id: 'b' });
+    expect(recorder.commands.slice(before).map((c) => c.name)).toEqual(['delete']);
+  });
+
   it('a missing collection: listing and searching send no query; upserting throws index_not_found', async () => {
     const db = open();
     expect(await collect(db.getList('gone'))).toEqual([]);

@@ -39,6 +39,7 @@ const KM: MongoDbStorageLayout = {
   jsonProperties: ['payload'],
   scoreField: 'score',
   listEveryCollection: true,
+  uncheckedDeletes: true,
 };
 const open = (layout?: MongoDbStorageLayout) => {
   const driver = new MongoDbVectorStoreDriver({ url: recorder.url, collectionPrefix: '', indexReadyTimeoutMs: 5_000 }, layout);
@@ -197,5 +198,27 @@ describe('errors', () => {
       .createCollection('km-a', definition)
       .catch((e: unknown) => e);
     expect(isKmError(error, 'collection_not_found')).toBe(true);
+  });
+});
+
+describe('uncheckedDeletes', () => {
+  it('delete is the deleteMany alone, no listCollections first; in a missing collection it is a no-op that creates nothing', async () => {
+    server.load({ 'km-a': [{ _id: 'x', embedding: [1, 0, 0], tags: [], payload: {} }] }, {});
+    const driver = open(KM);
+    await driver.delete('km-a', definition, ['x']);
+    await driver.delete('km-gone', definition, ['y']);
+    expect(recorder.commands.map((c) => c.name).filter((n) => n !== 'hello' && n !== 'ismaster' && n !== 'endSessions')).toEqual([
+      'delete',
+      'delete',
+    ]);
+    expect(await driver.collectionExists('km-gone')).toBe(false);
+  });
+
+  it('without it (typed collections), delete asks listCollections first: a missing collection is collection_not_found', async () => {
+    const driver = open();
+    const error = await driver.delete('km-gone', definition, ['y']).catch((e: unknown) => e);
+    expect(isKmError(error, 'collection_not_found')).toBe(true);
+    expect(sent('listCollections')).toHaveLength(1);
+    expect(sent('delete')).toHaveLength(0);
   });
 });

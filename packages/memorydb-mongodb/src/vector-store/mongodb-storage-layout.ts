@@ -23,6 +23,13 @@ export interface MongoDbStorageLayout {
    * typed collection names (km index names may start with `-`, prefixes may hold `.`). @default false
    */
   listEveryCollection?: boolean;
+  /**
+   * `delete` sends its `deleteMany` without asking `listCollections` first whether the
+   * collection exists: a delete creates no collection, so one in a missing collection is a no-op
+   * instead of `collection_not_found`, which only the extra round trip could tell. For
+   * `MemoryDb`, where a delete in a missing index is a no-op anyway. @default false
+   */
+  uncheckedDeletes?: boolean;
 }
 
 /** The layout with its defaults. */
@@ -35,5 +42,6 @@ export function resolveStorageLayout(layout: MongoDbStorageLayout = {}): Resolve
     jsonProperties: layout.jsonProperties ?? [],
     scoreField: layout.scoreField ?? '__km_score',
     listEveryCollection: layout.listEveryCollection ?? false,
+    uncheckedDeletes: layout.uncheckedDeletes ?? false,
   };
 }
