@@ -1,5 +1,5 @@
 import { MemoryDb } from '@km/core';
-import { KmRecordLayout, type StorageRecord, VectorStoreMemoryDbDriver } from '@km/core/connector';
+import { KmRecordLayout, VectorStoreMemoryDbDriver } from '@km/core/connector';
 import { type RedisMemoryDbOptions, resolveRedisOptions } from './redis-config.js';
 import { RedisVectorStoreDriver } from './vector-store/redis-vector-store-driver.js';
 
@@ -33,31 +33,10 @@ export class RedisMemoryDb extends MemoryDb<VectorStoreMemoryDbDriver> {
   }
 }
 
-/**
- * KM's layout on km 0.x's hashes, reading a `payload` that is no JSON object (written by another
- * program) as `{}`, as km 0.x did, instead of failing the whole read.
- */
-class RedisKmRecordLayout extends KmRecordLayout {
-  override fromStorage(row: StorageRecord): ReturnType<KmRecordLayout['fromStorage']> {
-    const payload = row[this.names.payload];
-    if (typeof payload === 'string' && !isJsonObject(payload)) return super.fromStorage({ ...row, [this.names.payload]: '{}' });
-    return super.fromStorage(row);
-  }
-}
-
-function isJsonObject(text: string): boolean {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return value !== null && typeof value === 'object' && !Array.isArray(value);
-  } catch {
-    return false;
-  }
-}
-
 /** The driver of {@link RedisMemoryDb}: its options as a typed driver and KM's record layout on its hashes. */
 function redisMemoryDbDriver(options: RedisMemoryDbOptions): VectorStoreMemoryDbDriver {
   const { indexPrefix } = resolveRedisOptions(options); // checks them, with RedisMemoryDb's messages
-  const layout = new RedisKmRecordLayout({
+  const layout = new KmRecordLayout({
     prefix: indexPrefix,
     // km 0.x's fields; no `content` (Redis has no lexical search here).
     storageNames: { id: 'id', embedding: 'embedding', tags: 'tags', payload: 'payload', content: false },

@@ -126,12 +126,28 @@ export class KmRecordLayout {
   fromStorage(row: StorageRecord): MemoryRecord {
     const n = this.names;
     const vector = row[n.embedding];
-    const payload = row[n.payload];
     return {
       id: String(row[n.id]),
       vector: vector instanceof Float32Array ? vector : new Float32Array(0),
       tags: decodeTags(row[n.tags] as string[] | null),
-      payload: (typeof payload === 'string' ? JSON.parse(payload) : (payload ?? {})) as Record<string, unknown>,
+      payload: payloadObject(row[n.payload]),
     };
   }
+}
+
+/**
+ * A stored payload as an object: JSON text of an object, or an object as the backend keeps it.
+ * Anything else (text that is no JSON or the JSON of no object, e.g. written by another program;
+ * null, an array, a number) reads as `{}`, as km 0.x read it, instead of failing the whole read.
+ */
+function payloadObject(stored: unknown): Record<string, unknown> {
+  let value = stored;
+  if (typeof stored === 'string') {
+    try {
+      value = JSON.parse(stored);
+    } catch {
+      return {};
+    }
+  }
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
