@@ -164,6 +164,22 @@ describe('MongoDB commands', () => {
     expect(recorder.commands.slice(before).map((c) => c.name)).toEqual(['delete']);
   });
 
+  it('a collection dropped behind its back: the error of a write names the index, as km 0.x did, not the collection', async () => {
+    existing('km-i', 3);
+    const db = open();
+    await db.delete('i', { id: 'a' }); // the size is now known
+    for (const reply of [
+      errorReply(26, 'NamespaceNotFound', 'ns not found'),
+      { ok: 1, n: 0, writeErrors: [{ index: 0, code: 26, codeName: 'NamespaceNotFound', errmsg: 'ns not found' }] },
+    ]) {
+      recorder.answer = (command) => (command.name === 'update' ? reply : atlas.answer(command));
+      const error = await db.upsert('i', { id: 'b', vector: [1, 0, 0], tags: {}, payload: {} }).catch((e: unknown) => e);
+      expect(isKmError(error, 'index_not_found')).toBe(true);
+      expect((error as Error).message).toContain('index "i" does not exist');
+      expect((error as Error).message).not.toContain('km-i');
+    }
+  });
+
   it('a missing collection: listing and searching send no query; upserting throws index_not_found', async () => {
     const db = open();
     expect(await collect(db.getList('gone'))).toEqual([]);
