@@ -227,3 +227,31 @@ describe("ElasticsearchMemoryDb reads km 0.x's indexes", () => {
     }
   });
 });
+
+it('a payload that is no JSON object (written by another program) reads as {}, as km 0.x read it, instead of failing the read', async () => {
+  const es = await startFakeElasticsearch();
+  try {
+    const compat = fixture.indexes['km-compat']!;
+    const doc = (id: string, payload: unknown) => ({ id, tags: ['k:v'], payload, content: '', embedding: [1, 0, 0, 0] });
+    es.indexes.set('km-notes', {
+      mappings: structuredClone(compat.mappings),
+      docs: new Map([
+        ['a', doc('a', 'not json')],
+        ['b', doc('b', '[1,2]')],
+        ['c', doc('c', 42)],
+        ['d', doc('d', { text: 'ok' })],
+      ]),
+    });
+    const db = opener(es)('plain');
+    const listed: Array<[string, unknown]> = [];
+    for await (const r of db.getList('notes')) listed.push([r.id, r.payload]);
+    expect(listed).toEqual([
+      ['a', {}],
+      ['b', {}],
+      ['c', {}],
+      ['d', { text: 'ok' }],
+    ]);
+  } finally {
+    await es.close();
+  }
+});
