@@ -23,8 +23,7 @@ const open = (options: ConstructorParameters<typeof SimpleVectorDb>[0]) => {
 
 /** N clustered records then QUERIES queries from the same clusters (seeded). */
 function dataset(seed: number): { vectors: Float32Array[]; queries: Float32Array[] } {
-  const flat = clusteredVectors(N + QUERIES, DIMS, 40, 0.12, seed);
-  const all = Array.from({ length: N + QUERIES }, (_, i) => flat.vector(i));
+  const all = clusteredVectors(N + QUERIES, DIMS, 40, 0.12, seed);
   return { vectors: all.slice(0, N), queries: all.slice(N) };
 }
 
