@@ -112,6 +112,11 @@ export class FullTextColumns {
     return config;
   }
 
+  /** True when the table has the full-text column. */
+  async has(db: SqlQueryable, sql: FullTextTable): Promise<boolean> {
+    return (await this.read(db, sql)) !== undefined;
+  }
+
   /** Runs a lexical query; a missing column (dropped, or its creation rolled back) is forgotten, so the next search looks again. */
   async run<T>(table: string, query: () => Promise<T>): Promise<T> {
     try {

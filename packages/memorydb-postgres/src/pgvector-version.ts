@@ -4,6 +4,8 @@ import { KmError } from '@km/core';
 export const MIN_PGVECTOR_VERSION = '0.5.0';
 /** First pgvector with `hnsw.iterative_scan` (filtered searches keep scanning until `limit` rows match). */
 export const ITERATIVE_SCAN_VERSION = '0.8.0';
+/** First pgvector with `halfvec`, whose HNSW indexes take up to 4000 dimensions. */
+export const HALFVEC_VERSION = '0.7.0';
 
 /** What the connector does with the pgvector installed in the database. */
 export interface PgvectorFeatures {
@@ -11,6 +13,8 @@ export interface PgvectorFeatures {
   version: string;
   /** Searches set `hnsw.iterative_scan = strict_order`; without it a filtered search may return fewer than `limit` matches. */
   iterativeScan: boolean;
+  /** Vectors of 2001 to 4000 dimensions get an HNSW index on their `halfvec` cast. */
+  halfvec: boolean;
 }
 
 /** `0.7.4` → [0, 7, 4]; undefined when it is not a version. */
@@ -30,7 +34,7 @@ export function compareVersions(a: number[], b: number[]): number {
  * naming the version needed.
  *
  * ```ts
- * pgvectorFeatures('0.7.4'); // { version: '0.7.4', iterativeScan: false }
+ * pgvectorFeatures('0.7.4'); // { version: '0.7.4', iterativeScan: false, halfvec: true }
  * pgvectorFeatures('0.4.4'); // throws: needs pgvector >= 0.5.0
  * ```
  */
@@ -52,5 +56,9 @@ export function pgvectorFeatures(version: string | undefined): PgvectorFeatures 
       { connector: 'postgres' },
     );
   }
-  return { version, iterativeScan: compareVersions(parsed, parseVersion(ITERATIVE_SCAN_VERSION)!) >= 0 };
+  return {
+    version,
+    iterativeScan: compareVersions(parsed, parseVersion(ITERATIVE_SCAN_VERSION)!) >= 0,
+    halfvec: compareVersions(parsed, parseVersion(HALFVEC_VERSION)!) >= 0,
+  };
 }

@@ -55,8 +55,23 @@ export interface PostgresMemoryDbOptions extends MemoryDbOptions {
   hnsw?: { m?: number; efConstruction?: number };
   /** Create the HNSW index with a table (false: exact scans only). @default true */
   createVectorIndex?: boolean;
-  /** `hnsw.ef_search` of searches (raised to the limit when smaller). @default 100 */
+  /** `hnsw.ef_search` of searches (raised to the limit when smaller, at most 1000): higher finds more of the true nearest, slower. @default 100 */
   efSearch?: number;
+  /**
+   * `hnsw.iterative_scan` of searches (pgvector 0.8+): `strict_order` keeps scanning a filtered
+   * search until its limit is filled, in exact distance order; `relaxed_order` is faster and may
+   * return slightly out of order; `off` stops at `efSearch` candidates (a selective filter may
+   * then return fewer results). @default 'strict_order'
+   */
+  iterativeScan?: 'strict_order' | 'relaxed_order' | 'off';
+  /**
+   * Rows ranked at least by a lexical (or hybrid) search on a table of 10,000 rows or more whose
+   * question words are in more rows than this: only candidates picked through the GIN index are
+   * ranked (rows holding every word, then a rare word, then all words but one, then any word),
+   * which keeps such a search in milliseconds. Higher ranks more rows, slower; `Infinity` ranks
+   * every matching row. Smaller tables always rank every matching row. @default 400
+   */
+  lexicalCandidates?: number;
   /**
    * PostgreSQL text search configuration of the full-text column (`lexical` and `hybrid`
    * search): `english` stems words and drops English stop words, `simple` only lower-cases

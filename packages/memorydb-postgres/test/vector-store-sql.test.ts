@@ -118,11 +118,24 @@ describe('collection statements', () => {
     );
   });
 
-  it('one HNSW index per vector pgvector can index, with the operator class of its distance', () => {
-    const indexes = sql.createVectorIndexes(16, 64);
-    expect(indexes).toHaveLength(2);
+  it('one HNSW index per vector, with the operator class of its distance; past 2000 dimensions on its halfvec cast', () => {
+    const indexes = sql.createVectorIndexes({ m: 16, efConstruction: 64 }).map((i) => i.sql);
+    expect(indexes).toHaveLength(3);
     expect(indexes[0]).toMatch(/USING hnsw \("embedding" vector_cosine_ops\)\s+WITH \(m = 16, ef_construction = 64\)/);
     expect(indexes[1]).toMatch(/USING hnsw \("dot vec" vector_ip_ops\)/);
+    expect(indexes[2]).toMatch(/USING hnsw \(\("byL2"::halfvec\(2001\)\) halfvec_l2_ops\)/);
+  });
+
+  it('without halfvec (pgvector before 0.7), vectors past 2000 dimensions have no index', () => {
+    const old = new CollectionStatements('app', 'hotels', Hotel, {}, false);
+    expect(old.createVectorIndexes({ m: 16, efConstruction: 64 }).map((i) => i.column)).toEqual(['embedding', 'dot vec']);
+  });
+
+  it('a vector indexed as halfvec is ordered by the halfvec distance (so the index serves it), scored exactly', () => {
+    const l2 = Hotel.vectors[2]!;
+    expect(sql.search(l2, 'TRUE', false)).toMatch(
+      /"byL2" <-> \$1::vector AS s FROM "app"."hotels"\s+WHERE "byL2" IS NOT NULL AND TRUE ORDER BY \("byL2"::halfvec\(2001\)\) <-> \$1::halfvec\(2001\) LIMIT \$2$/,
+    );
   });
 
   it('upserts many rows in one statement, one parameter per cell', () => {
@@ -133,14 +146,15 @@ describe('collection statements', () => {
   });
 
   it('searches order by the distance operator alone and report the score in the distance convention', () => {
-    const [cosine, dot, l2] = Hotel.vectors;
+    const [cosine, dot] = Hotel.vectors;
+    const l2 = new CollectionStatements('app', 'hotels', Hotel, {}, false).definition.vectors[2];
     expect(sql.search(cosine!, 'TRUE', false)).toMatch(
       /1 - \("embedding" <=> \$1::vector\) AS s FROM "app"."hotels"\s+WHERE "embedding" IS NOT NULL AND TRUE ORDER BY "embedding" <=> \$1::vector LIMIT \$2$/,
     );
     expect(sql.search(dot!, 'TRUE', false)).toMatch(
       /-\("dot vec" <#> \$1::vector\) AS s .* ORDER BY "dot vec" <#> \$1::vector LIMIT \$2$/s,
     );
-    expect(sql.search(l2!, 'TRUE', false)).toMatch(/"byL2" <-> \$1::vector AS s .* ORDER BY "byL2" <-> \$1::vector LIMIT \$2$/s);
+    expect(new CollectionStatements('app', 'hotels', Hotel, {}, false).search(l2!, 'TRUE', false)).toMatch(/"byL2" <-> \$1::vector AS s .* ORDER BY "byL2" <-> \$1::vector LIMIT \$2$/s);
     expect(sql.search(cosine!, 'TRUE', true)).toContain('"embedding"::text AS v0, "dot vec"::text AS v1');
   });
 

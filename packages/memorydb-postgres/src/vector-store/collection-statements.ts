@@ -4,17 +4,31 @@ import type { FullTextTable } from '../full-text.js';
 import { qualified, quoteIdent, secondaryIndexName } from '../identifiers.js';
 import { quoteColumn } from './column-names.js';
 import { DATA_COLUMN_TYPES, KEY_COLUMN_TYPES, vectorColumnType } from './column-types.js';
+import { EXACT_RANKING_ROWS } from './lexical-plan.js';
 import { dataAlias, keyAlias, scoreAlias, vectorAlias } from './storage-rows.js';
 
-/** pgvector's operator of each distance (smaller is closer for all three) and its HNSW operator class. */
+/** pgvector's operator of each distance (smaller is closer for all three) and its HNSW operator class (`vector_…` or `halfvec_…`). */
 const DISTANCE_SQL: Readonly<Record<DistanceFunction, { operator: string; opclass: string }>> = {
-  cosine: { operator: '<=>', opclass: 'vector_cosine_ops' },
-  dot: { operator: '<#>', opclass: 'vector_ip_ops' },
-  euclidean: { operator: '<->', opclass: 'vector_l2_ops' },
+  cosine: { operator: '<=>', opclass: 'cosine_ops' },
+  dot: { operator: '<#>', opclass: 'ip_ops' },
+  euclidean: { operator: '<->', opclass: 'l2_ops' },
 };
 
-/** pgvector's HNSW index takes vectors of at most 2000 dimensions. */
+/** Where the filter's parameters start in {@link CollectionStatements.lexicalRank} of `tiers` candidate tiers. */
+export function lexicalWhereStart(tiers: number): number {
+  return tiers === 0 ? 5 : 6 + tiers;
+}
+
+/** pgvector's HNSW index takes `vector`s of at most 2000 dimensions. */
 export const HNSW_MAX_DIMENSIONS = 2000;
+/** … and `halfvec`s of at most 4000 (pgvector 0.7+): larger vectors are indexed through a `halfvec` cast. */
+export const HALFVEC_HNSW_MAX_DIMENSIONS = 4000;
+
+/** HNSW build settings of {@link CollectionStatements.createVectorIndexes}. */
+export interface HnswSettings {
+  readonly m: number;
+  readonly efConstruction: number;
+}
 
 /**
  * The SQL of one collection's table, every identifier quoted (columns by storage name, checked
@@ -36,6 +50,8 @@ export class CollectionStatements {
     readonly definition: RecordDefinition,
     /** SQL types of new columns by storage name (see `PostgresVectorStoreOptions.columnTypes`). */
     private readonly columnTypes: Readonly<Record<string, string>> = {},
+    /** pgvector has `halfvec` (0.7+): vectors of 2001 to 4000 dimensions are indexed and searched through its cast. */
+    private readonly halfvec = true,
   ) {
     this.table = qualified(schema, collection);
     this.key = quoteColumn(definition.key);
@@ -69,17 +85,31 @@ export class CollectionStatements {
     return chosen;
   }
 
-  /** An HNSW index per vector of at most {@link HNSW_MAX_DIMENSIONS}, with the operator class of its distance. */
-  createVectorIndexes(m: number, efConstruction: number): string[] {
-    return this.definition.vectors.flatMap((p, i) =>
-      p.dimensions > HNSW_MAX_DIMENSIONS
-        ? []
-        : [
-            `CREATE INDEX IF NOT EXISTS ${quoteIdent(secondaryIndexName(this.table, 'hnsw', p.storageName))} ON ${this.table}
-              USING hnsw (${this.vectors[i]} ${DISTANCE_SQL[p.distance].opclass})
-              WITH (m = ${Math.floor(m)}, ef_construction = ${Math.floor(efConstruction)})`,
-          ],
-    );
+  /**
+   * The HNSW index of each vector pgvector can index, named by {@link secondaryIndexName}, with
+   * the operator class of its distance: on the column up to {@link HNSW_MAX_DIMENSIONS}
+   * dimensions, on its `halfvec` cast up to {@link HALFVEC_HNSW_MAX_DIMENSIONS}; larger vectors
+   * have none (searches scan them exactly).
+   */
+  createVectorIndexes(hnsw: HnswSettings): Array<{ name: string; column: string; sql: string }> {
+    return this.definition.vectors.flatMap((p, i) => {
+      const indexed = this.indexedVector(p, this.vectors[i]!);
+      if (indexed === undefined) return [];
+      const name = secondaryIndexName(this.table, 'hnsw', p.storageName);
+      const sql = `CREATE INDEX IF NOT EXISTS ${quoteIdent(name)} ON ${this.table}
+              USING hnsw (${indexed.expression} ${indexed.type}_${DISTANCE_SQL[p.distance].opclass})
+              WITH (m = ${Math.floor(hnsw.m)}, ef_construction = ${Math.floor(hnsw.efConstruction)})`;
+      return [{ name, column: p.storageName, sql }];
+    });
+  }
+
+  /** How a vector is indexed and ordered: the column, or its `halfvec` cast; undefined when too large for HNSW. */
+  private indexedVector(p: ResolvedVectorProperty, column: string): { expression: string; type: 'vector' | 'halfvec' } | undefined {
+    if (p.dimensions <= HNSW_MAX_DIMENSIONS) return { expression: column, type: 'vector' };
+    if (this.halfvec && p.dimensions <= HALFVEC_HNSW_MAX_DIMENSIONS) {
+      return { expression: `(${column}::halfvec(${p.dimensions}))`, type: 'halfvec' };
+    }
+    return undefined;
   }
 
   /** A GIN index per filterable array column, so `contains` (`@>`) filters can use it. */
@@ -133,10 +163,15 @@ export class CollectionStatements {
    */
   search(vector: ResolvedVectorProperty, where: string, includeVectors: boolean): string {
     const column = this.vectors[this.definition.vectors.indexOf(vector)] ?? quoteColumn(vector);
-    const distance = `${column} ${DISTANCE_SQL[vector.distance].operator} $1::vector`;
+    const { operator } = DISTANCE_SQL[vector.distance];
+    const distance = `${column} ${operator} $1::vector`;
     const score = vector.distance === 'cosine' ? `1 - (${distance})` : vector.distance === 'dot' ? `-(${distance})` : distance;
+    // A vector indexed through its halfvec cast is ordered by the cast's distance (so the index
+    // serves it); its score stays the exact one.
+    const indexed = this.indexedVector(vector, column);
+    const order = indexed?.type === 'halfvec' ? `${indexed.expression} ${operator} $1::halfvec(${vector.dimensions})` : distance;
     return `SELECT ${this.selectList(includeVectors)}, ${score} AS ${scoreAlias} FROM ${this.table}
-      WHERE ${column} IS NOT NULL AND ${where} ORDER BY ${distance} LIMIT $2`;
+      WHERE ${column} IS NOT NULL AND ${where} ORDER BY ${order} LIMIT $2`;
   }
 
   /**
@@ -161,40 +196,80 @@ export class CollectionStatements {
   }
 
   /**
-   * Rows whose full-text column `tsvector` holds any word of the text $2 under configuration $1,
-   * best first (ties in key order), at most $3, under `where` (its parameters from $5); $4 is the
-   * table's name, for its row estimate. BM25-like: each lexeme of the text (quoted as a tsquery
-   * literal, never parsed as an operator) weighs its `ts_rank_cd` in the row (divided by
-   * 1 + log(length), flag 1) by its inverse document frequency ln(1 + (N − df + 0.5) / (df + 0.5)),
-   * N the rows (counted, or PostgreSQL's estimate past 10,000 rows) and df the rows holding it
-   * (counted on the GIN index); the sum s becomes s / (s + 1), in [0, 1). A text without lexemes
-   * matches nothing. The weights are fitted (see the README's relevance section): keep them.
+   * The lexemes of the text $2 under configuration $1, each as a tsquery literal (quoted, never
+   * parsed as an operator) with `df`, the rows of the table whose full-text column `tsvector`
+   * holds it, and `n`, the table's rows; `exact` when both are counted. They are counted while
+   * PostgreSQL estimates the table ($3) under {@link EXACT_RANKING_ROWS} rows. Past it, `n` is
+   * that estimate, a lexeme among the column's most common elements in `pg_stats` (schema $4,
+   * table $5, column $6) takes its frequency times `n`, and another is counted up to $7 rows
+   * (beyond, the smallest common frequency times `n`): nothing scans the table.
    */
-  lexicalSearch(tsvector: string, where: string, includeVectors: boolean): string {
+  lexicalTerms(tsvector: string): string {
     const tsv = quoteIdent(tsvector);
     const quoted = `chr(39) || replace(replace(l, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39)`;
-    const key = `${this.key}${this.definition.key.type === 'string' ? ' COLLATE "C"' : ''}`;
     return `WITH km_terms AS (
-        SELECT DISTINCT ${quoted} AS literal FROM unnest(tsvector_to_array(to_tsvector($1::regconfig, $2::text))) AS l),
+        SELECT DISTINCT l AS lexeme, ${quoted} AS literal FROM unnest(tsvector_to_array(to_tsvector($1::regconfig, $2::text))) AS l),
       km_n AS (
-        SELECT CASE WHEN c.reltuples >= 10000 THEN c.reltuples::float8 ELSE (SELECT count(*) FROM ${this.table})::float8 END AS n
-        FROM pg_class c WHERE c.oid = $4::regclass),
-      km_idf AS (
-        SELECT t.literal::tsquery AS term, ln(1 + (GREATEST(km_n.n, d.df) - d.df + 0.5) / (d.df + 0.5)) AS idf
-        FROM km_terms t CROSS JOIN km_n
-        CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM ${this.table} WHERE ${tsv} @@ t.literal::tsquery) AS d
-        WHERE d.df > 0),
-      km_q AS (SELECT string_agg(i.term::text, ' | ')::tsquery AS km_query FROM km_idf i)
-      SELECT ${this.selectList(includeVectors)}, km_s.km_score / (km_s.km_score + 1) AS ${scoreAlias}
-      FROM ${this.table} AS km_t CROSS JOIN km_q
-      CROSS JOIN LATERAL (SELECT sum(i.idf * ts_rank_cd(km_t.${tsv}, i.term, 1)) AS km_score FROM km_idf i WHERE km_t.${tsv} @@ i.term) AS km_s
-      WHERE km_t.${tsv} @@ km_q.km_query AND ${where}
-      ORDER BY ${scoreAlias} DESC, ${key} LIMIT $3`;
+        SELECT CASE WHEN c.reltuples >= ${EXACT_RANKING_ROWS} THEN c.reltuples::float8 END AS estimate FROM pg_class c WHERE c.oid = $3::regclass),
+      km_stats AS (
+        SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
+        FROM pg_stats s WHERE s.schemaname = $4 AND s.tablename = $5 AND s.attname = $6 AND s.most_common_elems IS NOT NULL),
+      km_common AS (
+        SELECT e.lexeme, e.freq FROM km_stats CROSS JOIN LATERAL unnest(km_stats.elems, km_stats.freqs) AS e(lexeme, freq) WHERE e.lexeme IS NOT NULL)
+      SELECT t.literal, km_n.estimate IS NULL AS exact,
+        COALESCE(km_n.estimate, (SELECT count(*) FROM ${this.table})::float8) AS n,
+        CASE
+          WHEN km_n.estimate IS NULL THEN (SELECT count(*) FROM ${this.table} WHERE ${tsv} @@ t.literal::tsquery)::float8
+          WHEN c.freq IS NOT NULL THEN c.freq * km_n.estimate
+          ELSE (SELECT CASE WHEN r.rows < $7 THEN r.rows
+                  ELSE GREATEST(r.rows, COALESCE((SELECT s.freqs[array_length(s.elems, 1) + 1] FROM km_stats s), 0) * km_n.estimate) END
+                FROM (SELECT count(*)::float8 AS rows FROM (SELECT 1 FROM ${this.table} WHERE ${tsv} @@ t.literal::tsquery LIMIT $7) AS x) AS r)
+        END AS df
+      FROM km_terms t CROSS JOIN km_n LEFT JOIN km_common c ON c.lexeme = t.lexeme
+      ORDER BY t.literal`;
   }
 
-  private selectList(includeVectors: boolean): string {
-    const columns = [`${this.key} AS ${keyAlias}`, ...this.data.map((c, i) => `${c} AS ${dataAlias(i)}`)];
-    if (includeVectors) columns.push(...this.vectors.map((c, i) => `${c}::text AS ${vectorAlias(i)}`));
+  /**
+   * The rows holding any of the lexemes $1 (tsquery literals, from {@link lexicalTerms}) best
+   * first (ties in key order), at most $4, under `where` (its parameters from
+   * {@link lexicalWhereStart}). BM25-like: each lexeme weighs its `ts_rank_cd` in the row
+   * (divided by 1 + log(length), flag 1) by its inverse document frequency
+   * ln(1 + (N − df + 0.5) / (df + 0.5)), df its rows ($2, in the order of $1) and N the table's ($3); the sum s
+   * becomes s / (s + 1), in [0, 1). With `tiers` tiers, only candidates are ranked: at most $5
+   * rows, taken from the rows holding the tsquery $6 (the best tier), then $7, and so on (see
+   * `planCandidates`). The weights are fitted (see the README's relevance section): keep them.
+   */
+  lexicalRank(tsvector: string, where: string, includeVectors: boolean, tiers: number): string {
+    const tsv = quoteIdent(tsvector);
+    const key = `${this.key}${this.definition.key.type === 'string' ? ' COLLATE "C"' : ''}`;
+    const scored = `SELECT ${this.selectList(includeVectors, 'km_t.')}, km_s.km_score / (km_s.km_score + 1) AS ${scoreAlias}`;
+    const score = `CROSS JOIN LATERAL (SELECT sum(i.idf * ts_rank_cd(km_t.${tsv}, i.term, 1)) AS km_score FROM km_idf i WHERE km_t.${tsv} @@ i.term) AS km_s`;
+    const idf = `km_idf AS (
+        SELECT t.literal::tsquery AS term, ln(1 + (GREATEST($3::float8, t.df) - t.df + 0.5) / (t.df + 0.5)) AS idf
+        FROM unnest($1::text[], $2::float8[]) AS t(literal, df) WHERE t.df > 0)`;
+    const order = `ORDER BY ${scoreAlias} DESC, ${key} LIMIT $4`;
+    if (tiers === 0) {
+      return `WITH ${idf},
+      km_q AS (SELECT string_agg(i.term::text, ' | ')::tsquery AS km_query FROM km_idf i)
+      ${scored}
+      FROM ${this.table} AS km_t CROSS JOIN km_q ${score}
+      WHERE km_t.${tsv} @@ km_q.km_query AND ${where}
+      ${order}`;
+    }
+    const tierQueries = Array.from(
+      { length: tiers },
+      (_, i) => `(SELECT ${this.key} AS km_k FROM ${this.table} WHERE ${tsv} @@ $${6 + i}::tsquery AND ${where} LIMIT $5)`,
+    );
+    return `WITH ${idf},
+      km_c AS MATERIALIZED (SELECT DISTINCT km_k FROM (SELECT km_k FROM (${tierQueries.join(' UNION ALL ')}) AS u LIMIT $5) AS c)
+      ${scored}
+      FROM km_c JOIN ${this.table} AS km_t ON km_t.${this.key} = km_c.km_k ${score}
+      ${order}`;
+  }
+
+  private selectList(includeVectors: boolean, alias = ''): string {
+    const columns = [`${alias}${this.key} AS ${keyAlias}`, ...this.data.map((c, i) => `${alias}${c} AS ${dataAlias(i)}`)];
+    if (includeVectors) columns.push(...this.vectors.map((c, i) => `${alias}${c}::text AS ${vectorAlias(i)}`));
     return columns.join(', ');
   }
 }

@@ -8,12 +8,14 @@ import { PostgresConnection } from '../postgres-connection.js';
 import { isUndefinedTable } from '../postgres-errors.js';
 import { tableLockKey, withSetupLock } from '../schema-setup.js';
 import type { SqlClient, SqlQueryable } from '../sql-client.js';
-import { CollectionStatements } from './collection-statements.js';
+import { CollectionStatements, type HnswSettings, lexicalWhereStart } from './collection-statements.js';
+import { planCandidates, RARE_WORD_COUNT_CAP } from './lexical-plan.js';
 import { checkExistingTable, readColumns } from './existing-table.js';
 import { filterToSql, hasStringContains } from './filter-sql.js';
-import { DEFAULT_VECTOR_STORE_RETRY, type PostgresVectorStoreOptions } from './postgres-vector-store-options.js';
+import { checkHnswSettings, DEFAULT_VECTOR_STORE_RETRY, type PostgresVectorStoreOptions } from './postgres-vector-store-options.js';
+import { checkMemorySize, hnswBuildMemory, indexesOn } from './table-indexes.js';
 import { recordParameters, rowToRecord, scoreAlias } from './storage-rows.js';
-import { translateVectorStoreError } from './vector-store-errors.js';
+import { collectionNotFound, translateVectorStoreError } from './vector-store-errors.js';
 
 const CONNECTOR = 'postgres';
 /** PostgreSQL takes at most 65535 parameters in one statement. */
@@ -51,6 +53,7 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
   /** Per table, its `varchar[]` columns (read once, when a filter first needs them). */
   private readonly varcharArrays = new Map<string, ReadonlySet<string>>();
   private recallCaveatLogged = false;
+  private readonly hnsw: HnswSettings;
 
   constructor(options: PostgresVectorStoreOptions) {
     if (!options.pool && !options.connectionString && !options.pglite) {
@@ -66,6 +69,7 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
     this.retry = { ...DEFAULT_VECTOR_STORE_RETRY, ...options.retry };
     const textSearchConfig = checkTextSearchConfig(options.textSearchConfig ?? DEFAULT_TEXT_SEARCH_CONFIG);
     this.fullText = new FullTextColumns(textSearchConfig, this.logger, options.upgradeTablesOnSearch === true);
+    this.hnsw = checkHnswSettings(options);
   }
 
   /** Tables of the schema with at least one `vector` column, but those under `unlistedTablePrefix` (`km-`, the memory DB's). */
@@ -101,9 +105,10 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
    * `invalid_argument` names the first that does not fit; it is never altered.
    */
   async createCollection(name: string, definition: RecordDefinition): Promise<void> {
-    const sql = this.statements(name, definition);
-    await this.run(name, 'create collection', (_, client) =>
-      withSetupLock(
+    await this.run(name, 'create collection', (_, client) => {
+      // Built once connected: whether pgvector has halfvec is known then.
+      const sql = this.statements(name, definition);
+      return withSetupLock(
         client,
         async (tx) => {
           const columns = await readColumns(tx, sql.table);
@@ -114,14 +119,88 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
             await this.fullText.add(tx, sql.fullTextTable(property, this.fullTextColumn));
           }
           if (this.options.createVectorIndex ?? true) {
-            for (const statement of sql.createVectorIndexes(this.options.hnsw?.m ?? 16, this.options.hnsw?.efConstruction ?? 64)) {
-              await tx.query(statement);
-            }
+            for (const index of sql.createVectorIndexes(this.hnsw)) await tx.query(index.sql);
           }
         },
         tableLockKey('collection', sql.table),
-      ),
-    );
+      );
+    });
+  }
+
+  /**
+   * Gives an existing table every index km gives a new one that it lacks, whatever names it
+   * has them under: a GIN index per filterable array, the full-text column (and its GIN index)
+   * of each `fullText` property, the HNSW index of each vector (with the `hnsw` settings, built
+   * with `maintenanceWorkMem`, by default enough for the table's rows). Runs under the table's
+   * advisory lock, in one transaction; a build blocks writes to the table (not reads) while it
+   * runs. Returns what it created (empty when nothing was missing); `collection_not_found` when
+   * the table does not exist.
+   */
+  async upgradeCollection(name: string, definition: RecordDefinition, options: { maintenanceWorkMem?: string } = {}): Promise<string[]> {
+    const memory = options.maintenanceWorkMem === undefined ? undefined : checkMemorySize(options.maintenanceWorkMem, 'maintenanceWorkMem');
+    return this.run(name, 'upgrade collection', (_, client) => {
+      const sql = this.statements(name, definition);
+      return withSetupLock(
+        client,
+        async (tx) => {
+          if (!(await readColumns(tx, sql.table))) throw collectionNotFound(name);
+          const created: string[] = [];
+          const arrays = definition.data.filter((p) => p.filterable && p.type.endsWith('[]'));
+          const haveGin = new Set((await indexesOn(tx, sql.table, arrays.map((p) => [p.storageName, 'gin']))).map((i) => i.column));
+          for (const [i, statement] of sql.createArrayIndexes().entries()) {
+            if (haveGin.has(arrays[i]!.storageName)) continue;
+            await tx.query(statement);
+            created.push(`GIN index on ${arrays[i]!.storageName}`);
+          }
+          for (const property of definition.data.filter((p) => p.fullText && p.type === 'string')) {
+            const table = sql.fullTextTable(property, this.fullTextColumn);
+            if (await this.fullText.has(tx, table)) continue;
+            await this.fullText.add(tx, table);
+            created.push(`full-text column ${table.column} (GIN-indexed)`);
+          }
+          const vectors = sql.createVectorIndexes(this.hnsw);
+          const haveHnsw = new Set((await indexesOn(tx, sql.table, vectors.map((v) => [v.column, 'hnsw']))).map((i) => i.column));
+          const missing = vectors.filter((v) => !haveHnsw.has(v.column));
+          if (missing.length > 0) {
+            const { rows } = await tx.query<{ n: number }>('SELECT GREATEST(c.reltuples, 0)::float8 AS n FROM pg_class c WHERE c.oid = $1::regclass', [sql.table]);
+            const widest = Math.max(...definition.vectors.map((v) => v.dimensions));
+            await tx.query(`SET LOCAL maintenance_work_mem = '${memory ?? hnswBuildMemory(Number(rows[0]?.n ?? 0), widest, this.hnsw.m)}'`);
+            for (const index of missing) {
+              await tx.query(index.sql);
+              created.push(`HNSW index on ${index.column}`);
+            }
+          }
+          return created;
+        },
+        tableLockKey('collection', sql.table),
+      );
+    });
+  }
+
+  /**
+   * Drops the HNSW indexes of the table's vectors (whatever their names), for a bulk load:
+   * rows then go in several times faster, and {@link upgradeCollection} builds the indexes once
+   * at the end. Until then, searches scan the table exactly. Returns the indexes dropped.
+   */
+  async dropVectorIndexes(name: string, definition: RecordDefinition): Promise<string[]> {
+    return this.run(name, 'drop vector indexes', (_, client) => {
+      const table = qualified(this.schema, name);
+      return withSetupLock(
+        client,
+        async (tx) => {
+          const found = await indexesOn(tx, table, definition.vectors.map((v) => [v.storageName, 'hnsw']));
+          for (const index of found) await tx.query(`DROP INDEX IF EXISTS ${qualified(this.schema, index.name)}`);
+          return found.map((i) => i.name);
+        },
+        tableLockKey('collection', table),
+      );
+    });
+  }
+
+  /** Refreshes the table's statistics (`ANALYZE`): row counts and the word frequencies large-table lexical searches read. */
+  async analyze(name: string): Promise<void> {
+    const table = qualified(this.schema, name);
+    await this.run(name, 'analyze', (db) => db.query(`ANALYZE ${table}`));
   }
 
   /** The dimensions of the `vector(n)` column `storageName` (its type modifier); undefined when the table or the column is missing. */
@@ -180,9 +259,8 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
    * `hnsw.iterative_scan = strict_order` keeps a filtered scan going until the limit is filled.
    */
   async search(name: string, definition: RecordDefinition, query: DriverVectorQuery): Promise<Array<[StorageRecord, number]>> {
-    const sql = this.statements(name, definition);
-    const where = filterToSql(query.filter, 3, await this.varcharArraysOf(name, sql.table, query.filter));
-    const text = sql.search(query.vectorProperty, where.sql, query.includeVectors);
+    const table = qualified(this.schema, name);
+    const where = filterToSql(query.filter, 3, await this.varcharArraysOf(name, table, query.filter));
     const efSearch = Math.min(1000, Math.max(query.limit, Math.floor(this.options.efSearch ?? 100)));
     const vector = pgvector.toSql(Array.from(query.vector));
     const rows = await this.read(
@@ -190,9 +268,11 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
       'search',
       (_, client) =>
         client.transaction(async (tx) => {
-          await tx.query(`SET LOCAL hnsw.ef_search = ${efSearch}`);
           // Known once connected: this runs after the connection read pgvector's version.
-          if (this.iterativeScan()) await tx.query('SET LOCAL hnsw.iterative_scan = strict_order');
+          const text = this.statements(name, definition).search(query.vectorProperty, where.sql, query.includeVectors);
+          await tx.query(`SET LOCAL hnsw.ef_search = ${efSearch}`);
+          const scan = this.iterativeScan();
+          if (scan !== undefined) await tx.query(`SET LOCAL hnsw.iterative_scan = ${scan}`);
           return tx.query<Record<string, unknown>>(text, [vector, query.limit, ...where.params]);
         }),
       query.signal,
@@ -207,16 +287,18 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
 
   /**
    * Records whose full-text column (of `query.property`, see `fullTextColumns`) holds words of
-   * the text, scored BM25-like in [0, 1) (see `CollectionStatements.lexicalSearch`). A table
+   * the text, scored BM25-like in [0, 1) (see `CollectionStatements.lexicalRank`): one statement
+   * reads the words' row counts (counted on a small table, from the column's statistics on a
+   * large one, see `lexicalTerms`), a second ranks the matching rows, or on a large table only
+   * candidates picked through the GIN index (see `planCandidates`). A table
    * without the column (from an earlier version) gets it here with `upgradeTablesOnSearch`,
    * else finds nothing, with one warning giving the ALTER TABLE to run.
    */
   async lexicalSearch(name: string, definition: RecordDefinition, query: DriverLexicalQuery): Promise<Array<[StorageRecord, number]>> {
     const sql = this.statements(name, definition);
     const table = sql.fullTextTable(query.property, this.fullTextColumn);
-    const where = filterToSql(query.filter, 5, await this.varcharArraysOf(name, sql.table, query.filter));
+    const varcharArrays = await this.varcharArraysOf(name, sql.table, query.filter);
     const text = query.text.slice(0, MAX_LEXICAL_QUERY_CHARS).replace(/[\uD800-\uDBFF]$/, '');
-    const statement = sql.lexicalSearch(table.column, where.sql, query.includeVectors);
     const rows = await this.read(
       name,
       'lexical search',
@@ -225,9 +307,20 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
           withSetupLock(client, fn, tableLockKey('collection', sql.table)),
         );
         if (config === undefined) return { rows: [] };
-        return this.fullText.run(sql.table, () =>
-          client.query<Record<string, unknown>>(statement, [config, text, query.limit, sql.table, ...where.params]),
-        );
+        return this.fullText.run(sql.table, async () => {
+          const { rows: found } = await client.query<{ literal: string; exact: boolean; n: number; df: number }>(
+            sql.lexicalTerms(table.column),
+            [config, text, sql.table, this.schema, name, table.column, RARE_WORD_COUNT_CAP],
+          );
+          const terms = found.map((t) => ({ literal: t.literal, df: Number(t.df) })).filter((t) => t.df > 0);
+          if (terms.length === 0) return { rows: [] };
+          const plan = planCandidates(terms, query.limit, found[0]!.exact, this.options.lexicalCandidates);
+          const tiers = plan?.tiers ?? [];
+          const where = filterToSql(query.filter, lexicalWhereStart(tiers.length), varcharArrays);
+          const statement = sql.lexicalRank(table.column, where.sql, query.includeVectors, tiers.length);
+          const head = [terms.map((t) => t.literal), terms.map((t) => t.df), Number(found[0]!.n), query.limit];
+          return client.query<Record<string, unknown>>(statement, [...head, ...(plan ? [plan.budget, ...tiers] : []), ...where.params]);
+        });
       },
       query.signal,
     );
@@ -316,22 +409,22 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
 
   /** The statements of a collection's table. */
   private statements(name: string, definition: RecordDefinition): CollectionStatements {
-    return new CollectionStatements(this.schema, name, definition, this.options.columnTypes);
+    return new CollectionStatements(this.schema, name, definition, this.options.columnTypes, this.connection.features?.halfvec ?? true);
   }
 
   /** The tsvector column of a `fullText` property. */
   private readonly fullTextColumn = (storageName: string): string => this.options.fullTextColumns?.[storageName] ?? `${storageName}_tsv`;
 
-  /** True when searches may use `hnsw.iterative_scan`; logs the recall caveat of older pgvector once. */
-  private iterativeScan(): boolean {
+  /** The `hnsw.iterative_scan` of searches, or undefined where pgvector has none (logging the recall caveat of older pgvector once). */
+  private iterativeScan(): string | undefined {
     const features = this.connection.features;
-    if (!features || features.iterativeScan) return true;
+    if (!features || features.iterativeScan) return this.options.iterativeScan ?? 'strict_order';
     if (!this.recallCaveatLogged) {
       this.recallCaveatLogged = true;
       this.logger.warn(
         `[postgres] pgvector ${features.version} has no hnsw.iterative_scan (0.8.0+): a filtered vector-store search may return fewer matches than its top; upgrade pgvector for full recall`,
       );
     }
-    return false;
+    return undefined;
   }
 }
