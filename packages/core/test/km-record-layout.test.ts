@@ -22,3 +22,39 @@ describe('KmRecordLayout.fromStorage', () => {
     }
   });
 });
+
+describe('KmRecordLayout with textOnce', () => {
+  const once = new KmRecordLayout({ textOnce: true });
+  const twice = new KmRecordLayout();
+  const record = (payload: Record<string, unknown>) => ({
+    id: 'a',
+    vector: Float32Array.of(1, 0),
+    tags: {},
+    payload,
+    payloadJson: JSON.stringify(payload),
+  });
+
+  it('stores the partition text once, in content, and reads it back into the payload', () => {
+    const stored = once.toStorage(record({ text: 'moon landing', file: 'a.txt' }));
+    expect(stored.content).toBe('moon landing');
+    expect(JSON.parse(stored.payload as string)).toEqual({ file: 'a.txt' });
+    expect(once.fromStorage(stored).payload).toEqual({ text: 'moon landing', file: 'a.txt' });
+    // Without the option the payload keeps its text, as before.
+    expect(JSON.parse(twice.toStorage(record({ text: 'moon landing' })).payload as string)).toEqual({ text: 'moon landing' });
+  });
+
+  it('reads a row written with the text in its payload as it is, and adds no text to a payload that had none', () => {
+    const old = twice.toStorage(record({ text: 'in the payload', n: 1 }));
+    expect(once.fromStorage({ ...old, content: 'other' }).payload).toEqual({ text: 'in the payload', n: 1 });
+    const none = once.toStorage(record({ file: 'b.txt' }));
+    expect(once.fromStorage(none).payload).toEqual({ file: 'b.txt' });
+    const empty = once.toStorage(record({ text: '' }));
+    expect(JSON.parse(empty.payload as string)).toEqual({ text: '' });
+    expect(once.fromStorage(empty).payload).toEqual({ text: '' });
+  });
+
+  it('has no effect without a content column', () => {
+    const layout = new KmRecordLayout({ textOnce: true, storageNames: { content: false } });
+    expect(JSON.parse(layout.toStorage(record({ text: 'kept' })).payload as string)).toEqual({ text: 'kept' });
+  });
+});

@@ -108,6 +108,18 @@ describe('Postgres lexical search', () => {
     expect(Array.from(withVector.vector)).toEqual([1, 0, 0]);
   });
 
+  it('stores the partition text once (in content, not again in the payload) and reads records with it, by id, listing and search', async () => {
+    const driver = driverOf();
+    const index = fresh();
+    await seed(driver, index, [['a', 'stored only once', { k: ['v'] }]]);
+    const { rows } = await pglite.query<{ payload: Record<string, unknown>; content: string }>(`SELECT payload, content FROM "km-${index}"`);
+    expect(rows).toEqual([{ payload: {}, content: 'stored only once' }]);
+    const [listed] = await collect(driver.getList(index, {}));
+    expect(listed?.payload).toEqual({ text: 'stored only once' });
+    const [[found]] = (await search(driver, index, 'stored')) as [[MemoryRecord, number]];
+    expect(found.payload).toEqual({ text: 'stored only once' });
+  });
+
   it('treats hostile text as words: quotes, tsquery operators, backslashes, unicode, very long text', async () => {
     const driver = driverOf({ textSearchConfig: 'simple' });
     const index = fresh();

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors/km-error.js';
-import type { MemoryRecord } from '../models/memory-record.js';
+import { type MemoryRecord, PayloadFields } from '../models/memory-record.js';
 import { decodeTags, encodeTags } from '../models/tag-encoding.js';
 import { indexNamesUnderPrefix } from '../validation/index-name.js';
 import { defineRecord } from '../vector-store/record-definition.js';
@@ -33,6 +33,12 @@ export interface KmRecordLayoutOptions {
   storageNames?: Partial<KmStorageNames>;
   /** Longest collection name of the backend, in UTF-8 bytes, and what it is called. @default 128 bytes of "collection names" */
   collectionNames?: { maxBytes: number; what: string };
+  /**
+   * Keep the partition text once, in `content`: the stored payload leaves out a non-empty
+   * `text`, and reading puts it back from `content` (a payload that holds its own `text`, as
+   * written before, reads as it is). Needs a `content` storage name. @default false
+   */
+  textOnce?: boolean;
 }
 
 export const DEFAULT_KM_STORAGE_NAMES: KmStorageNames = Object.freeze({
@@ -63,6 +69,7 @@ export class KmRecordLayout {
   readonly indexNameLimit: { bytes: number; reason: string };
   private readonly collections: ReadonlyMap<string, string>;
   private readonly definitions = new Map<number, RecordDefinition>();
+  private readonly textOnce: boolean;
 
   constructor(options: KmRecordLayoutOptions = {}) {
     this.prefix = options.prefix ?? 'km-';
@@ -70,6 +77,7 @@ export class KmRecordLayout {
     this.collections = new Map(Object.entries(options.collections ?? {}));
     const { maxBytes, what } = options.collectionNames ?? { maxBytes: 128, what: 'collection names' };
     this.indexNameLimit = indexNameLimit(what, maxBytes, this.prefix);
+    this.textOnce = options.textOnce === true && this.names.content !== false;
     const used = Object.values(this.names).filter((n): n is string => n !== false);
     if (new Set(used).size !== used.length) {
       throw new InvalidInputError('invalid_argument', `KM record fields need distinct storage names, got ${JSON.stringify(this.names)}`);
@@ -118,7 +126,13 @@ export class KmRecordLayout {
       [n.payload]: record.payloadJson,
       [n.embedding]: record.vector instanceof Float32Array ? record.vector : Float32Array.from(record.vector),
     };
-    if (n.content !== false) row[n.content] = partitionText(record.payloadJson);
+    if (n.content === false) return row;
+    const text = partitionText(record.payloadJson);
+    row[n.content] = text;
+    if (this.textOnce && text !== '') {
+      const { [PayloadFields.text]: _, ...rest } = JSON.parse(record.payloadJson) as Record<string, unknown>;
+      row[n.payload] = JSON.stringify(rest);
+    }
     return row;
   }
 
@@ -130,9 +144,16 @@ export class KmRecordLayout {
       id: String(row[n.id]),
       vector: vector instanceof Float32Array ? vector : new Float32Array(0),
       tags: decodeTags(row[n.tags] as string[] | null),
-      payload: payloadObject(row[n.payload]),
+      payload: this.withText(payloadObject(row[n.payload]), row),
     };
   }
+  /** The payload with its partition text put back from `content` when stored once (see `textOnce`). */
+  private withText(payload: Record<string, unknown>, row: StorageRecord): Record<string, unknown> {
+    if (!this.textOnce || PayloadFields.text in payload) return payload;
+    const text = row[this.names.content as string];
+    return typeof text === 'string' && text !== '' ? { [PayloadFields.text]: text, ...payload } : payload;
+  }
+
 }
 
 /**
