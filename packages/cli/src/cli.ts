@@ -1,9 +1,13 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { KmError, SEARCH_MODES, isStatusReady, statusFailure, type DataPipelineStatus, type MemoryAnswer, type SearchMode } from '@km/core';
+import { KmError, SEARCH_MODES, type IMemoryDb, isStatusReady, statusFailure, type DataPipelineStatus, type MemoryAnswer, type SearchMode } from '@km/core';
 import type { ConnectorFactory } from '@km/core/connector';
 import {
   BUILT_IN_CONNECTORS,
   RERANKER_KINDS,
+  createServiceLogger,
+  loadServiceConfig,
+  memoryDbsFromConfig,
+  toKmLogger,
   parseTags,
   simpleVectorDbFactory,
   startService,
@@ -21,6 +25,14 @@ import { openTarget, type MemoryTarget, type TargetOptions } from './memory-targ
 import { ImportProgress } from './progress.js';
 import { addRetrievalOptions, collect, retrievalOf, type RetrievalCliOptions } from './retrieval-options.js';
 import { CLI_VERSION } from './version.js';
+
+/** A memory DB that can give its existing tables the indexes it creates (PostgresMemoryDb). */
+interface TableUpgrader {
+  upgradeTables(
+    indexes?: readonly string[],
+    options?: { maintenanceWorkMem?: string },
+  ): Promise<Array<{ index: string; table?: string; created: string[] }>>;
+}
 
 interface CommonOptions extends TargetOptions {
   index?: string;
@@ -96,6 +108,39 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       print(
         `km worker running (queue: ${worker.config.queue.type}, memory DB: ${worker.config.memoryDb.type}, data: ${worker.config.dataDirectory})\n`,
       );
+    });
+
+  addPipelineOptions(program.command('upgrade'), connectors)
+    .description(
+      "give the memory DB's existing tables the indexes this version creates (PostgreSQL: tags GIN index, full-text column, HNSW index); safe to run again",
+    )
+    .option('--config <file>', 'JSON configuration file')
+    .option('-i, --index <name>', 'only this index (repeatable; default: every index)', collect, [])
+    .option('--maintenance-work-mem <size>', "PostgreSQL's maintenance_work_mem for index builds, e.g. 2GB (default: enough for each table)")
+    .option('--json', 'print JSON')
+    .action(async (opts: PipelineOptions & { config?: string; index: string[]; maintenanceWorkMem?: string; json?: boolean }) => {
+      const { config } = await loadServiceConfig({
+        overrides: pipelineOverrides(opts, connectors),
+        connectors,
+        ...(opts.config ? { configFile: opts.config } : {}),
+      });
+      const dbs = await memoryDbsFromConfig(config.memoryDb, { logger: toKmLogger(createServiceLogger(config.logLevel)) }, connectors);
+      const report: Array<{ memoryDb: string; index: string; table?: string; created: string[] }> = [];
+      try {
+        for (const db of dbs) {
+          const upgradable = db as IMemoryDb & Partial<TableUpgrader>;
+          if (typeof upgradable.upgradeTables !== 'function') continue;
+          const options = opts.maintenanceWorkMem ? { maintenanceWorkMem: opts.maintenanceWorkMem } : {};
+          for (const u of await upgradable.upgradeTables(opts.index.length > 0 ? opts.index : undefined, options)) {
+            report.push({ memoryDb: db.constructor.name, ...u });
+          }
+        }
+      } finally {
+        await Promise.allSettled(dbs.map((db) => (db as { close?: () => Promise<void> }).close?.()));
+      }
+      if (opts.json) print(`${JSON.stringify(report)}\n`);
+      else if (report.length === 0) print(`nothing to upgrade: the memory DB (${config.memoryDb.type}) keeps no tables km upgrades\n`);
+      else for (const r of report) print(`${r.index}: ${r.created.length > 0 ? `created ${r.created.join(', ')}` : 'up to date'}\n`);
     });
 
   addTargetOptions(program.command('import'))
