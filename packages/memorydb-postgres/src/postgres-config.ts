@@ -69,7 +69,7 @@ export interface PostgresMemoryDbOptions extends MemoryDbOptions {
    * question words are in more rows than this: only candidates picked through the GIN index are
    * ranked (rows holding every word, then a rare word, then all words but one, then any word),
    * which keeps such a search in milliseconds. Higher ranks more rows, slower; `Infinity` ranks
-   * every matching row. Smaller tables always rank every matching row. @default 400
+   * every matching row. Smaller tables always rank every matching row. @default 1000
    */
   lexicalCandidates?: number;
   /**

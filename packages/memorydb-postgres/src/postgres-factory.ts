@@ -67,7 +67,7 @@ export const postgresMemoryDbFactory: MemoryDbFactory = {
       env: ['KM_POSTGRES_LEXICAL_CANDIDATES'],
       type: 'number',
       min: 1,
-      default: 400,
+      default: 1000,
       description: 'rows a lexical or hybrid search ranks at least on tables of 10,000 rows or more',
     },
     {
@@ -88,7 +88,7 @@ export const postgresMemoryDbFactory: MemoryDbFactory = {
       efSearch: Number(settings.postgresEfSearch ?? 100),
       iterativeScan: oneOf(settings.postgresIterativeScan ?? 'strict_order', ['strict_order', 'relaxed_order', 'off'] as const, 'KM_POSTGRES_ITERATIVE_SCAN'),
       createVectorIndex: oneOf(settings.postgresVectorIndex ?? 'create', ['create', 'defer'], 'KM_POSTGRES_VECTOR_INDEX') === 'create',
-      lexicalCandidates: Number(settings.postgresLexicalCandidates ?? 400),
+      lexicalCandidates: Number(settings.postgresLexicalCandidates ?? 1000),
       logger,
     });
     if (oneOf(settings.postgresUpgradeTables ?? 'false', ['true', 'false'], 'KM_POSTGRES_UPGRADE_TABLES') === 'true') {

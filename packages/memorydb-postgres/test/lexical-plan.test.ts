@@ -1,48 +1,53 @@
 import { describe, expect, it } from 'vitest';
-import { candidateBudget, DEFAULT_LEXICAL_CANDIDATES, planCandidates } from '../src/vector-store/lexical-plan.js';
+import { candidateBudget, DEFAULT_LEXICAL_CANDIDATES, planCandidates, type QueryTerm } from '../src/vector-store/lexical-plan.js';
 
-const term = (literal: string, df: number) => ({ literal: `'${literal}'`, df });
+const term = (literal: string, df: number): QueryTerm => ({ literal: `'${literal}'`, df });
+const large = (...terms: QueryTerm[]) => ({ terms, rows: 100_000, exact: false });
 
 describe('which rows a lexical search ranks on a large table', () => {
   it('ranks every matching row on a table whose counts are exact, or when the words fit the budget together', () => {
-    const common = [term('capit', 40_000), term('citi', 30_000)];
-    expect(planCandidates(common, 10, true)).toBeUndefined();
-    expect(planCandidates([term('moon', 150), term('land', 200)], 10, false)).toBeUndefined();
-    expect(planCandidates([term('moon', 150), term('land', 251)], 10, false)).toBeDefined();
-    expect(planCandidates([], 10, false)).toBeUndefined();
-    expect(planCandidates([term('gone', 0)], 10, false)).toBeUndefined();
+    expect(planCandidates({ ...large(term('capit', 40_000), term('citi', 30_000)), exact: true }, 10)).toBeUndefined();
+    expect(planCandidates(large(term('moon', 400), term('land', 600)), 10)).toBeUndefined();
+    expect(planCandidates(large(term('moon', 400), term('land', 601)), 10)).toBeDefined();
+    expect(planCandidates(large(), 10)).toBeUndefined();
+    expect(planCandidates(large(term('gone', 0)), 10)).toBeUndefined();
   });
 
-  it('picks candidates: every word, then the rarest words that fit the budget, then all words but one, then any word', () => {
-    const plan = planCandidates([term('capit', 40_000), term('moon', 120), term('citi', 30_000), term('land', 250)], 10, false);
-    expect(plan).toEqual({
-      budget: DEFAULT_LEXICAL_CANDIDATES,
-      tiers: [
-        "'moon' & 'land' & 'citi' & 'capit'",
-        "'moon' | 'land'",
-        "( 'land' & 'citi' & 'capit' ) | ( 'moon' & 'citi' & 'capit' ) | ( 'moon' & 'land' & 'capit' ) | ( 'moon' & 'land' & 'citi' )",
-        "'moon' | 'land' | 'citi' | 'capit'",
-      ],
-    });
+  it('picks candidates: sets of words by their IDF together (every word first), then the rarest words that fit the budget, then any word', () => {
+    const plan = planCandidates(large(term('capit', 40_000), term('moon', 120), term('citi', 30_000), term('land', 250)), 10);
+    expect(plan?.budget).toBe(DEFAULT_LEXICAL_CANDIDATES);
+    expect(plan?.tiers).toEqual([
+      "'moon' & 'land' & 'citi' & 'capit'",
+      "'moon' & 'land' & 'citi'",
+      "'moon' & 'land' & 'capit'",
+      "'moon' & 'land'",
+      "'moon' & 'citi' & 'capit'",
+      "'land' & 'citi' & 'capit'",
+      "'moon' & 'citi'",
+      "'moon' & 'capit'",
+      "'moon' | 'land'",
+      "'moon' | 'land' | 'citi' | 'capit'",
+    ]);
   });
 
-  it('a question of common words only has no rare tier; one of two words no all-but-one tier', () => {
-    expect(planCandidates([term('capit', 40_000), term('citi', 30_000)], 10, false)?.tiers).toEqual(["'citi' & 'capit'", "'citi' | 'capit'"]);
-    expect(planCandidates([term('capit', 40_000)], 10, false)?.tiers).toEqual(["'capit'"]);
+  it('a question of common words only has no rare tier; one word has no AND tier', () => {
+    expect(planCandidates(large(term('capit', 40_000), term('citi', 30_000)), 10)?.tiers).toEqual(["'citi' & 'capit'", "'citi' | 'capit'"]);
+    expect(planCandidates(large(term('capit', 40_000)), 10)?.tiers).toEqual(["'capit'"]);
   });
 
   it('ranks more candidates for a larger limit, and as many as lexicalCandidates asks', () => {
     expect(candidateBudget(10)).toBe(DEFAULT_LEXICAL_CANDIDATES);
-    expect(candidateBudget(100)).toBe(800);
-    expect(candidateBudget(10, 2_000)).toBe(2_000);
-    expect(planCandidates([term('capit', 40_000)], 10, false, Number.POSITIVE_INFINITY)).toBeUndefined();
+    expect(candidateBudget(200)).toBe(1_600);
+    expect(candidateBudget(10, 50)).toBe(80);
+    expect(planCandidates(large(term('capit', 40_000)), 10, Number.POSITIVE_INFINITY)).toBeUndefined();
   });
 
-  it('leaves out the all-but-one tier past 12 words (it would hold one AND per word)', () => {
-    const many = Array.from({ length: 13 }, (_, i) => term(`w${i}`, 5_000 + i));
-    const tiers = planCandidates(many, 10, false)!.tiers;
-    expect(tiers).toHaveLength(2);
-    expect(tiers[0]).toContain(' & ');
-    expect(tiers[1]).not.toContain('&');
+  it('a long question keeps eight AND tiers, drawn from its twelve rarest words, every word of those first', () => {
+    const many = Array.from({ length: 15 }, (_, i) => term(`w${String(i).padStart(2, '0')}`, 5_000 + i));
+    const tiers = planCandidates(large(...many), 10)!.tiers;
+    expect(tiers).toHaveLength(9); // no rare tier: each word is in more rows than the budget
+    expect(tiers[0]!.split(' & ')).toHaveLength(12);
+    expect(tiers.slice(0, 8).every((t) => !t.includes('w12') && !t.includes('w14'))).toBe(true);
+    expect(tiers.at(-1)!.split(' | ')).toHaveLength(15);
   });
 });

@@ -314,7 +314,7 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
           );
           const terms = found.map((t) => ({ literal: t.literal, df: Number(t.df) })).filter((t) => t.df > 0);
           if (terms.length === 0) return { rows: [] };
-          const plan = planCandidates(terms, query.limit, found[0]!.exact, this.options.lexicalCandidates);
+          const plan = planCandidates({ terms, rows: Number(found[0]!.n), exact: found[0]!.exact }, query.limit, this.options.lexicalCandidates);
           const tiers = plan?.tiers ?? [];
           const where = filterToSql(query.filter, lexicalWhereStart(tiers.length), varcharArrays);
           const statement = sql.lexicalRank(table.column, where.sql, query.includeVectors, tiers.length);
