@@ -114,13 +114,14 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
     .description(
       "give the memory DB's existing tables the indexes this version creates (PostgreSQL: tags GIN index, full-text column, HNSW index); safe to run again",
     )
+    .option('--data-dir <dir>', 'data folder (the embedded memory DB has nothing to upgrade)')
     .option('--config <file>', 'JSON configuration file')
     .option('-i, --index <name>', 'only this index (repeatable; default: every index)', collect, [])
     .option('--maintenance-work-mem <size>', "PostgreSQL's maintenance_work_mem for index builds, e.g. 2GB (default: enough for each table)")
     .option('--json', 'print JSON')
-    .action(async (opts: PipelineOptions & { config?: string; index: string[]; maintenanceWorkMem?: string; json?: boolean }) => {
+    .action(async (opts: PipelineOptions & { dataDir?: string; config?: string; index: string[]; maintenanceWorkMem?: string; json?: boolean }) => {
       const { config } = await loadServiceConfig({
-        overrides: pipelineOverrides(opts, connectors),
+        overrides: { ...(opts.dataDir ? { dataDirectory: opts.dataDir } : {}), ...pipelineOverrides(opts, connectors) },
         connectors,
         ...(opts.config ? { configFile: opts.config } : {}),
       });

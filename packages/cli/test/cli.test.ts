@@ -99,6 +99,27 @@ describe('km in local mode (no --url)', () => {
   });
 });
 
+describe('km upgrade', () => {
+  it('says there is nothing to upgrade on the embedded memory DB, in text and JSON', async () => {
+    const data = ['--data-dir', join(dir, 'upgrade-data')];
+    const none = await km(['upgrade', ...data]);
+    expect(none).toMatchObject({ code: 0, stdout: 'nothing to upgrade: the memory DB (simple) keeps no tables km upgrades\n' });
+    expect((await km(['upgrade', '--json', ...data])).stdout).toBe('[]\n');
+  });
+
+  it('reports an unreachable PostgreSQL as an error on one line, without a stack trace', async () => {
+    const result = await km(['upgrade', '--memory-db', 'postgres', '--postgres-url', 'postgres://km:km@127.0.0.1:1/km'], {
+      ...process.env,
+      KM_EMBEDDINGS: 'hashing',
+      KM_LOG_LEVEL: 'silent',
+      KM_URL: '',
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/ECONNREFUSED|connect|unavailable|transient/i);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
 describe('document ids from paths', () => {
   it.each([
     ['report.pdf', 'report.pdf'],

@@ -242,7 +242,9 @@ export class CollectionStatements {
   lexicalRank(tsvector: string, where: string, includeVectors: boolean, tiers: number): string {
     const tsv = quoteIdent(tsvector);
     const key = `${this.key}${this.definition.key.type === 'string' ? ' COLLATE "C"' : ''}`;
-    const scored = `SELECT ${this.selectList(includeVectors, 'km_t.')}, km_s.km_score / (km_s.km_score + 1) AS ${scoreAlias}`;
+    // Ranking returns keys and scores only; the columns (vectors as text included) are read for
+    // the best rows alone, not for every row ranked.
+    const scored = `SELECT km_t.${this.key} AS km_k, km_s.km_score / (km_s.km_score + 1) AS km_r`;
     // The row's tsvector is read from TOAST once (`|| ''` makes an in-memory copy, OFFSET 0 keeps
     // the subquery from being inlined), not once per word and function.
     const score = `CROSS JOIN LATERAL (SELECT km_t.${tsv} || ''::tsvector AS v OFFSET 0) AS km_v
@@ -250,24 +252,26 @@ export class CollectionStatements {
     const idf = `km_idf AS (
         SELECT t.literal::tsquery AS term, ln(1 + (GREATEST($3::float8, t.df) - t.df + 0.5) / (t.df + 0.5)) AS idf
         FROM unnest($1::text[], $2::float8[]) AS t(literal, df) WHERE t.df > 0)`;
-    const order = `ORDER BY ${scoreAlias} DESC, ${key} LIMIT $4`;
-    if (tiers === 0) {
-      return `WITH ${idf},
-      km_q AS (SELECT string_agg(i.term::text, ' | ')::tsquery AS km_query FROM km_idf i)
-      ${scored}
-      FROM ${this.table} AS km_t CROSS JOIN km_q ${score}
-      WHERE km_t.${tsv} @@ km_q.km_query AND ${where}
-      ${order}`;
-    }
-    const tierQueries = Array.from(
-      { length: tiers },
-      (_, i) => `(SELECT ${this.key} AS km_k FROM ${this.table} WHERE ${tsv} @@ $${6 + i}::tsquery AND ${where} LIMIT $5)`,
-    );
+    const best = `ORDER BY km_r DESC, km_t.${key} LIMIT $4`;
+    const ranked =
+      tiers === 0
+        ? `km_q AS (SELECT string_agg(i.term::text, ' | ')::tsquery AS km_query FROM km_idf i),
+      km_best AS (${scored}
+        FROM ${this.table} AS km_t CROSS JOIN km_q ${score}
+        WHERE km_t.${tsv} @@ km_q.km_query AND ${where}
+        ${best})`
+        : `km_c AS MATERIALIZED (SELECT DISTINCT km_k FROM (SELECT km_k FROM (${Array.from(
+            { length: tiers },
+            (_, i) => `(SELECT ${this.key} AS km_k FROM ${this.table} WHERE ${tsv} @@ $${6 + i}::tsquery AND ${where} LIMIT $5)`,
+          ).join(' UNION ALL ')}) AS u LIMIT $5) AS c),
+      km_best AS (${scored}
+        FROM km_c JOIN ${this.table} AS km_t ON km_t.${this.key} = km_c.km_k ${score}
+        ${best})`;
     return `WITH ${idf},
-      km_c AS MATERIALIZED (SELECT DISTINCT km_k FROM (SELECT km_k FROM (${tierQueries.join(' UNION ALL ')}) AS u LIMIT $5) AS c)
-      ${scored}
-      FROM km_c JOIN ${this.table} AS km_t ON km_t.${this.key} = km_c.km_k ${score}
-      ${order}`;
+      ${ranked}
+      SELECT ${this.selectList(includeVectors, 'km_t.')}, km_best.km_r AS ${scoreAlias}
+      FROM km_best JOIN ${this.table} AS km_t ON km_t.${this.key} = km_best.km_k
+      ORDER BY km_best.km_r DESC, km_t.${key}`;
   }
 
   private selectList(includeVectors: boolean, alias = ''): string {
