@@ -3,6 +3,7 @@ import { KmRecordLayout, VectorStoreMemoryDbDriver } from '@km/core/connector';
 import { MAX_IDENTIFIER_BYTES } from './identifiers.js';
 import { DEFAULT_COLUMNS, type PostgresMemoryDbOptions } from './postgres-config.js';
 import { PostgresVectorStoreDriver } from './vector-store/postgres-vector-store-driver.js';
+import { checkMemorySize } from './vector-store/table-indexes.js';
 
 /**
  * Memory records in PostgreSQL with pgvector, on a `pg` pool or in process on PGlite: core's
@@ -29,7 +30,7 @@ export class PostgresMemoryDb extends MemoryDb<VectorStoreMemoryDbDriver> {
    * Gives each index's table (every km table when `indexes` is not given) the indexes km gives
    * a new one that it lacks: the tags GIN index, the full-text column with its GIN index, the
    * HNSW index (on the halfvec cast past 2000 dimensions). Tables from earlier versions, or
-   * loaded with `bulkImport` and interrupted, get what they miss; `km postgres upgrade` and the
+   * loaded with `bulkImport` and interrupted, get what they miss; `km upgrade` and the
    * service's `KM_POSTGRES_UPGRADE_TABLES` run this. Each table is upgraded under its advisory
    * lock, in one transaction; an index build blocks writes to its table while it runs.
    *
@@ -66,7 +67,13 @@ export class PostgresMemoryDb extends MemoryDb<VectorStoreMemoryDbDriver> {
     records: Iterable<MemoryRecord> | AsyncIterable<MemoryRecord>,
     options: PostgresBulkImportOptions = {},
   ): Promise<PostgresBulkImportReport> {
-    const batchSize = Math.max(1, Math.floor(options.batchSize ?? 1000));
+    const batchSize = options.batchSize ?? 1000;
+    if (!Number.isInteger(batchSize) || batchSize < 1) {
+      throw new InvalidInputError('invalid_argument', `batchSize must be a whole number of records (1 or more), got ${batchSize}`, {
+        connector: 'postgres',
+      });
+    }
+    if (options.maintenanceWorkMem !== undefined) checkMemorySize(options.maintenanceWorkMem, 'maintenanceWorkMem');
     const started = performance.now();
     let loaded = 0;
     let batch: MemoryRecord[] = [];
@@ -86,6 +93,7 @@ export class PostgresMemoryDb extends MemoryDb<VectorStoreMemoryDbDriver> {
       options.onProgress?.(loaded);
     };
     let indexMs = 0;
+    let failure: { error: unknown } | undefined;
     try {
       for await (const record of records) {
         prepared ??= await prepare(record);
@@ -93,15 +101,23 @@ export class PostgresMemoryDb extends MemoryDb<VectorStoreMemoryDbDriver> {
         if (batch.length >= batchSize) await flush();
       }
       await flush();
-    } finally {
-      if (prepared) {
-        const building = performance.now();
+    } catch (error) {
+      failure = { error };
+    }
+    if (prepared) {
+      // Also after a failed load: the rows already in must be searchable through the index.
+      const building = performance.now();
+      try {
         const definition = this.driver.layout.definition(prepared.size);
         await this.tables.upgradeCollection(prepared.table, definition, { maintenanceWorkMem: options.maintenanceWorkMem });
         await this.tables.analyze(prepared.table);
-        indexMs = performance.now() - building;
+      } catch (error) {
+        // The load's own error says more; `upgradeTables` builds the index later.
+        failure ??= { error };
       }
+      indexMs = performance.now() - building;
     }
+    if (failure) throw failure.error;
     const totalMs = performance.now() - started;
     return { records: loaded, loadMs: totalMs - indexMs, indexMs, recordsPerSecond: totalMs > 0 ? (loaded * 1000) / totalMs : 0 };
   }

@@ -80,13 +80,18 @@ describe('PostgresMemoryDb.bulkImport', () => {
     expect(await hnswOf(`km-${index}`)).toHaveLength(1);
   });
 
-  it('refuses a malformed maintenanceWorkMem before touching the table', async () => {
+  it('refuses a malformed maintenanceWorkMem or batchSize before touching the table', async () => {
     const db = new PostgresMemoryDb({ pglite, logger });
     const index = fresh();
     await db.createIndex(index, 3);
     await expect(db.upgradeTables([index], { maintenanceWorkMem: "1GB'; DROP TABLE x; --" })).rejects.toSatisfy((e) =>
       isKmError(e, 'invalid_argument'),
     );
+    for (const options of [{ maintenanceWorkMem: 'lots' }, { batchSize: 0 }, { batchSize: Number.NaN }, { batchSize: 2.5 }]) {
+      await expect(db.bulkImport(index, records(5), options), JSON.stringify(options)).rejects.toSatisfy((e) => isKmError(e, 'invalid_argument'));
+    }
+    expect(await collect(db.getList(index, {}))).toEqual([]);
+    expect(await hnswOf(`km-${index}`)).toHaveLength(1);
   });
 });
 
