@@ -39,7 +39,9 @@ function serverUrl() {
 
 const url = serverUrl();
 if (!url) {
-  console.log('postgres-scale: skipped (set KM_BENCH_POSTGRES_URL to a PostgreSQL server with pgvector, or keep ../shared/scripts/postgres-pgvector.sh beside the repository)');
+  console.log(
+    'postgres-scale: skipped (set KM_BENCH_POSTGRES_URL to a PostgreSQL server with pgvector, or keep ../shared/scripts/postgres-pgvector.sh beside the repository)',
+  );
   process.exit(0);
 }
 
@@ -79,7 +81,12 @@ for (const N of SIZES) {
     await db.deleteIndex(index);
     function* records() {
       for (let i = 0; i < N; i++) {
-        yield { id: `d=doc${i}//p=0`, vector: corpus.vector(), tags: { g: [String(i % 100)], __document_id: [`doc${i}`] }, payload: { text: corpus.text(), file: `doc${i}.txt` } };
+        yield {
+          id: `d=doc${i}//p=0`,
+          vector: corpus.vector(),
+          tags: { g: [String(i % 100)], __document_id: [`doc${i}`] },
+          payload: { text: corpus.text(), file: `doc${i}.txt` },
+        };
       }
     }
     const report = await db.bulkImport(index, records(), {
@@ -146,11 +153,19 @@ for (const N of SIZES) {
       overlap += full.length === 0 ? 1 : bounded.filter(([r]) => ids.has(r.id)).length / full.length;
     }
     print(`${label}_${set}_lexical_recall_at_10`, overlap / RECALL_QUESTIONS, 'of the top 10 when every matching row is ranked');
-    print(`${label}_${set}_lexical_every_row_ranked`, `${percentile(exactTimes, 50).toFixed(1)} / ${percentile(exactTimes, 95).toFixed(1)}`, 'ms p50 / p95 (before: km ranked every matching row)');
+    print(
+      `${label}_${set}_lexical_every_row_ranked`,
+      `${percentile(exactTimes, 50).toFixed(1)} / ${percentile(exactTimes, 95).toFixed(1)}`,
+      'ms p50 / p95 (before: km ranked every matching row)',
+    );
   }
   const worst = verdicts.reduce((a, b) => (b.p95 > a.p95 ? b : a));
   const limit = N <= 100_000 ? Math.min(floor, 150) : floor;
-  print(`${label}_worst_word_search_p95`, `${worst.p95.toFixed(1)} (${worst.what})`, `ms; floor ${limit.toFixed(1)} ms: ${worst.p95 <= limit ? 'PASS' : 'FAIL'}`);
+  print(
+    `${label}_worst_word_search_p95`,
+    `${worst.p95.toFixed(1)} (${worst.what})`,
+    `ms; floor ${limit.toFixed(1)} ms: ${worst.p95 <= limit ? 'PASS' : 'FAIL'}`,
+  );
   await exact.close();
   await db.close();
   await pool.end();

@@ -1,5 +1,14 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { KmError, SEARCH_MODES, type IMemoryDb, isStatusReady, statusFailure, type DataPipelineStatus, type MemoryAnswer, type SearchMode } from '@km/core';
+import {
+  KmError,
+  SEARCH_MODES,
+  type IMemoryDb,
+  isStatusReady,
+  statusFailure,
+  type DataPipelineStatus,
+  type MemoryAnswer,
+  type SearchMode,
+} from '@km/core';
 import type { ConnectorFactory } from '@km/core/connector';
 import {
   BUILT_IN_CONNECTORS,
@@ -117,32 +126,39 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
     .option('--data-dir <dir>', 'data folder (the embedded memory DB has nothing to upgrade)')
     .option('--config <file>', 'JSON configuration file')
     .option('-i, --index <name>', 'only this index (repeatable; default: every index)', collect, [])
-    .option('--maintenance-work-mem <size>', "PostgreSQL's maintenance_work_mem for index builds, e.g. 2GB (default: enough for each table)")
+    .option(
+      '--maintenance-work-mem <size>',
+      "PostgreSQL's maintenance_work_mem for index builds, e.g. 2GB (default: enough for each table)",
+    )
     .option('--json', 'print JSON')
-    .action(async (opts: PipelineOptions & { dataDir?: string; config?: string; index: string[]; maintenanceWorkMem?: string; json?: boolean }) => {
-      const { config } = await loadServiceConfig({
-        overrides: { ...(opts.dataDir ? { dataDirectory: opts.dataDir } : {}), ...pipelineOverrides(opts, connectors) },
-        connectors,
-        ...(opts.config ? { configFile: opts.config } : {}),
-      });
-      const dbs = await memoryDbsFromConfig(config.memoryDb, { logger: toKmLogger(createServiceLogger(config.logLevel)) }, connectors);
-      const report: Array<{ memoryDb: string; index: string; table?: string; created: string[] }> = [];
-      try {
-        for (const db of dbs) {
-          const upgradable = db as IMemoryDb & Partial<TableUpgrader>;
-          if (typeof upgradable.upgradeTables !== 'function') continue;
-          const options = opts.maintenanceWorkMem ? { maintenanceWorkMem: opts.maintenanceWorkMem } : {};
-          for (const u of await upgradable.upgradeTables(opts.index.length > 0 ? opts.index : undefined, options)) {
-            report.push({ memoryDb: db.constructor.name, ...u });
+    .action(
+      async (
+        opts: PipelineOptions & { dataDir?: string; config?: string; index: string[]; maintenanceWorkMem?: string; json?: boolean },
+      ) => {
+        const { config } = await loadServiceConfig({
+          overrides: { ...(opts.dataDir ? { dataDirectory: opts.dataDir } : {}), ...pipelineOverrides(opts, connectors) },
+          connectors,
+          ...(opts.config ? { configFile: opts.config } : {}),
+        });
+        const dbs = await memoryDbsFromConfig(config.memoryDb, { logger: toKmLogger(createServiceLogger(config.logLevel)) }, connectors);
+        const report: Array<{ memoryDb: string; index: string; table?: string; created: string[] }> = [];
+        try {
+          for (const db of dbs) {
+            const upgradable = db as IMemoryDb & Partial<TableUpgrader>;
+            if (typeof upgradable.upgradeTables !== 'function') continue;
+            const options = opts.maintenanceWorkMem ? { maintenanceWorkMem: opts.maintenanceWorkMem } : {};
+            for (const u of await upgradable.upgradeTables(opts.index.length > 0 ? opts.index : undefined, options)) {
+              report.push({ memoryDb: db.constructor.name, ...u });
+            }
           }
+        } finally {
+          await Promise.allSettled(dbs.map((db) => (db as { close?: () => Promise<void> }).close?.()));
         }
-      } finally {
-        await Promise.allSettled(dbs.map((db) => (db as { close?: () => Promise<void> }).close?.()));
-      }
-      if (opts.json) print(`${JSON.stringify(report)}\n`);
-      else if (report.length === 0) print(`nothing to upgrade: the memory DB (${config.memoryDb.type}) keeps no tables km upgrades\n`);
-      else for (const r of report) print(`${r.index}: ${r.created.length > 0 ? `created ${r.created.join(', ')}` : 'up to date'}\n`);
-    });
+        if (opts.json) print(`${JSON.stringify(report)}\n`);
+        else if (report.length === 0) print(`nothing to upgrade: the memory DB (${config.memoryDb.type}) keeps no tables km upgrades\n`);
+        else for (const r of report) print(`${r.index}: ${r.created.length > 0 ? `created ${r.created.join(', ')}` : 'up to date'}\n`);
+      },
+    );
 
   addTargetOptions(program.command('import'))
     .description('import files, folders (recursively) and web pages, one document each')

@@ -1,4 +1,9 @@
-export { PostgresMemoryDb, type PostgresBulkImportOptions, type PostgresBulkImportReport, type TableUpgrade } from './postgres-memory-db.js';
+export {
+  PostgresMemoryDb,
+  type PostgresBulkImportOptions,
+  type PostgresBulkImportReport,
+  type TableUpgrade,
+} from './postgres-memory-db.js';
 export { DEFAULT_COLUMNS, type PostgresColumns, type PostgresMemoryDbOptions } from './postgres-config.js';
 export type { PGliteLike, PgPoolLike, PgPoolClientLike } from './sql-client.js';
 export { postgresMemoryDbFactory } from './postgres-factory.js';

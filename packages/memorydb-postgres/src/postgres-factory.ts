@@ -33,7 +33,14 @@ export const postgresMemoryDbFactory: MemoryDbFactory = {
       description: "text search configuration of new tables' full-text column (lexical and hybrid search), e.g. english or simple",
     },
     { key: 'prefix', env: ['KM_MEMORY_DB_PREFIX'], description: "prepended to every table km creates (default 'km-')" },
-    { key: 'postgresHnswM', env: ['KM_POSTGRES_HNSW_M'], type: 'number', min: 2, default: 16, description: 'HNSW links per vector of new indexes (2–100)' },
+    {
+      key: 'postgresHnswM',
+      env: ['KM_POSTGRES_HNSW_M'],
+      type: 'number',
+      min: 2,
+      default: 16,
+      description: 'HNSW links per vector of new indexes (2–100)',
+    },
     {
       key: 'postgresHnswEfConstruction',
       env: ['KM_POSTGRES_HNSW_EF_CONSTRUCTION'],
@@ -86,7 +93,11 @@ export const postgresMemoryDbFactory: MemoryDbFactory = {
       ...(settings.prefix !== undefined && { tablePrefix: String(settings.prefix) }),
       hnsw: { m: Number(settings.postgresHnswM ?? 16), efConstruction: Number(settings.postgresHnswEfConstruction ?? 64) },
       efSearch: Number(settings.postgresEfSearch ?? 100),
-      iterativeScan: oneOf(settings.postgresIterativeScan ?? 'strict_order', ['strict_order', 'relaxed_order', 'off'] as const, 'KM_POSTGRES_ITERATIVE_SCAN'),
+      iterativeScan: oneOf(
+        settings.postgresIterativeScan ?? 'strict_order',
+        ['strict_order', 'relaxed_order', 'off'] as const,
+        'KM_POSTGRES_ITERATIVE_SCAN',
+      ),
       createVectorIndex: oneOf(settings.postgresVectorIndex ?? 'create', ['create', 'defer'], 'KM_POSTGRES_VECTOR_INDEX') === 'create',
       lexicalCandidates: Number(settings.postgresLexicalCandidates ?? 1000),
       logger,
@@ -97,7 +108,10 @@ export const postgresMemoryDbFactory: MemoryDbFactory = {
         (upgrades) => {
           for (const u of upgrades) if (u.created.length > 0) logger.info(`[postgres] upgraded ${u.table}: ${u.created.join(', ')}`);
         },
-        (error: unknown) => logger.error(`[postgres] upgrading the tables failed (run \`km upgrade\` to retry): ${error instanceof Error ? error.message : String(error)}`),
+        (error: unknown) =>
+          logger.error(
+            `[postgres] upgrading the tables failed (run \`km upgrade\` to retry): ${error instanceof Error ? error.message : String(error)}`,
+          ),
       );
     }
     return db;

@@ -44,7 +44,11 @@ export class PostgresMemoryDb extends MemoryDb<VectorStoreMemoryDbDriver> {
     for (const index of names) {
       const size = await this.driver.vectorSize(index);
       if (size === undefined) throw new KmError('index_not_found', `index "${index}" does not exist`, { connector: 'postgres' });
-      const created = await this.tables.upgradeCollection(this.driver.layout.collectionOf(index), this.driver.layout.definition(size), options);
+      const created = await this.tables.upgradeCollection(
+        this.driver.layout.collectionOf(index),
+        this.driver.layout.definition(size),
+        options,
+      );
       upgrades.push({ index, table: this.driver.layout.collectionOf(index), created });
     }
     return upgrades;

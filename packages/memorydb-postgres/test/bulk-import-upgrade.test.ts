@@ -19,7 +19,9 @@ afterAll(async () => pglite.close());
 
 /** The index definitions of a table, as PostgreSQL prints them. */
 async function indexDefinitions(table: string): Promise<string[]> {
-  const { rows } = await pglite.query<{ def: string }>('SELECT indexdef AS def FROM pg_indexes WHERE tablename = $1 ORDER BY indexname', [table]);
+  const { rows } = await pglite.query<{ def: string }>('SELECT indexdef AS def FROM pg_indexes WHERE tablename = $1 ORDER BY indexname', [
+    table,
+  ]);
   return rows.map((r) => r.def);
 }
 const hnswOf = async (table: string) => (await indexDefinitions(table)).filter((d) => d.includes('USING hnsw'));
@@ -88,7 +90,9 @@ describe('PostgresMemoryDb.bulkImport', () => {
       isKmError(e, 'invalid_argument'),
     );
     for (const options of [{ maintenanceWorkMem: 'lots' }, { batchSize: 0 }, { batchSize: Number.NaN }, { batchSize: 2.5 }]) {
-      await expect(db.bulkImport(index, records(5), options), JSON.stringify(options)).rejects.toSatisfy((e) => isKmError(e, 'invalid_argument'));
+      await expect(db.bulkImport(index, records(5), options), JSON.stringify(options)).rejects.toSatisfy((e) =>
+        isKmError(e, 'invalid_argument'),
+      );
     }
     expect(await collect(db.getList(index, {}))).toEqual([]);
     expect(await hnswOf(`km-${index}`)).toHaveLength(1);
@@ -143,8 +147,13 @@ describe('vectors of 2001 to 4000 dimensions', () => {
     const size = 3072;
     const unit = (hot: number) => Array.from({ length: size }, (_, d) => (d === hot ? 1 : 0));
     await db.createIndex(index, size);
-    await db.upsertBatch(index, [0, 1, 2].map((hot) => ({ id: `v${hot}`, vector: unit(hot), tags: {}, payload: {} })));
-    expect(await hnswOf(`km-${index}`)).toEqual([expect.stringMatching(/USING hnsw \(\(\(embedding\)::halfvec\(3072\)\) halfvec_cosine_ops\)/)]);
+    await db.upsertBatch(
+      index,
+      [0, 1, 2].map((hot) => ({ id: `v${hot}`, vector: unit(hot), tags: {}, payload: {} })),
+    );
+    expect(await hnswOf(`km-${index}`)).toEqual([
+      expect.stringMatching(/USING hnsw \(\(\(embedding\)::halfvec\(3072\)\) halfvec_cosine_ops\)/),
+    ]);
     const query = unit(1).map((x, d) => (d === 0 ? 0.5 : x));
     const hits = await collect(db.getSimilarList(index, query, { limit: 2, minRelevance: -1 }));
     expect(hits.map(([r]) => r.id)).toEqual(['v1', 'v0']);
@@ -174,12 +183,20 @@ describe('postgresMemoryDbFactory: the HNSW, search and upgrade settings', () =>
     const settings = { postgresUrl: server.url, postgresMaxConnections: 1, postgresHnswM: 8, postgresHnswEfConstruction: 32 };
     const index = fresh();
     try {
-      const deferred = (await postgresMemoryDbFactory.create({ ...settings, postgresVectorIndex: 'defer' }, { logger })) as PostgresMemoryDb;
+      const deferred = (await postgresMemoryDbFactory.create(
+        { ...settings, postgresVectorIndex: 'defer' },
+        { logger },
+      )) as PostgresMemoryDb;
       await deferred.createIndex(index, 3);
       await deferred.close();
       expect(await hnswOf(`km-${index}`)).toEqual([]);
-      const upgrading = (await postgresMemoryDbFactory.create({ ...settings, postgresUpgradeTables: 'true' }, { logger })) as PostgresMemoryDb;
-      await expect.poll(() => hnswOf(`km-${index}`), { timeout: 10_000 }).toEqual([expect.stringContaining("WITH (m='8', ef_construction='32')")]);
+      const upgrading = (await postgresMemoryDbFactory.create(
+        { ...settings, postgresUpgradeTables: 'true' },
+        { logger },
+      )) as PostgresMemoryDb;
+      await expect
+        .poll(() => hnswOf(`km-${index}`), { timeout: 10_000 })
+        .toEqual([expect.stringContaining("WITH (m='8', ef_construction='32')")]);
       await expect.poll(() => logs.some((m) => m.includes(`upgraded km-${index}: HNSW index on embedding`)), { timeout: 5_000 }).toBe(true);
       await upgrading.close();
     } finally {

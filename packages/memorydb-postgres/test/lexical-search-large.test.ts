@@ -28,7 +28,12 @@ beforeAll(async () => {
   const db = new PostgresMemoryDb({ pglite, logger });
   function* records(): Iterable<MemoryRecord> {
     for (let i = 0; i < ROWS; i++) {
-      yield { id: `r${String(i).padStart(5, '0')}`, vector: [1, 0, (i % 10) / 10], tags: { g: [String(i % 100)] }, payload: { text: text(i) } };
+      yield {
+        id: `r${String(i).padStart(5, '0')}`,
+        vector: [1, 0, (i % 10) / 10],
+        tags: { g: [String(i % 100)] },
+        payload: { text: text(i) },
+      };
     }
   }
   // bulkImport analyses the table at the end: the statistics the search reads exist.
@@ -38,15 +43,16 @@ beforeAll(async () => {
 afterAll(async () => pglite.close());
 
 const search = (db: PostgresMemoryDb, query: string, limit = 10, filter?: string) =>
-  collect(
-    db.getSimilarList(index, query, { mode: 'lexical', limit, ...(filter ? { filters: [MemoryFilters.byTag('g', filter)] } : {}) }),
-  );
+  collect(db.getSimilarList(index, query, { mode: 'lexical', limit, ...(filter ? { filters: [MemoryFilters.byTag('g', filter)] } : {}) }));
 const ids = (hits: Array<[MemoryRecord, number]>) => hits.map(([r]) => r.id);
 
 describe('Postgres lexical search on a table of more than 10,000 rows', () => {
   it('ranks the rows holding every word and the rare words first, as ranking every matching row does', async () => {
     const bounded = await search(new PostgresMemoryDb({ pglite, logger }), 'river stone lighthouse keeper');
-    const every = await search(new PostgresMemoryDb({ pglite, logger, lexicalCandidates: Number.POSITIVE_INFINITY }), 'river stone lighthouse keeper');
+    const every = await search(
+      new PostgresMemoryDb({ pglite, logger, lexicalCandidates: Number.POSITIVE_INFINITY }),
+      'river stone lighthouse keeper',
+    );
     expect(ids(bounded).slice(0, 2)).toEqual(['r11998', 'r11999']);
     expect(ids(bounded)).toEqual(ids(every));
     expect(bounded.map(([, s]) => s)).toEqual(every.map(([, s]) => s));

@@ -112,7 +112,9 @@ describe('Postgres lexical search', () => {
     const driver = driverOf();
     const index = fresh();
     await seed(driver, index, [['a', 'stored only once', { k: ['v'] }]]);
-    const { rows } = await pglite.query<{ payload: Record<string, unknown>; content: string }>(`SELECT payload, content FROM "km-${index}"`);
+    const { rows } = await pglite.query<{ payload: Record<string, unknown>; content: string }>(
+      `SELECT payload, content FROM "km-${index}"`,
+    );
     expect(rows).toEqual([{ payload: {}, content: 'stored only once' }]);
     const [listed] = await collect(driver.getList(index, {}));
     expect(listed?.payload).toEqual({ text: 'stored only once' });

@@ -154,7 +154,9 @@ describe('collection statements', () => {
     expect(sql.search(dot!, 'TRUE', false)).toMatch(
       /-\("dot vec" <#> \$1::vector\) AS s .* ORDER BY "dot vec" <#> \$1::vector LIMIT \$2$/s,
     );
-    expect(new CollectionStatements('app', 'hotels', Hotel, {}, false).search(l2!, 'TRUE', false)).toMatch(/"byL2" <-> \$1::vector AS s .* ORDER BY "byL2" <-> \$1::vector LIMIT \$2$/s);
+    expect(new CollectionStatements('app', 'hotels', Hotel, {}, false).search(l2!, 'TRUE', false)).toMatch(
+      /"byL2" <-> \$1::vector AS s .* ORDER BY "byL2" <-> \$1::vector LIMIT \$2$/s,
+    );
     expect(sql.search(cosine!, 'TRUE', true)).toContain('"embedding"::text AS v0, "dot vec"::text AS v1');
   });
 

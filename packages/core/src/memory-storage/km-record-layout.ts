@@ -153,7 +153,6 @@ export class KmRecordLayout {
     const text = row[this.names.content as string];
     return typeof text === 'string' && text !== '' ? { [PayloadFields.text]: text, ...payload } : payload;
   }
-
 }
 
 /**

@@ -146,7 +146,15 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
           if (!(await readColumns(tx, sql.table))) throw collectionNotFound(name);
           const created: string[] = [];
           const arrays = definition.data.filter((p) => p.filterable && p.type.endsWith('[]'));
-          const haveGin = new Set((await indexesOn(tx, sql.table, arrays.map((p) => [p.storageName, 'gin']))).map((i) => i.column));
+          const haveGin = new Set(
+            (
+              await indexesOn(
+                tx,
+                sql.table,
+                arrays.map((p) => [p.storageName, 'gin']),
+              )
+            ).map((i) => i.column),
+          );
           for (const [i, statement] of sql.createArrayIndexes().entries()) {
             if (haveGin.has(arrays[i]!.storageName)) continue;
             await tx.query(statement);
@@ -159,10 +167,21 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
             created.push(`full-text column ${table.column} (GIN-indexed)`);
           }
           const vectors = sql.createVectorIndexes(this.hnsw);
-          const haveHnsw = new Set((await indexesOn(tx, sql.table, vectors.map((v) => [v.column, 'hnsw']))).map((i) => i.column));
+          const haveHnsw = new Set(
+            (
+              await indexesOn(
+                tx,
+                sql.table,
+                vectors.map((v) => [v.column, 'hnsw']),
+              )
+            ).map((i) => i.column),
+          );
           const missing = vectors.filter((v) => !haveHnsw.has(v.column));
           if (missing.length > 0) {
-            const { rows } = await tx.query<{ n: number }>('SELECT GREATEST(c.reltuples, 0)::float8 AS n FROM pg_class c WHERE c.oid = $1::regclass', [sql.table]);
+            const { rows } = await tx.query<{ n: number }>(
+              'SELECT GREATEST(c.reltuples, 0)::float8 AS n FROM pg_class c WHERE c.oid = $1::regclass',
+              [sql.table],
+            );
             const widest = Math.max(...definition.vectors.map((v) => v.dimensions));
             await tx.query(`SET LOCAL maintenance_work_mem = '${memory ?? hnswBuildMemory(Number(rows[0]?.n ?? 0), widest, this.hnsw.m)}'`);
             for (const index of missing) {
@@ -188,7 +207,11 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
       return withSetupLock(
         client,
         async (tx) => {
-          const found = await indexesOn(tx, table, definition.vectors.map((v) => [v.storageName, 'hnsw']));
+          const found = await indexesOn(
+            tx,
+            table,
+            definition.vectors.map((v) => [v.storageName, 'hnsw']),
+          );
           for (const index of found) await tx.query(`DROP INDEX IF EXISTS ${qualified(this.schema, index.name)}`);
           return found.map((i) => i.name);
         },
@@ -314,7 +337,11 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
           );
           const terms = found.map((t) => ({ literal: t.literal, df: Number(t.df) })).filter((t) => t.df > 0);
           if (terms.length === 0) return { rows: [] };
-          const plan = planCandidates({ terms, rows: Number(found[0]!.n), exact: found[0]!.exact }, query.limit, this.options.lexicalCandidates);
+          const plan = planCandidates(
+            { terms, rows: Number(found[0]!.n), exact: found[0]!.exact },
+            query.limit,
+            this.options.lexicalCandidates,
+          );
           const tiers = plan?.tiers ?? [];
           const where = filterToSql(query.filter, lexicalWhereStart(tiers.length), varcharArrays);
           const statement = sql.lexicalRank(table.column, where.sql, query.includeVectors, tiers.length);

@@ -72,7 +72,9 @@ export const DEFAULT_VECTOR_STORE_RETRY = Object.freeze({ maxRetries: 2, initial
  * limits (m 2–100, ef_construction 4–1000 and at least 2·m), and the `lexicalCandidates`,
  * `efSearch` and `iterativeScan` options: `invalid_argument` naming the first that does not fit.
  */
-export function checkHnswSettings(options: Pick<PostgresVectorStoreOptions, 'hnsw' | 'lexicalCandidates' | 'efSearch' | 'iterativeScan'>): HnswSettings {
+export function checkHnswSettings(
+  options: Pick<PostgresVectorStoreOptions, 'hnsw' | 'lexicalCandidates' | 'efSearch' | 'iterativeScan'>,
+): HnswSettings {
   const m = options.hnsw?.m ?? 16;
   const efConstruction = options.hnsw?.efConstruction ?? 64;
   const fail = (message: string) => {
@@ -83,8 +85,10 @@ export function checkHnswSettings(options: Pick<PostgresVectorStoreOptions, 'hns
     fail(`hnsw.efConstruction must be an integer from 4 to 1000 and at least 2 × m (${2 * m}), got ${efConstruction}`);
   }
   const { lexicalCandidates, efSearch, iterativeScan } = options;
-  if (lexicalCandidates !== undefined && !(lexicalCandidates >= 1)) fail(`lexicalCandidates must be a number of rows (1 or more), got ${lexicalCandidates}`);
-  if (efSearch !== undefined && !(Number.isFinite(efSearch) && efSearch >= 1)) fail(`efSearch must be a number from 1 to 1000, got ${efSearch}`);
+  if (lexicalCandidates !== undefined && !(lexicalCandidates >= 1))
+    fail(`lexicalCandidates must be a number of rows (1 or more), got ${lexicalCandidates}`);
+  if (efSearch !== undefined && !(Number.isFinite(efSearch) && efSearch >= 1))
+    fail(`efSearch must be a number from 1 to 1000, got ${efSearch}`);
   if (iterativeScan !== undefined && !['strict_order', 'relaxed_order', 'off'].includes(iterativeScan)) {
     fail(`iterativeScan must be strict_order, relaxed_order or off, got ${JSON.stringify(iterativeScan)}`);
   }
