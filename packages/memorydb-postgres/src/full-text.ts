@@ -95,7 +95,15 @@ export class FullTextColumns {
       }
       return undefined;
     }
-    const config = found !== undefined ? Promise.resolve(found) : lock((tx) => this.add(tx, sql));
+    const config =
+      found !== undefined
+        ? Promise.resolve(found)
+        : lock(async (tx) => {
+            const added = await this.add(tx, sql);
+            // Statistics of the new column, which lexical search reads on a large table.
+            await tx.query(`ANALYZE ${sql.table}`);
+            return added;
+          });
     this.configs.set(sql.table, config);
     config.catch(() => this.configs.delete(sql.table));
     return config;

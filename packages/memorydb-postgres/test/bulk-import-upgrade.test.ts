@@ -118,6 +118,12 @@ describe('PostgresMemoryDb.upgradeTables', () => {
       table: `km-${index}`,
       created: ['GIN index on tags', 'full-text column content_tsv (GIN-indexed)', 'HNSW index on embedding'],
     });
+    // Analysed after: the new column has the statistics lexical search reads on large tables.
+    const stats = await pglite.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stats WHERE tablename = $1 AND attname = 'content_tsv'",
+      [`km-${index}`],
+    );
+    expect(stats.rows[0]!.n).toBe(1);
     expect(await db.upgradeTables([index])).toEqual([{ index, table: `km-${index}`, created: [] }]);
     const found = await collect(new PostgresMemoryDb({ pglite, logger }).getSimilarList(index, 'lighthouse', { mode: 'lexical' }));
     expect(found.map(([r]) => r.id)).toEqual(['old']);

@@ -133,8 +133,8 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
    * of each `fullText` property, the HNSW index of each vector (with the `hnsw` settings, built
    * with `maintenanceWorkMem`, by default enough for the table's rows). Runs under the table's
    * advisory lock, in one transaction; a build blocks writes to the table (not reads) while it
-   * runs. Returns what it created (empty when nothing was missing); `collection_not_found` when
-   * the table does not exist.
+   * runs; the table is analysed after. Returns what it created (empty when nothing was missing);
+   * `collection_not_found` when the table does not exist.
    */
   async upgradeCollection(name: string, definition: RecordDefinition, options: { maintenanceWorkMem?: string } = {}): Promise<string[]> {
     const memory = options.maintenanceWorkMem === undefined ? undefined : checkMemorySize(options.maintenanceWorkMem, 'maintenanceWorkMem');
@@ -189,6 +189,8 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
               created.push(`HNSW index on ${index.column}`);
             }
           }
+          // A new full-text column has no statistics yet: lexical search on a large table reads them.
+          if (created.length > 0) await tx.query(`ANALYZE ${sql.table}`);
           return created;
         },
         tableLockKey('collection', sql.table),
