@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
@@ -8,6 +7,7 @@ import { collect } from '@km/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresMemoryDb, type PostgresMemoryDbOptions } from '../src/index.js';
 import { startPgliteServer } from '../src/testing.js';
+import { createRealDatabase, NO_REAL_POSTGRES, REAL_POSTGRES_URL } from './real-postgres.js';
 import { CONFIGURATIONS, type Configuration, readOutputs } from './fixtures/compat-scenario.js';
 
 interface Fixture {
@@ -53,25 +53,14 @@ const sources: Record<string, () => Promise<Database>> = {
     };
   },
 };
-const realUrl = process.env.KM_TEST_POSTGRES_URL;
-if (realUrl) {
+if (REAL_POSTGRES_URL) {
   sources['a real PostgreSQL (KM_TEST_POSTGRES_URL)'] = async () => {
-    const name = `km_compat_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-    const admin = new pg.Pool({ connectionString: realUrl, max: 1 });
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(realUrl);
-    url.pathname = `/${name}`;
-    const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
-    await replay(pool);
-    return {
-      connection: { pool },
-      dispose: async () => {
-        await pool.end();
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await admin.end();
-      },
-    };
+    const database = await createRealDatabase({ vector: false, maxConnections: 2 });
+    await replay(database.pool);
+    return { connection: { pool: database.pool }, dispose: () => database.drop() };
   };
+} else {
+  console.log(`[km] skipped km 0.x tables on a real PostgreSQL: ${NO_REAL_POSTGRES}`);
 }
 
 for (const [name, source] of Object.entries(sources)) {

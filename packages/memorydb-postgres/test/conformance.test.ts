@@ -2,12 +2,20 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { describeMemoryDb } from '@km/conformance';
 import { PostgresMemoryDb } from '../src/index.js';
+import { NO_REAL_POSTGRES, realDatabaseOfFile } from './real-postgres.js';
 
-// Embedded PostgreSQL 17 + pgvector, in this process. tests-integration runs the same suite
-// through the `pg` driver over a socket, and against KM_TEST_POSTGRES_URL when set.
+// Embedded PostgreSQL 17 + pgvector, in this process; and, when KM_TEST_POSTGRES_URL is set, a real
+// server (in a database of this file's own, through `pg`). tests-integration runs the same suite
+// through the `pg` driver over a socket to PGlite.
 let pglite: Promise<PGlite> | undefined;
 const database = () => (pglite ??= PGlite.create({ extensions: { vector } }));
 
 describeMemoryDb('postgres (PGlite in-process)', {
   create: async () => new PostgresMemoryDb({ pglite: await database() }),
+});
+
+const real = realDatabaseOfFile('the memory DB conformance suite');
+describeMemoryDb('postgres (a real server, KM_TEST_POSTGRES_URL)', {
+  skip: NO_REAL_POSTGRES,
+  create: async () => new PostgresMemoryDb({ pool: (await real()).pool }),
 });

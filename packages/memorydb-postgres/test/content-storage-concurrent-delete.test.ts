@@ -3,20 +3,23 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DELETE_BATCH_FILES } from '../src/content-storage/content-statements.js';
 import { type PgPoolLike, PostgresContentStorage } from '../src/index.js';
+import { createRealDatabase, NO_REAL_POSTGRES } from './real-postgres.js';
 
 // Deletes racing other connections on a real server (PGlite has one connection): runs only when
-// KM_TEST_POSTGRES_URL is set, in tables of its own prefix, dropped at the end.
-const url = process.env.KM_TEST_POSTGRES_URL;
+// KM_TEST_POSTGRES_URL is set, in a database of its own (dropped at the end).
 const prefix = `cdel_${randomBytes(4).toString('hex')}_`;
+if (NO_REAL_POSTGRES) console.log(`[km] skipped content storage deletes racing other connections: ${NO_REAL_POSTGRES}`);
+const database = NO_REAL_POSTGRES ? undefined : await createRealDatabase({ vector: false, maxConnections: 2 });
+const url = database?.url;
 
-describe.skipIf(!url)('PostgresContentStorage deletes racing other connections (real server)', () => {
-  const admin = new pg.Pool({ connectionString: url, max: 2 });
-  const pools: pg.Pool[] = [admin];
+describe.skipIf(!database)('PostgresContentStorage deletes racing other connections (real server)', () => {
+  const admin = database?.pool as pg.Pool;
+  const pools: pg.Pool[] = [];
   const storages: PostgresContentStorage[] = [];
   afterAll(async () => {
     await Promise.all(storages.map((s) => s.close()));
-    await admin.query(`DROP TABLE IF EXISTS "${prefix}files", "${prefix}file_chunks"; DROP SEQUENCE IF EXISTS "${prefix}file_versions"`);
     await Promise.all(pools.map((p) => p.end()));
+    await database?.drop();
   });
 
   /** A storage on its own pool; with `commitGate`, each transaction waits for it before COMMIT. */

@@ -2,9 +2,11 @@ import { PGlite } from '@electric-sql/pglite';
 import { describeContentStorage } from '@km/conformance';
 import { afterAll } from 'vitest';
 import { PostgresContentStorage } from '../src/index.js';
+import { NO_REAL_POSTGRES, realDatabaseOfFile } from './real-postgres.js';
 
-// Embedded PostgreSQL 17 in this process (no extension needed). tests-integration runs the same
-// suite through `pg` over a socket, and against KM_TEST_POSTGRES_URL when set.
+// Embedded PostgreSQL 17 in this process (no extension needed), and a real server when
+// KM_TEST_POSTGRES_URL is set (a database of this file's own). tests-integration runs the same
+// suite through `pg` over a socket, and its concurrency cases on the real server.
 const pglite = PGlite.create();
 afterAll(async () => (await pglite).close());
 
@@ -14,4 +16,10 @@ describeContentStorage('postgres (PGlite in-process)', {
 });
 describeContentStorage('postgres (PGlite in-process, default 1 MiB chunks, own prefix)', {
   create: async () => new PostgresContentStorage({ pglite: await pglite, tablePrefix: 'other_' }),
+});
+
+const real = realDatabaseOfFile('the content storage conformance suite', { vector: false });
+describeContentStorage('postgres (a real server, KM_TEST_POSTGRES_URL)', {
+  skip: NO_REAL_POSTGRES,
+  create: async () => new PostgresContentStorage({ pool: (await real()).pool, chunkBytes: 64 * 1024 }),
 });

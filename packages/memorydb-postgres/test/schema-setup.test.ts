@@ -2,11 +2,12 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { collect } from '@km/conformance';
 import { isKmError, type Logger } from '@km/core';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresMemoryDb } from '../src/index.js';
 import { startPgliteServer } from '../src/testing.js';
 import { withSetupLock } from '../src/schema-setup.js';
 import { clientFromPool, type PGliteLike } from '../src/sql-client.js';
+import { createRealDatabase, NO_REAL_POSTGRES, type RealDatabase } from './real-postgres.js';
 
 const warnings: string[] = [];
 const logger: Logger = { debug() {}, info() {}, error() {}, warn: (m) => warnings.push(m) };
@@ -87,12 +88,18 @@ describe('pgvector setup', () => {
   });
 });
 
-// A real PostgreSQL server (with or without pgvector), only when KM_TEST_POSTGRES_PLAIN_URL names one:
-// these tests create and drop tables, so they never pick a server on their own (give a throw-away
-// database; .ci/run creates one when a local server answers).
-const REAL_URL = process.env.KM_TEST_POSTGRES_PLAIN_URL ?? '';
+// A real PostgreSQL server (with or without pgvector): KM_TEST_POSTGRES_PLAIN_URL (a throw-away
+// database on any server; .ci/run creates one when a local server answers), else a database of this
+// file's own on the server of KM_TEST_POSTGRES_URL, created without the vector extension. These tests
+// create and drop tables, so they never pick a server on their own.
+const PLAIN_URL = process.env.KM_TEST_POSTGRES_PLAIN_URL ?? '';
+const ownDatabase: RealDatabase | undefined = PLAIN_URL || NO_REAL_POSTGRES ? undefined : await createRealDatabase({ vector: false });
+afterAll(async () => ownDatabase?.drop());
+const REAL_URL = PLAIN_URL || ownDatabase?.url || '';
 const real =
-  REAL_URL === '' ? 'KM_TEST_POSTGRES_PLAIN_URL is not set (a throw-away database on any PostgreSQL server)' : await probe(REAL_URL);
+  REAL_URL === ''
+    ? 'neither KM_TEST_POSTGRES_PLAIN_URL (a throw-away database on any PostgreSQL server) nor KM_TEST_POSTGRES_URL is set'
+    : await probe(REAL_URL);
 const unreachable = real !== 'vector' && real !== 'no-vector';
 if (unreachable) console.log(`[km] skipped real PostgreSQL tests: ${real}`);
 
@@ -126,6 +133,25 @@ describe.skipIf(unreachable)(`a real PostgreSQL server (${REAL_URL})`, () => {
       for (const pool of pools) await pool.end();
     }
   });
+
+  // Here connectors do overlap (unlike on the PGlite server above): the CREATE EXTENSION and CREATE
+  // TABLE races are real. Only in a database of this file's own, where the extension is not there yet.
+  it.skipIf(!ownDatabase)(
+    'several connectors set up at once on a database without pgvector all succeed, and pgvector is installed once',
+    async () => {
+      const dbs = Array.from({ length: 5 }, () => new PostgresMemoryDb({ connectionString: REAL_URL, maxConnections: 1, logger }));
+      try {
+        await Promise.all(dbs.map((db, i) => db.createIndex(`fresh-${i % 2}`, 3)));
+        expect((await dbs[0]!.getIndexes()).sort()).toEqual(['fresh-0', 'fresh-1']);
+        const { rows } = await ownDatabase!.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_extension WHERE extname = 'vector'`,
+        );
+        expect(rows[0]!.n).toBe(1);
+      } finally {
+        for (const db of dbs) await db.close();
+      }
+    },
+  );
 });
 
 /** 'vector' when the server has pgvector available, 'no-vector' when not, else why it is unreachable. */
@@ -138,7 +164,7 @@ async function probe(url: string): Promise<'vector' | 'no-vector' | string> {
     const { rows } = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
     return rows.length > 0 ? 'vector' : 'no-vector';
   } catch (error) {
-    return `no PostgreSQL at ${url} (${(error as Error).message}); set KM_TEST_POSTGRES_PLAIN_URL`;
+    return `no PostgreSQL at ${url} (${(error as Error).message}); set KM_TEST_POSTGRES_PLAIN_URL or KM_TEST_POSTGRES_URL`;
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -3,8 +3,10 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { defineRecord } from '@km/core';
 import { describeVectorStore } from '@km/conformance';
 import { PostgresVectorStore } from '../src/index.js';
+import { NO_REAL_POSTGRES, realDatabaseOfFile } from './real-postgres.js';
 
-// Embedded PostgreSQL 17 + pgvector 0.8, in this process (vector-store-conformance-tcp runs it through pg).
+// Embedded PostgreSQL 17 + pgvector 0.8, in this process (vector-store-conformance-tcp runs it through
+// pg); and a real server when KM_TEST_POSTGRES_URL is set, in a database of this file's own.
 let pglite: Promise<PGlite> | undefined;
 const database = () => (pglite ??= PGlite.create({ extensions: { vector } }));
 const logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -30,6 +32,21 @@ describeVectorStore({
       const db = await database();
       await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
       await db.exec(
+        `CREATE TABLE "${collection}" (hotel_id bigint PRIMARY KEY, hotel_name text NOT NULL, stars real, labels text[], about text, about_vec vector(8))`,
+      );
+    },
+  },
+});
+
+const real = realDatabaseOfFile('the typed vector store conformance suite');
+describeVectorStore({
+  name: 'postgres (a real server, KM_TEST_POSTGRES_URL)',
+  skip: NO_REAL_POSTGRES,
+  createStore: async () => new PostgresVectorStore({ pool: (await real()).pool, logger }),
+  existingSchema: {
+    definition: Hotel,
+    create: async (collection) => {
+      await (await real()).pool.query(
         `CREATE TABLE "${collection}" (hotel_id bigint PRIMARY KEY, hotel_name text NOT NULL, stars real, labels text[], about text, about_vec vector(8))`,
       );
     },
