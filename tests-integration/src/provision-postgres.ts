@@ -3,24 +3,26 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
 import { containerRuntimeUnavailable } from './container-runtime.js';
+import { createRealDatabase, NO_REAL_POSTGRES } from './real-postgres.js';
 
 /** A PostgreSQL + pgvector server the suites can reach with `pg`, or why there is none. */
 export type PostgresBackend = { name: string; pool: () => pg.Pool; stop: () => Promise<void> } | { name: string; skip: string };
 
 /**
- * Every PostgreSQL this run can reach, in DESIGN §9's order: `KM_TEST_POSTGRES_URL`; PGlite
+ * Every PostgreSQL this run can reach, in DESIGN §9's order: `KM_TEST_POSTGRES_URL` (a database of
+ * its own there); PGlite
  * (Postgres 17 + pgvector compiled to WASM) served on a local socket; a `pgvector/pgvector:pg17`
  * container when a runtime answers. Each one missing is a named skip.
  */
 export async function provisionPostgres(): Promise<PostgresBackend[]> {
   const backends: PostgresBackend[] = [];
 
-  const url = process.env.KM_TEST_POSTGRES_URL;
-  if (url) {
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
-    backends.push({ name: 'postgres (KM_TEST_POSTGRES_URL)', pool: () => pool, stop: () => pool.end() });
+  if (NO_REAL_POSTGRES) {
+    backends.push({ name: 'postgres (KM_TEST_POSTGRES_URL)', skip: NO_REAL_POSTGRES });
   } else {
-    backends.push({ name: 'postgres (KM_TEST_POSTGRES_URL)', skip: 'set KM_TEST_POSTGRES_URL to a PostgreSQL with pgvector to run this' });
+    // A database of its own on that server (dropped by `stop`), so parallel suites never collide.
+    const database = await createRealDatabase();
+    backends.push({ name: 'postgres (KM_TEST_POSTGRES_URL)', pool: () => database.pool, stop: () => database.drop() });
   }
 
   // PGlite over TCP: every connection shares one session, so a pool of one.

@@ -5,6 +5,7 @@ import { postgresContentStorageFactory } from '@km/memorydb-postgres/factory';
 import { startPgliteServer } from '@km/memorydb-postgres/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createRealDatabase, NO_REAL_POSTGRES } from '../src/real-postgres.js';
 
 // PostgresContentStorage through `pg`: on PGlite (PostgreSQL 17 in WebAssembly) served on a local
 // socket, started here, and on a real server when KM_TEST_POSTGRES_URL is set (pgvector not needed).
@@ -15,19 +16,19 @@ const db = await PGlite.create();
 const server = await startPgliteServer(db);
 const pglitePool = new pg.Pool({ connectionString: server.url, max: 4 });
 
-const realUrl = process.env.KM_TEST_POSTGRES_URL;
-const realPool = realUrl ? new pg.Pool({ connectionString: realUrl, max: 8 }) : undefined;
-const noReal = realUrl ? false : 'set KM_TEST_POSTGRES_URL to a PostgreSQL server to run this';
+// On the real server, a database of this file's own (dropped at the end).
+const noReal = NO_REAL_POSTGRES;
 if (noReal) console.log(`[km] skipped postgres content storage (KM_TEST_POSTGRES_URL): ${noReal}`);
+const real = noReal ? undefined : await createRealDatabase({ vector: false, maxConnections: 8 });
+const realUrl = real?.url;
+const realPool = real?.pool;
 
 afterAll(async () => {
-  for (const pool of [pglitePool, realPool]) {
-    if (!pool) continue;
-    for (const name of ['files', 'file_chunks', 'file_versions']) {
-      await pool.query(`DROP ${name === 'file_versions' ? 'SEQUENCE' : 'TABLE'} IF EXISTS "${prefix}${name}"`).catch(() => undefined);
-    }
-    await pool.end();
+  for (const name of ['files', 'file_chunks', 'file_versions']) {
+    await pglitePool.query(`DROP ${name === 'file_versions' ? 'SEQUENCE' : 'TABLE'} IF EXISTS "${prefix}${name}"`).catch(() => undefined);
   }
+  await pglitePool.end();
+  await real?.drop();
   await server.stop();
   await db.close();
 });

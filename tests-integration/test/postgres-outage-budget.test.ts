@@ -13,7 +13,7 @@ describe(`a 60 s PostgreSQL outage longer than the retry budget (${OutageScenari
   const scenario = new OutageScenario();
   afterAll(() => scenario.stop());
 
-  it('fails every affected document with its reason; km redrive completes them', { timeout: 300_000 }, async () => {
+  it('fails every affected document with its reason; km redrive completes them', { timeout: OutageScenario.timeout(300_000) }, async () => {
     await scenario.start({ retryBudgetMs: 15_000 });
     for (const [id, text] of DOCUMENTS) expect(await scenario.upload(id!, text!)).toBe(202);
     await scenario.stopDatabase();

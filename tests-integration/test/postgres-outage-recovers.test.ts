@@ -11,7 +11,9 @@ describe(`a 60 s PostgreSQL outage within the retry budget (${OutageScenario.dat
   const scenario = new OutageScenario();
   afterAll(() => scenario.stop());
 
-  it('every document in flight completes once the database is back, one record set each', { timeout: 300_000 }, async () => {
+  it('every document in flight completes once the database is back, one record set each', {
+    timeout: OutageScenario.timeout(300_000),
+  }, async () => {
     await scenario.start({});
     for (const [id, text] of DOCUMENTS) expect(await scenario.upload(id!, text!)).toBe(202);
     await scenario.stopDatabase();

@@ -5,29 +5,31 @@ import { join } from 'node:path';
 import { eventually } from '@km/conformance';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, kmEnv, startKm, stopProcess } from '../src/km-process.js';
-import { killPglitePostgres, startPglitePostgres, type PglitePostgresProcess } from './helpers/postgres-pglite-process.js';
+import { CLUSTER_WAIT_MS, ClusterOutageDatabase, type OutageDatabase, PgliteOutageDatabase } from './helpers/outage-database.js';
 
-// A database restart under a running service and worker: PostgreSQL (PGlite over TCP, in its own
-// process) is killed and started again on the same data. Neither km process may die; work
-// queued meanwhile retries (transient errors) and completes once the database is back.
-describe('km serve --no-handlers and km worker on PostgreSQL while the database restarts', () => {
+// A database restart under a running service and worker: PostgreSQL is taken down at once and
+// started again on the same data. That is PGlite over TCP in its own process (SIGKILLed), or, with
+// KM_TEST_POSTGRES_OUTAGE_CLUSTER and KM_TEST_POSTGRES_OUTAGE_URL (`.ci/run` sets them), a real
+// PostgreSQL cluster of its own stopped with `pg_ctlcluster --mode immediate`. Neither km process may
+// die; work queued meanwhile retries (transient errors) and completes once the database is back.
+const cluster = ClusterOutageDatabase.fromEnvironment();
+describe(`km serve --no-handlers and km worker on PostgreSQL while the database restarts (${cluster?.name ?? 'PGlite over TCP'})`, () => {
   let folder: string | undefined;
-  let database: PglitePostgresProcess | undefined;
+  let database: OutageDatabase | undefined;
   const km: ChildProcess[] = [];
   afterAll(async () => {
     for (const child of km) await stopProcess(child); // SIGTERM, SIGKILL after a 10 s grace
-    if (database) await killPglitePostgres(database);
+    await database?.dispose();
     if (folder) await rm(folder, { recursive: true, force: true });
   });
 
   it('both processes stay up; a document uploaded while the database is down becomes ready and searchable after it restarts', {
-    timeout: 240_000,
+    timeout: 240_000 + (cluster ? CLUSTER_WAIT_MS : 0),
   }, async () => {
     folder = await mkdtemp(join(tmpdir(), 'km-pg-restart-'));
-    const pgData = join(folder, 'pgdata');
     const dataDir = join(folder, 'km');
-    const dbPort = await freePort();
-    database = await startPglitePostgres(pgData, dbPort);
+    database = cluster ?? new PgliteOutageDatabase(folder);
+    await database.start();
 
     // Enough step attempts, close together, to outlast the restart (a few seconds).
     const configFile = join(folder, 'km.json');
@@ -73,7 +75,7 @@ describe('km serve --no-handlers and km worker on PostgreSQL while the database 
     // Tags a database cannot store are refused at upload, before anything is queued.
     expect((await upload('hostile', 'text', ['user:a\u0000b'])).status).toBe(400);
 
-    await killPglitePostgres(database);
+    await database.crash();
     expect((await upload('bread', 'Sourdough bread rises slowly with wild yeast and lactic bacteria.')).status).toBe(202);
     // While the database is down a search is a 503 (transient), not a crash.
     expect((await search('sourdough')).status).toBe(503);
@@ -84,7 +86,7 @@ describe('km serve --no-handlers and km worker on PostgreSQL while the database 
     expect(retries()[0]).toMatch(/PostgreSQL unavailable|transient/);
     expect(await status('bread')).toMatchObject({ completed: false });
 
-    database = await startPglitePostgres(pgData, dbPort);
+    await database.restart();
     await eventually(async () => expect(await status('bread')).toMatchObject({ completed: true, failed: false }), 120_000, 250);
     const results = (await (await search('Halley comet sourdough bread')).json()) as { results: Array<{ documentId: string }> };
     expect(results.results.map((r) => r.documentId).sort()).toEqual(['bread', 'comet']);

@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from '../../src/km-process.js';
@@ -58,12 +61,16 @@ export class PgliteOutageDatabase implements OutageDatabase {
  * `../shared/scripts/postgres-pgvector.sh` creates one), named by `KM_TEST_POSTGRES_OUTAGE_CLUSTER`
  * (`15/km5433`) with a superuser URL in `KM_TEST_POSTGRES_OUTAGE_URL`. Each scenario works in a
  * database of its own, created and dropped here; the outage is `stop -m immediate` (no checkpoint,
- * connections cut) and the cluster is started again. Other tests must not use this cluster meanwhile.
+ * connections cut) and the cluster is started again. Other tests must not use this cluster meanwhile:
+ * `.ci/run` gives these suites a cluster of their own (port 5434), and the suites that crash it take
+ * turns (a lock folder in the temporary directory, held from `start` to `dispose`), as vitest may run
+ * them in parallel workers. A test on a cluster allows {@link CLUSTER_WAIT_MS} more for its turn.
  */
 export class ClusterOutageDatabase implements OutageDatabase {
   readonly name: string;
   url = '';
   private readonly database = `km_outage_${process.pid}_${Date.now().toString(36)}`;
+  private unlock: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly cluster: string,
@@ -79,6 +86,7 @@ export class ClusterOutageDatabase implements OutageDatabase {
   }
 
   async start(): Promise<void> {
+    this.unlock = await lockCluster(this.cluster);
     await this.admin(`CREATE DATABASE ${this.database}`);
     const url = new URL(this.adminUrl);
     url.pathname = `/${this.database}`;
@@ -103,6 +111,8 @@ export class ClusterOutageDatabase implements OutageDatabase {
   async dispose(): Promise<void> {
     await this.restart().catch(() => undefined);
     await this.admin(`DROP DATABASE IF EXISTS ${this.database} WITH (FORCE)`).catch(() => undefined);
+    await this.unlock?.();
+    this.unlock = undefined;
   }
 
   private async ctl(options: string[], action: 'start' | 'stop'): Promise<void> {
@@ -121,5 +131,36 @@ export class ClusterOutageDatabase implements OutageDatabase {
     } finally {
       await client.end();
     }
+  }
+}
+
+/** How much longer a test on a cluster may take, waiting for another suite's turn on it (the longest holds it ~5 min). */
+export const CLUSTER_WAIT_MS = 600_000;
+
+/** Waits until no other live process holds the cluster, then holds it; returns the release. */
+async function lockCluster(cluster: string): Promise<() => Promise<void>> {
+  const folder = join(tmpdir(), `km-test-cluster-${cluster.replace(/\W/g, '-')}.lock`);
+  const release = () => rm(folder, { recursive: true, force: true });
+  for (;;) {
+    try {
+      await mkdir(folder);
+      await writeFile(join(folder, 'pid'), String(process.pid));
+      return release;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(await readFile(join(folder, 'pid'), 'utf8').catch(() => ''));
+      if (holder > 0 && !alive(holder))
+        await release(); // left by a process that died
+      else await sleep(500);
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

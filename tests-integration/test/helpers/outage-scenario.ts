@@ -6,7 +6,7 @@ import { eventually } from '@km/conformance';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { freePort, kmEnv, startKm, stopProcess } from '../../src/km-process.js';
-import { ClusterOutageDatabase, type OutageDatabase, PgliteOutageDatabase } from './outage-database.js';
+import { CLUSTER_WAIT_MS, ClusterOutageDatabase, type OutageDatabase, PgliteOutageDatabase } from './outage-database.js';
 
 /** A document's status as `/upload-status` gives it. */
 export interface Status {
@@ -32,6 +32,11 @@ export class OutageScenario {
   /** The database the scenario will use, for test names. */
   static databaseName(): string {
     return ClusterOutageDatabase.fromEnvironment()?.name ?? 'PGlite over TCP';
+  }
+
+  /** A test's timeout: `ms`, plus the wait for its turn on a real cluster (other suites crash it too). */
+  static timeout(ms: number): number {
+    return ms + (ClusterOutageDatabase.fromEnvironment() ? CLUSTER_WAIT_MS : 0);
   }
 
   async start(queue: Record<string, number>): Promise<void> {
