@@ -103,7 +103,7 @@ const real =
 const unreachable = real !== 'vector' && real !== 'no-vector';
 if (unreachable) console.log(`[km] skipped real PostgreSQL tests: ${real}`);
 
-describe.skipIf(unreachable)(`a real PostgreSQL server (${REAL_URL})`, () => {
+describe.skipIf(unreachable)(`a real PostgreSQL server (${REAL_URL.replace(/\/\/[^@]*@/, '//')})`, () => {
   it.skipIf(real !== 'no-vector')('without pgvector available, the connector fails with not_configured naming pgvector', async () => {
     const db = new PostgresMemoryDb({ connectionString: REAL_URL, maxConnections: 1, logger });
     try {
