@@ -58,7 +58,8 @@ export class PostgresMemoryDb extends MemoryDb<VectorStoreMemoryDbDriver> {
    * Loads many records into an index (created with the first record's vector size when
    * missing) the fast way: the HNSW index is dropped first (`deferVectorIndex`), the records go
    * in `batchSize` per statement, then the index is built once, with enough
-   * `maintenance_work_mem` for the table (or `maintenanceWorkMem`), and the table analysed.
+   * `maintenance_work_mem` for the table (or `maintenanceWorkMem`), and the table vacuumed and
+   * analysed (its visibility map set, so counting a word's rows reads the index alone).
    * Searches meanwhile scan exactly (slower, same results). The index is rebuilt even when the
    * load fails; if the process dies half way, `upgradeTables` builds it.
    *
@@ -114,7 +115,7 @@ export class PostgresMemoryDb extends MemoryDb<VectorStoreMemoryDbDriver> {
       try {
         const definition = this.driver.layout.definition(prepared.size);
         await this.tables.upgradeCollection(prepared.table, definition, { maintenanceWorkMem: options.maintenanceWorkMem });
-        await this.tables.analyze(prepared.table);
+        await this.tables.vacuumAnalyze(prepared.table);
       } catch (error) {
         // The load's own error says more; `upgradeTables` builds the index later.
         failure ??= { error };

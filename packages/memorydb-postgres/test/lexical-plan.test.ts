@@ -13,7 +13,7 @@ describe('which rows a lexical search ranks on a large table', () => {
     expect(planCandidates(large(term('gone', 0)), 10)).toBeUndefined();
   });
 
-  it('picks candidates: sets of words by their IDF together (every word first), then the rarest words that fit the budget, then any word', () => {
+  it('picks candidates: sets of words by their IDF together (every word first, four sets at most), then the rarest words that fit the budget, then any word', () => {
     const plan = planCandidates(large(term('capit', 40_000), term('moon', 120), term('citi', 30_000), term('land', 250)), 10);
     expect(plan?.budget).toBe(DEFAULT_LEXICAL_CANDIDATES);
     expect(plan?.tiers).toEqual([
@@ -21,13 +21,15 @@ describe('which rows a lexical search ranks on a large table', () => {
       "'moon' & 'land' & 'citi'",
       "'moon' & 'land' & 'capit'",
       "'moon' & 'land'",
-      "'moon' & 'citi' & 'capit'",
-      "'land' & 'citi' & 'capit'",
-      "'moon' & 'citi'",
-      "'moon' & 'capit'",
       "'moon' | 'land'",
       "'moon' | 'land' | 'citi' | 'capit'",
     ]);
+  });
+
+  it('runs the any-word tier only when needed once the words are in more than ten times the budget rows together', () => {
+    expect(planCandidates(large(term('capit', 5_000), term('citi', 5_000)), 10)?.lastTierIfShort).toBe(false);
+    expect(planCandidates(large(term('capit', 5_000), term('citi', 5_001)), 10)?.lastTierIfShort).toBe(true);
+    expect(planCandidates(large(term('capit', 50_000)), 10)?.lastTierIfShort).toBe(false); // its only tier
   });
 
   it('a question of common words only has no rare tier; one word has no AND tier', () => {
@@ -42,12 +44,12 @@ describe('which rows a lexical search ranks on a large table', () => {
     expect(planCandidates(large(term('capit', 40_000)), 10, Number.POSITIVE_INFINITY)).toBeUndefined();
   });
 
-  it('a long question keeps eight AND tiers, drawn from its twelve rarest words, every word of those first', () => {
+  it('a long question keeps four AND tiers, drawn from its twelve rarest words, every word of those first', () => {
     const many = Array.from({ length: 15 }, (_, i) => term(`w${String(i).padStart(2, '0')}`, 5_000 + i));
     const tiers = planCandidates(large(...many), 10)!.tiers;
-    expect(tiers).toHaveLength(9); // no rare tier: each word is in more rows than the budget
+    expect(tiers).toHaveLength(5); // no rare tier: each word is in more rows than the budget
     expect(tiers[0]!.split(' & ')).toHaveLength(12);
-    expect(tiers.slice(0, 8).every((t) => !t.includes('w12') && !t.includes('w14'))).toBe(true);
+    expect(tiers.slice(0, 4).every((t) => !t.includes('w12') && !t.includes('w14'))).toBe(true);
     expect(tiers.at(-1)!.split(' | ')).toHaveLength(15);
   });
 });

@@ -90,6 +90,15 @@ for (const [name, skip, open] of backends) {
         expect(hits.every(([r]) => r.tags.g?.[0] === '99')).toBe(true);
       });
 
+      it('under a filter, fills the limit from rows holding any word when the AND tiers find fewer distinct rows than the limit', async () => {
+        // 12 rows hold "lighthouse" and are tagged g:99; "river" is in every row, far past ten budgets.
+        const db = new PostgresMemoryDb({ ...connection, logger, lexicalCandidates: 50 });
+        const hits = await search(db, 'river lighthouse', 20, '99');
+        expect(hits).toHaveLength(20);
+        expect(ids(hits).slice(0, 12).sort()).toEqual(Array.from({ length: 12 }, (_, k) => `r${String(k * 1000 + 999).padStart(5, '0')}`));
+        expect(hits.every(([r]) => r.tags.g?.[0] === '99')).toBe(true);
+      });
+
       it('a word in no row is left out; a question of such words only finds nothing', async () => {
         const db = new PostgresMemoryDb({ ...connection, logger });
         expect(await search(db, 'zeppelin')).toEqual([]);

@@ -1,7 +1,7 @@
 import type { FilterNode, ResolvedDataProperty, ResolvedKeyProperty } from '@km/core/connector';
 import { defineRecord, isKmError } from '@km/core';
 import { describe, expect, it } from 'vitest';
-import { CollectionStatements } from '../src/vector-store/collection-statements.js';
+import { CollectionStatements, lexicalWhereStart } from '../src/vector-store/collection-statements.js';
 import { filterToSql } from '../src/vector-store/filter-sql.js';
 
 const data = (storageName: string, type: ResolvedDataProperty['type'] = 'string'): ResolvedDataProperty => ({
@@ -158,6 +158,24 @@ describe('collection statements', () => {
       /"byL2" <-> \$1::vector AS s .* ORDER BY "byL2" <-> \$1::vector LIMIT \$2$/s,
     );
     expect(sql.search(cosine!, 'TRUE', true)).toContain('"embedding"::text AS v0, "dot vec"::text AS v1');
+  });
+
+  it('ranks lexical candidates tier after tier under one LIMIT; a gated last tier runs only when the others found fewer rows than the limit', () => {
+    const Doc = defineRecord({
+      key: { name: 'id', type: 'string' },
+      data: { body: { type: 'string', fullText: true } },
+      vectors: { embedding: { dimensions: 3 } },
+    });
+    const docs = new CollectionStatements('app', 'docs', Doc);
+    const open = docs.lexicalRank('body_tsv', 'TRUE', false, 3);
+    expect(open).toContain('"body_tsv" @@ $6::tsquery AND TRUE LIMIT $5) UNION ALL (SELECT');
+    expect(open).toContain('"body_tsv" @@ $8::tsquery AND TRUE LIMIT $5)) AS u LIMIT $5');
+    expect(open).not.toContain('km_first');
+    const gated = docs.lexicalRank('body_tsv', 'TRUE', false, 3, true);
+    expect(gated).toContain('km_first AS MATERIALIZED (SELECT km_k FROM ((SELECT');
+    expect(gated).toMatch(/"body_tsv" @@ \$8::tsquery AND TRUE\s+AND \(SELECT count\(DISTINCT km_k\) FROM km_first\) < \$4 LIMIT \$5\)/);
+    expect(lexicalWhereStart(3)).toBe(9);
+    expect(lexicalWhereStart(0)).toBe(5);
   });
 
   it('reads and deletes by key with one array parameter', () => {

@@ -236,10 +236,11 @@ export class CollectionStatements {
    * (divided by 1 + log(length), flag 1) by its inverse document frequency
    * ln(1 + (N − df + 0.5) / (df + 0.5)), df its rows ($2, in the order of $1) and N the table's ($3); the sum s
    * becomes s / (s + 1), in [0, 1). With `tiers` tiers, only candidates are ranked: at most $5
-   * rows, taken from the rows holding the tsquery $6 (the best tier), then $7, and so on (see
+   * rows, taken from the rows holding the tsquery $6 (the best tier), then $7, and so on, the
+   * last only when the others found fewer than $4 rows if `lastTierIfShort` (see
    * `planCandidates`). The weights are fitted (see the README's relevance section): keep them.
    */
-  lexicalRank(tsvector: string, where: string, includeVectors: boolean, tiers: number): string {
+  lexicalRank(tsvector: string, where: string, includeVectors: boolean, tiers: number, lastTierIfShort = false): string {
     const tsv = quoteIdent(tsvector);
     const key = `${this.key}${this.definition.key.type === 'string' ? ' COLLATE "C"' : ''}`;
     // Ranking returns keys and scores only; the columns (vectors as text included) are read for
@@ -260,10 +261,8 @@ export class CollectionStatements {
         FROM ${this.table} AS km_t CROSS JOIN km_q ${score}
         WHERE km_t.${tsv} @@ km_q.km_query AND ${where}
         ${best})`
-        : `km_c AS MATERIALIZED (SELECT DISTINCT km_k FROM (SELECT km_k FROM (${Array.from(
-            { length: tiers },
-            (_, i) => `(SELECT ${this.key} AS km_k FROM ${this.table} WHERE ${tsv} @@ $${6 + i}::tsquery AND ${where} LIMIT $5)`,
-          ).join(' UNION ALL ')}) AS u LIMIT $5) AS c),
+        : this.candidates(tsv, where, tiers, lastTierIfShort) +
+          `,
       km_best AS (${scored}
         FROM km_c JOIN ${this.table} AS km_t ON km_t.${this.key} = km_c.km_k ${score}
         ${best})`;
@@ -272,6 +271,25 @@ export class CollectionStatements {
       SELECT ${this.selectList(includeVectors, 'km_t.')}, km_best.km_r AS ${scoreAlias}
       FROM km_best JOIN ${this.table} AS km_t ON km_t.${this.key} = km_best.km_k
       ORDER BY km_best.km_r DESC, km_t.${key}`;
+  }
+
+  /**
+   * `km_c`, the keys of at most $5 candidates: the rows of each tier's tsquery ($6, $7, …) under
+   * `where`, tier after tier until $5 rows are found (a later tier runs only if needed). With
+   * `lastTierIfShort`, the last tier runs only when the others found fewer than $4 rows (the
+   * search's limit): on a large table its tsquery can be an OR of common words, whose bitmap
+   * costs more than the whole rest of the search.
+   */
+  private candidates(tsv: string, where: string, tiers: number, lastTierIfShort: boolean): string {
+    const tier = (i: number) => `(SELECT ${this.key} AS km_k FROM ${this.table} WHERE ${tsv} @@ $${6 + i}::tsquery AND ${where} LIMIT $5)`;
+    const first = Array.from({ length: lastTierIfShort ? tiers - 1 : tiers }, (_, i) => tier(i)).join(' UNION ALL ');
+    if (!lastTierIfShort) {
+      return `km_c AS MATERIALIZED (SELECT DISTINCT km_k FROM (SELECT km_k FROM (${first}) AS u LIMIT $5) AS c)`;
+    }
+    const last = `(SELECT ${this.key} AS km_k FROM ${this.table} WHERE ${tsv} @@ $${5 + tiers}::tsquery AND ${where}
+        AND (SELECT count(DISTINCT km_k) FROM km_first) < $4 LIMIT $5)`;
+    return `km_first AS MATERIALIZED (SELECT km_k FROM (${first}) AS u LIMIT $5),
+      km_c AS MATERIALIZED (SELECT DISTINCT km_k FROM (SELECT km_k FROM km_first UNION ALL ${last}) AS c)`;
   }
 
   private selectList(includeVectors: boolean, alias = ''): string {

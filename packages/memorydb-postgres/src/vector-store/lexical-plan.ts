@@ -7,9 +7,11 @@
  * index in this order until the budget is filled: the rows holding sets of two words or more,
  * the sets with the most IDF together first (up to eight such AND tiers, every word together
  * usually first), then the rows holding a rare word (the rarest words whose rows fit the budget
- * together), then any row holding a word. An AND is answered inside the index by walking its
- * rarest word's rows, so each tier reads from the table only the rows it returns, and a tier
- * runs only while the budget is not filled.
+ * together), then any row holding a word (when the words are in more than ten times the budget
+ * together, only if the tiers above found fewer rows than the search's limit: the bitmap of an
+ * OR of common words costs more than the rest). An AND is answered inside the index by walking
+ * its rarest word's rows, so each tier reads from the table only the rows it returns, and a
+ * tier runs only while the budget is not filled.
  */
 
 /** Below this many rows (PostgreSQL's estimate), word counts are exact and every matching row is ranked, as before. */
@@ -36,7 +38,16 @@ export interface CandidateTiers {
   /** Rows ranked at most. */
   readonly budget: number;
   readonly tiers: readonly string[];
+  /**
+   * The last tier (any word) runs only when the others found fewer rows than the search's
+   * limit: its words are in more than {@link ANY_WORD_TIER_ROWS} × the budget rows together, so
+   * its bitmap would cost more than the rest of the search.
+   */
+  readonly lastTierIfShort: boolean;
 }
+
+/** Past this many times the budget, the words' rows together make the any-word tier run only when needed. */
+export const ANY_WORD_TIER_ROWS = 10;
 
 /** A question's words as counted on the table. */
 export interface CountedTerms {
@@ -48,7 +59,7 @@ export interface CountedTerms {
 }
 
 /** The most AND tiers. */
-const MAX_AND_TIERS = 8;
+const MAX_AND_TIERS = 4;
 /** AND tiers are drawn from this many of the rarest words (2^12 subsets at most). */
 const MAX_AND_WORDS = 12;
 
@@ -93,5 +104,7 @@ export function planCandidates(counted: CountedTerms, limit: number, candidates 
   }
   if (rare.length > 0) tiers.push(rare.join(' | '));
   tiers.push(byRarity.map((t) => t.literal).join(' | '));
-  return { budget, tiers };
+  const rowsOfAllWords = found.reduce((sum, t) => sum + t.df, 0);
+  // A lone tier (a one-word question) always runs: there is nothing to fill the budget before it.
+  return { budget, tiers, lastTierIfShort: tiers.length > 1 && rowsOfAllWords > ANY_WORD_TIER_ROWS * budget };
 }

@@ -222,10 +222,14 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
     });
   }
 
-  /** Refreshes the table's statistics (`ANALYZE`): row counts and the word frequencies large-table lexical searches read. */
-  async analyze(name: string): Promise<void> {
+  /**
+   * `VACUUM (ANALYZE)` of the table, after a bulk load: its statistics (row counts, the word
+   * frequencies large-table lexical searches read) and its visibility map (index scans that need
+   * no column, such as counting a word's rows, then skip the table's pages).
+   */
+  async vacuumAnalyze(name: string): Promise<void> {
     const table = qualified(this.schema, name);
-    await this.run(name, 'analyze', (db) => db.query(`ANALYZE ${table}`));
+    await this.run(name, 'vacuum', (db) => db.query(`VACUUM (ANALYZE) ${table}`));
   }
 
   /** The dimensions of the `vector(n)` column `storageName` (its type modifier); undefined when the table or the column is missing. */
@@ -346,7 +350,7 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
           );
           const tiers = plan?.tiers ?? [];
           const where = filterToSql(query.filter, lexicalWhereStart(tiers.length), varcharArrays);
-          const statement = sql.lexicalRank(table.column, where.sql, query.includeVectors, tiers.length);
+          const statement = sql.lexicalRank(table.column, where.sql, query.includeVectors, tiers.length, plan?.lastTierIfShort);
           const head = [terms.map((t) => t.literal), terms.map((t) => t.df), Number(found[0]!.n), query.limit];
           return client.query<Record<string, unknown>>(statement, [...head, ...(plan ? [plan.budget, ...tiers] : []), ...where.params]);
         });
