@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckedRecord, DriverSearch, MemoryDbDriver } from '../src/connector.js';
+import type { CheckedRecord, DriverLexicalSearch, DriverSearch, MemoryDbDriver } from '../src/connector.js';
 import {
   CL100KTokenizer,
   MemoryDb,
@@ -180,9 +180,9 @@ describe('MemoryDb hybrid search on a pooled backend', () => {
         await meet();
         return super.search(index, query);
       }
-      async lexicalSearch(index: string, query: DriverSearch): Promise<Array<[MemoryRecord, number]>> {
+      async lexicalSearch(index: string, query: DriverLexicalSearch): Promise<Array<[MemoryRecord, number]>> {
         await meet();
-        return super.search(index, query);
+        return super.search(index, { ...query, minRelevance: 0 });
       }
     })();
     const db = new MemoryDb(driver);

@@ -40,5 +40,19 @@ export async function openSqlClient(source: SqlClientSource, onIdleError: (error
     query_timeout: queryTimeout || undefined,
   });
   pool.on('error', onIdleError);
-  return clientFromPool(pool as unknown as PgPoolLike, true);
+  const client = clientFromPool(pool as unknown as PgPoolLike, true);
+  client.withoutQueryTimeout = async (fn) => {
+    const long = new pg.Pool({
+      connectionString: source.connectionString,
+      max: 1,
+      connectionTimeoutMillis: source.connectionTimeoutMs ?? 10_000,
+    });
+    long.on('error', onIdleError);
+    try {
+      return await fn(clientFromPool(long as unknown as PgPoolLike, true));
+    } finally {
+      await long.end().catch(() => undefined);
+    }
+  };
+  return client;
 }

@@ -67,7 +67,8 @@ export interface PostgresMemoryDbOptions extends MemoryDbOptions {
   /**
    * Rows ranked at least by a lexical (or hybrid) search on a table of 10,000 rows or more whose
    * question words are in more rows than this: only candidates picked through the GIN index are
-   * ranked (rows holding every word, then a rare word, then all words but one, then any word),
+   * ranked (rows holding the sets of words with the most IDF together, every word first, then a
+   * rare word, then any word),
    * which keeps such a search in milliseconds. Higher ranks more rows, slower; `Infinity` ranks
    * every matching row. Smaller tables always rank every matching row. @default 1000
    */

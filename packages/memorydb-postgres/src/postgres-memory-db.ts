@@ -1,4 +1,4 @@
-import { InvalidInputError, KmError, type MemoryRecord, MemoryDb } from '@km/core';
+import { InvalidInputError, KmError, type MemoryRecord, MemoryDb, normalizeIndexName } from '@km/core';
 import { KmRecordLayout, VectorStoreMemoryDbDriver } from '@km/core/connector';
 import { MAX_IDENTIFIER_BYTES } from './identifiers.js';
 import { DEFAULT_COLUMNS, type PostgresMemoryDbOptions } from './postgres-config.js';
@@ -39,7 +39,7 @@ export class PostgresMemoryDb extends MemoryDb<VectorStoreMemoryDbDriver> {
    * ```
    */
   async upgradeTables(indexes?: readonly string[], options: { maintenanceWorkMem?: string } = {}): Promise<TableUpgrade[]> {
-    const names = indexes ?? (await this.getIndexes());
+    const names = indexes?.map((name) => normalizeIndexName(name)) ?? (await this.getIndexes());
     const upgrades: TableUpgrade[] = [];
     for (const index of names) {
       const size = await this.driver.vectorSize(index);
@@ -57,10 +57,11 @@ export class PostgresMemoryDb extends MemoryDb<VectorStoreMemoryDbDriver> {
   /**
    * Loads many records into an index (created with the first record's vector size when
    * missing) the fast way: the HNSW index is dropped first (`deferVectorIndex`), the records go
-   * in `batchSize` per statement, then the index is built once, with enough
+   * in batches of `batchSize`, then the index is built again once, with enough
    * `maintenance_work_mem` for the table (or `maintenanceWorkMem`), and the table vacuumed and
    * analysed (its visibility map set, so counting a word's rows reads the index alone).
-   * Searches meanwhile scan exactly (slower, same results). The index is rebuilt even when the
+   * Searches meanwhile scan the table (slower; exact, but for vectors past 2000 dimensions,
+   * ordered by their halfvec distance). The index is rebuilt even when the
    * load fails; if the process dies half way, `upgradeTables` builds it.
    *
    * ```ts
@@ -68,10 +69,12 @@ export class PostgresMemoryDb extends MemoryDb<VectorStoreMemoryDbDriver> {
    * ```
    */
   async bulkImport(
-    index: string,
+    indexName: string,
     records: Iterable<MemoryRecord> | AsyncIterable<MemoryRecord>,
     options: PostgresBulkImportOptions = {},
   ): Promise<PostgresBulkImportReport> {
+    // As every other call names it ('Docs' and 'docs' are one index).
+    const index = normalizeIndexName(indexName);
     const batchSize = options.batchSize ?? 1000;
     if (!Number.isInteger(batchSize) || batchSize < 1) {
       throw new InvalidInputError('invalid_argument', `batchSize must be a whole number of records (1 or more), got ${batchSize}`, {
@@ -82,13 +85,14 @@ export class PostgresMemoryDb extends MemoryDb<VectorStoreMemoryDbDriver> {
     const started = performance.now();
     let loaded = 0;
     let batch: MemoryRecord[] = [];
-    let prepared: { table: string; size: number } | undefined;
+    let prepared: { table: string; size: number; dropped: string[] } | undefined;
     const prepare = async (first: MemoryRecord) => {
       await this.createIndex(index, first.vector.length);
       const size = (await this.driver.vectorSize(index)) ?? first.vector.length;
       const table = this.driver.layout.collectionOf(index);
-      if (options.deferVectorIndex ?? true) await this.tables.dropVectorIndexes(table, this.driver.layout.definition(size));
-      return { table, size };
+      const defer = options.deferVectorIndex ?? true;
+      const dropped = defer ? await this.tables.dropVectorIndexes(table, this.driver.layout.definition(size)) : [];
+      return { table, size, dropped };
     };
     const flush = async () => {
       if (batch.length === 0) return;
@@ -113,8 +117,11 @@ export class PostgresMemoryDb extends MemoryDb<VectorStoreMemoryDbDriver> {
       // Also after a failed load: the rows already in must be searchable through the index.
       const building = performance.now();
       try {
-        const definition = this.driver.layout.definition(prepared.size);
-        await this.tables.upgradeCollection(prepared.table, definition, { maintenanceWorkMem: options.maintenanceWorkMem });
+        // Rebuilds what it dropped (a table kept without HNSW, createVectorIndex: false, stays so).
+        if (prepared.dropped.length > 0) {
+          const definition = this.driver.layout.definition(prepared.size);
+          await this.tables.upgradeCollection(prepared.table, definition, { maintenanceWorkMem: options.maintenanceWorkMem });
+        }
         await this.tables.vacuumAnalyze(prepared.table);
       } catch (error) {
         // The load's own error says more; `upgradeTables` builds the index later.
@@ -143,7 +150,7 @@ export interface TableUpgrade {
 
 /** Options of {@link PostgresMemoryDb.bulkImport}. */
 export interface PostgresBulkImportOptions {
-  /** Records per INSERT statement. @default 1000 */
+  /** Records per batch written (each batch lands whole; the connector's `batchSize` caps rows per INSERT statement). @default 1000 */
   batchSize?: number;
   /** Drop the HNSW index while loading and build it once at the end (several times faster). @default true */
   deferVectorIndex?: boolean;

@@ -16,6 +16,12 @@ export interface SqlClient extends SqlQueryable {
   transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T>;
   /** Releases what the connector opened itself (not what the caller passed in). */
   close(): Promise<void>;
+  /**
+   * Runs `fn` on a client whose queries have no `query_timeout`, for statements that may run
+   * for minutes (an HNSW build, VACUUM): a pool made from `connectionString` opens one
+   * connection of its own for it; PGlite and a pool given in are used as they are.
+   */
+  withoutQueryTimeout?<T>(fn: (client: SqlClient) => Promise<T>): Promise<T>;
 }
 
 /** The slice of `pg.Pool` the connector uses. */

@@ -116,6 +116,24 @@ for (const [name, skip, open] of backends) {
         expect(await hnswOf(`km-${index}`)).toHaveLength(1);
       });
 
+      it('takes the index name as every other call does (normalised), and bulkImport and upgradeTables find it', async () => {
+        const db = dbOf();
+        const name = `Mixed ${fresh()}`;
+        expect((await db.bulkImport(name, records(12))).records).toBe(12);
+        expect((await collect(db.getList(name, {}))).length).toBe(12);
+        const [upgrade] = await db.upgradeTables([name]);
+        expect(upgrade?.created).toEqual([]);
+        expect(upgrade?.index).toBe(name.toLowerCase().replace(' ', '-'));
+      });
+
+      it('leaves a table made without HNSW (createVectorIndex: false) without it, and only rebuilds what it dropped', async () => {
+        const db = new PostgresMemoryDb({ ...backend.connection, logger, createVectorIndex: false });
+        const index = fresh();
+        await db.bulkImport(index, records(30));
+        expect(await hnswOf(`km-${index}`)).toEqual([]);
+        expect((await collect(db.getList(index, {}))).length).toBe(30);
+      });
+
       it('refuses a malformed maintenanceWorkMem or batchSize before touching the table', async () => {
         const db = dbOf();
         const index = fresh();
@@ -221,6 +239,7 @@ describe('postgresMemoryDbFactory: the HNSW, search and upgrade settings', () =>
       [{ postgresUpgradeTables: 'yes please' }, 'KM_POSTGRES_UPGRADE_TABLES'],
       [{ postgresHnswM: 200 }, 'hnsw.m'],
       [{ postgresHnswM: 16, postgresHnswEfConstruction: 20 }, 'hnsw.efConstruction'],
+      [{ postgresLexicalCandidates: 1000.5 }, 'lexicalCandidates'],
     ] as const) {
       await expect(postgresMemoryDbFactory.create({ ...base, ...settings }, { logger })).rejects.toSatisfy(
         (e) => isKmError(e, 'invalid_argument') && (e as Error).message.includes(named),

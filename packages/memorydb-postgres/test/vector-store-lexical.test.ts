@@ -48,6 +48,27 @@ describe('PostgresVectorStore lexical search', () => {
     expect(rows.some((r) => r.indexdef.includes('gin (labels)'))).toBe(true);
   });
 
+  it('filters on properties whose storage names are also names inside the ranking SQL (v, term, idf, km_query)', async () => {
+    const Tagged = defineRecord({
+      key: 'id',
+      data: {
+        body: { type: 'string', fullText: true },
+        v: { type: 'string', filterable: true },
+        term: { type: 'string', filterable: true },
+        idf: { type: 'number', filterable: true },
+      },
+      vectors: { embedding: { dimensions: 2 } },
+    });
+    const notes = store.getCollection('tagged', Tagged);
+    await notes.ensureExists();
+    await notes.upsert([
+      { id: 'a', body: 'storm at sea', v: 'x', term: 'one', idf: 1, embedding: [1, 0] },
+      { id: 'b', body: 'storm on land', v: 'y', term: 'two', idf: 2, embedding: [0, 1] },
+    ]);
+    expect((await notes.lexicalSearch('storm', { filter: { v: 'y' } })).map((h) => h.record.id)).toEqual(['b']);
+    expect((await notes.lexicalSearch('storm', { filter: { term: 'one', idf: 1 } })).map((h) => h.record.id)).toEqual(['a']);
+  });
+
   it('a missing collection finds nothing, without a warning', async () => {
     warnings.length = 0;
     expect(await store.getCollection('no-such-notes', Note).lexicalSearch('storm')).toEqual([]);

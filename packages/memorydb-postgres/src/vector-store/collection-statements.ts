@@ -248,8 +248,8 @@ export class CollectionStatements {
     const scored = `SELECT km_t.${this.key} AS km_k, km_s.km_score / (km_s.km_score + 1) AS km_r`;
     // The row's tsvector is read from TOAST once (`|| ''` makes an in-memory copy, OFFSET 0 keeps
     // the subquery from being inlined), not once per word and function.
-    const score = `CROSS JOIN LATERAL (SELECT km_t.${tsv} || ''::tsvector AS v OFFSET 0) AS km_v
-      CROSS JOIN LATERAL (SELECT sum(i.idf * ts_rank_cd(km_v.v, i.term, 1)) AS km_score FROM km_idf i WHERE km_v.v @@ i.term) AS km_s`;
+    const score = `CROSS JOIN LATERAL (SELECT km_t.${tsv} || ''::tsvector AS km_tsv OFFSET 0) AS km_v
+      CROSS JOIN LATERAL (SELECT sum(i.idf * ts_rank_cd(km_v.km_tsv, i.term, 1)) AS km_score FROM km_idf i WHERE km_v.km_tsv @@ i.term) AS km_s`;
     const idf = `km_idf AS (
         SELECT t.literal::tsquery AS term, ln(1 + (GREATEST($3::float8, t.df) - t.df + 0.5) / (t.df + 0.5)) AS idf
         FROM unnest($1::text[], $2::float8[]) AS t(literal, df) WHERE t.df > 0)`;

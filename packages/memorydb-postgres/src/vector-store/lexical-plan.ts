@@ -5,7 +5,7 @@
  * So past {@link EXACT_RANKING_ROWS} rows, when the question's words are in more rows than the
  * candidate budget (`lexicalCandidates`), only candidates are ranked, picked through the GIN
  * index in this order until the budget is filled: the rows holding sets of two words or more,
- * the sets with the most IDF together first (up to eight such AND tiers, every word together
+ * the sets with the most IDF together first (up to four such AND tiers, every word together
  * usually first), then the rows holding a rare word (the rarest words whose rows fit the budget
  * together), then any row holding a word (when the words are in more than ten times the budget
  * together, only if the tiers above found fewer rows than the search's limit: the bitmap of an

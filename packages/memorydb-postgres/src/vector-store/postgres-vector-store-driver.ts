@@ -138,62 +138,67 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
    */
   async upgradeCollection(name: string, definition: RecordDefinition, options: { maintenanceWorkMem?: string } = {}): Promise<string[]> {
     const memory = options.maintenanceWorkMem === undefined ? undefined : checkMemorySize(options.maintenanceWorkMem, 'maintenanceWorkMem');
-    return this.run(name, 'upgrade collection', (_, client) => {
+    return this.run(name, 'upgrade collection', (_, pooled) => {
       const sql = this.statements(name, definition);
-      return withSetupLock(
-        client,
-        async (tx) => {
-          if (!(await readColumns(tx, sql.table))) throw collectionNotFound(name);
-          const created: string[] = [];
-          const arrays = definition.data.filter((p) => p.filterable && p.type.endsWith('[]'));
-          const haveGin = new Set(
-            (
-              await indexesOn(
-                tx,
-                sql.table,
-                arrays.map((p) => [p.storageName, 'gin']),
-              )
-            ).map((i) => i.column),
-          );
-          for (const [i, statement] of sql.createArrayIndexes().entries()) {
-            if (haveGin.has(arrays[i]!.storageName)) continue;
-            await tx.query(statement);
-            created.push(`GIN index on ${arrays[i]!.storageName}`);
-          }
-          for (const property of definition.data.filter((p) => p.fullText && p.type === 'string')) {
-            const table = sql.fullTextTable(property, this.fullTextColumn);
-            if (await this.fullText.has(tx, table)) continue;
-            await this.fullText.add(tx, table);
-            created.push(`full-text column ${table.column} (GIN-indexed)`);
-          }
-          const vectors = sql.createVectorIndexes(this.hnsw);
-          const haveHnsw = new Set(
-            (
-              await indexesOn(
-                tx,
-                sql.table,
-                vectors.map((v) => [v.column, 'hnsw']),
-              )
-            ).map((i) => i.column),
-          );
-          const missing = vectors.filter((v) => !haveHnsw.has(v.column));
-          if (missing.length > 0) {
-            const { rows } = await tx.query<{ n: number }>(
-              'SELECT GREATEST(c.reltuples, 0)::float8 AS n FROM pg_class c WHERE c.oid = $1::regclass',
-              [sql.table],
+      // An index build takes minutes on a large table: no query timeout (it would roll it back).
+      return longRunning(pooled, (client) =>
+        withSetupLock(
+          client,
+          async (tx) => {
+            if (!(await readColumns(tx, sql.table))) throw collectionNotFound(name);
+            const created: string[] = [];
+            const arrays = definition.data.filter((p) => p.filterable && p.type.endsWith('[]'));
+            const haveGin = new Set(
+              (
+                await indexesOn(
+                  tx,
+                  sql.table,
+                  arrays.map((p) => [p.storageName, 'gin']),
+                )
+              ).map((i) => i.column),
             );
-            const widest = Math.max(...definition.vectors.map((v) => v.dimensions));
-            await tx.query(`SET LOCAL maintenance_work_mem = '${memory ?? hnswBuildMemory(Number(rows[0]?.n ?? 0), widest, this.hnsw.m)}'`);
-            for (const index of missing) {
-              await tx.query(index.sql);
-              created.push(`HNSW index on ${index.column}`);
+            for (const [i, statement] of sql.createArrayIndexes().entries()) {
+              if (haveGin.has(arrays[i]!.storageName)) continue;
+              await tx.query(statement);
+              created.push(`GIN index on ${arrays[i]!.storageName}`);
             }
-          }
-          // A new full-text column has no statistics yet: lexical search on a large table reads them.
-          if (created.length > 0) await tx.query(`ANALYZE ${sql.table}`);
-          return created;
-        },
-        tableLockKey('collection', sql.table),
+            for (const property of definition.data.filter((p) => p.fullText && p.type === 'string')) {
+              const table = sql.fullTextTable(property, this.fullTextColumn);
+              if (await this.fullText.has(tx, table)) continue;
+              await this.fullText.add(tx, table);
+              created.push(`full-text column ${table.column} (GIN-indexed)`);
+            }
+            const vectors = sql.createVectorIndexes(this.hnsw);
+            const haveHnsw = new Set(
+              (
+                await indexesOn(
+                  tx,
+                  sql.table,
+                  vectors.map((v) => [v.column, 'hnsw']),
+                )
+              ).map((i) => i.column),
+            );
+            const missing = vectors.filter((v) => !haveHnsw.has(v.column));
+            if (missing.length > 0) {
+              const { rows } = await tx.query<{ n: number }>(
+                'SELECT GREATEST(c.reltuples, 0)::float8 AS n FROM pg_class c WHERE c.oid = $1::regclass',
+                [sql.table],
+              );
+              const widest = Math.max(...definition.vectors.map((v) => v.dimensions));
+              await tx.query(
+                `SET LOCAL maintenance_work_mem = '${memory ?? hnswBuildMemory(Number(rows[0]?.n ?? 0), widest, this.hnsw.m)}'`,
+              );
+              for (const index of missing) {
+                await tx.query(index.sql);
+                created.push(`HNSW index on ${index.column}`);
+              }
+            }
+            // A new full-text column has no statistics yet: lexical search on a large table reads them.
+            if (created.length > 0) await tx.query(`ANALYZE ${sql.table}`);
+            return created;
+          },
+          tableLockKey('collection', sql.table),
+        ),
       );
     });
   }
@@ -229,7 +234,7 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
    */
   async vacuumAnalyze(name: string): Promise<void> {
     const table = qualified(this.schema, name);
-    await this.run(name, 'vacuum', (db) => db.query(`VACUUM (ANALYZE) ${table}`));
+    await this.run(name, 'vacuum', (_, client) => longRunning(client, (long) => long.query(`VACUUM (ANALYZE) ${table}`)));
   }
 
   /** The dimensions of the `vector(n)` column `storageName` (its type modifier); undefined when the table or the column is missing. */
@@ -460,4 +465,9 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
     }
     return undefined;
   }
+}
+
+/** Runs `fn` on a client without query timeout when the connection has one (see `SqlClient.withoutQueryTimeout`). */
+function longRunning<T>(client: SqlClient, fn: (client: SqlClient) => Promise<T>): Promise<T> {
+  return client.withoutQueryTimeout ? client.withoutQueryTimeout(fn) : fn(client);
 }

@@ -85,8 +85,11 @@ export function checkHnswSettings(
     fail(`hnsw.efConstruction must be an integer from 4 to 1000 and at least 2 × m (${2 * m}), got ${efConstruction}`);
   }
   const { lexicalCandidates, efSearch, iterativeScan } = options;
-  if (lexicalCandidates !== undefined && !(lexicalCandidates >= 1))
-    fail(`lexicalCandidates must be a number of rows (1 or more), got ${lexicalCandidates}`);
+  if (
+    lexicalCandidates !== undefined &&
+    !((Number.isInteger(lexicalCandidates) && lexicalCandidates >= 1) || lexicalCandidates === Number.POSITIVE_INFINITY)
+  )
+    fail(`lexicalCandidates must be a whole number of rows (1 or more) or Infinity, got ${lexicalCandidates}`);
   if (efSearch !== undefined && !(Number.isFinite(efSearch) && efSearch >= 1))
     fail(`efSearch must be a number from 1 to 1000, got ${efSearch}`);
   if (iterativeScan !== undefined && !['strict_order', 'relaxed_order', 'off'].includes(iterativeScan)) {
