@@ -221,6 +221,36 @@ for (const [name, skip, open] of backends) {
   });
 }
 
+describe.skipIf(NO_REAL_POSTGRES)('long maintenance statements on a pool made from connectionString (real server)', () => {
+  it('builds the HNSW index past queryTimeoutMs, which bounds every other query (a build was rolled back at the timeout)', async () => {
+    const { url } = await real();
+    const db = new PostgresMemoryDb({ connectionString: url, queryTimeoutMs: 50, logger });
+    const index = fresh();
+    try {
+      await db.createIndex(index, 64);
+      const pool = (await real()).pool;
+      await pool.query(
+        `INSERT INTO "km-${index}" (id, embedding, tags, payload, content)
+         SELECT 'g' || i, (SELECT array_agg(sin(i * d)::real) FROM generate_series(1, 64) AS d)::vector, '{}', '{}', ''
+         FROM generate_series(1, 4000) AS i`,
+      );
+      await expect(db.upgradeTables([index])).resolves.toBeDefined(); // nothing missing: quick
+      await pool.query(`DROP INDEX ${(await hnswNames(pool, `km-${index}`)).map((n) => `"${n}"`).join(', ')}`);
+      // The build (about a second for 4,000 vectors) runs on a connection without the 50 ms timeout.
+      const [upgrade] = await db.upgradeTables([index]);
+      expect(upgrade?.created).toEqual(['HNSW index on embedding']);
+      expect(await hnswNames(pool, `km-${index}`)).toHaveLength(1);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+async function hnswNames(pool: { query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }> }, table: string): Promise<string[]> {
+  const { rows } = await pool.query(`SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexdef LIKE '%USING hnsw%'`, [table]);
+  return (rows as Array<{ indexname: string }>).map((r) => r.indexname);
+}
+
 /** The HNSW index definitions of a table in the in-process PGlite. */
 async function pgliteHnswOf(table: string): Promise<string[]> {
   const { rows } = await pglite.query<{ def: string }>('SELECT indexdef AS def FROM pg_indexes WHERE tablename = $1 ORDER BY indexname', [
