@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckedRecord, DriverLexicalSearch, DriverSearch, MemoryDbDriver } from '../src/connector.js';
+import type { CheckedRecord, DriverSearch, MemoryDbDriver } from '../src/connector.js';
 import {
   CL100KTokenizer,
   MemoryDb,
@@ -161,37 +161,6 @@ describe('MemoryDb search modes: bad input', () => {
     await rejects(db, 'volcano', { mode: 'lexical' }, /vector-only.*lexical/);
     await rejects(db, QUERY, { mode: 'hybrid', text: 'volcano' }, /vector-only.*hybrid/);
     expect(await search(db, QUERY, {})).toEqual([['a', 1]]); // vector mode unchanged
-  });
-});
-
-describe('MemoryDb hybrid search on a pooled backend', () => {
-  it('runs its vector and lexical searches at once (each of these waits for the other to start)', async () => {
-    let started = 0;
-    let release!: () => void;
-    const bothStarted = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const meet = async () => {
-      if (++started === 2) release();
-      await bothStarted;
-    };
-    const driver = new (class extends VectorOnlyDriver {
-      override async search(index: string, query: DriverSearch): Promise<Array<[MemoryRecord, number]>> {
-        await meet();
-        return super.search(index, query);
-      }
-      async lexicalSearch(index: string, query: DriverLexicalSearch): Promise<Array<[MemoryRecord, number]>> {
-        await meet();
-        return super.search(index, { ...query, minRelevance: 0 });
-      }
-    })();
-    const db = new MemoryDb(driver);
-    await db.upsert('docs', record('a', [1, 0, 0], 'volcano'));
-    const found = await Promise.race([
-      search(db, QUERY, { mode: 'hybrid', text: 'volcano' }),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('the two searches ran one after the other')), 2000)),
-    ]);
-    expect(found).toEqual([['a', 1]]);
   });
 });
 

@@ -301,12 +301,10 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
     const fusion = checkFusion(options.fusion, this.name);
     const queryVector = await resolveQueryVector(query, this.embeddingGenerator, this.name, signal, this.queryCache);
     const candidates = hybridCandidates(search.limit);
-    // Both searches at once: on a pooled backend the search takes the slower one's time, not the sum.
-    const [vector, lexical] = await Promise.all([
-      this.vectorSearch(name, queryVector, { ...search, limit: candidates }),
-      this.read(name, () => lexicalSearch(name, { text, filters, limit: candidates, withEmbeddings: true, signal })),
-    ]);
-    if (vector === undefined || lexical === undefined) return undefined;
+    const vector = await this.vectorSearch(name, queryVector, { ...search, limit: candidates });
+    if (vector === undefined) return undefined;
+    const lexical = await this.read(name, () => lexicalSearch(name, { text, filters, limit: candidates, withEmbeddings: true, signal }));
+    if (lexical === undefined) return undefined;
     return fuseHybrid({ vector, lexical, queryVector, minRelevance: search.minRelevance, limit: search.limit, fusion });
   }
 
