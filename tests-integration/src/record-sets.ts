@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 export async function expectOneRecordPerDocument(sql: pg.Pool, table: string, ids: readonly string[]): Promise<void> {
   const rows = (
     await sql.query<{ doc: string; n: number; texts: string[] }>(
-      `SELECT substring(id from '^d=([^/]+)//') AS doc, count(*)::int AS n, array_agg(payload->>'text') AS texts FROM "${table}" GROUP BY 1 ORDER BY 1`,
+      `SELECT substring(id from '^d=([^/]+)//') AS doc, count(*)::int AS n, array_agg(coalesce(payload->>'text', content)) AS texts FROM "${table}" GROUP BY 1 ORDER BY 1`,
     )
   ).rows;
   expect(rows.map((r) => r.doc)).toEqual(ids);
