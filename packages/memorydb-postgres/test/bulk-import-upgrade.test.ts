@@ -3,9 +3,10 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { isKmError, type Logger, type MemoryRecord } from '@km/core';
 import { collect } from '@km/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresMemoryDb, type PostgresMemoryDbOptions, postgresMemoryDbFactory } from '../src/index.js';
+import { PostgresMemoryDb, postgresMemoryDbFactory } from '../src/index.js';
 import { startPgliteServer } from '../src/testing.js';
 import { NO_REAL_POSTGRES, realDatabaseOfFile } from './real-postgres.js';
+import { type SqlBackend, sqlBackends } from './sql-backends.js';
 
 let pglite: PGlite;
 const logs: string[] = [];
@@ -18,33 +19,8 @@ beforeAll(async () => {
 });
 afterAll(async () => pglite.close());
 
-/** Where the cases run: PGlite in process, and a real server when KM_TEST_POSTGRES_URL is set. */
-interface Backend {
-  connection: Pick<PostgresMemoryDbOptions, 'pglite' | 'pool'>;
-  query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
-  /** Runs statements without parameters, several separated by semicolons. */
-  exec(sql: string): Promise<unknown>;
-}
 const real = realDatabaseOfFile('bulk import, upgrades and halfvec');
-const backends: Array<[string, string | false, () => Promise<Backend>]> = [
-  [
-    'PGlite in process',
-    false,
-    async () => ({ connection: { pglite }, query: (sql, params) => pglite.query(sql, params), exec: (sql) => pglite.exec(sql) }),
-  ],
-  [
-    'a real server, KM_TEST_POSTGRES_URL',
-    NO_REAL_POSTGRES,
-    async () => {
-      const { pool } = await real();
-      return {
-        connection: { pool },
-        query: <R>(sql: string, params?: unknown[]) => pool.query(sql, params) as unknown as Promise<{ rows: R[] }>,
-        exec: (sql: string) => pool.query(sql),
-      };
-    },
-  ],
-];
+const backends = sqlBackends(() => pglite, real);
 
 function* records(n: number, dimensions = 3, from = 0): Iterable<MemoryRecord> {
   for (let i = from; i < from + n; i++) {
@@ -55,7 +31,7 @@ function* records(n: number, dimensions = 3, from = 0): Iterable<MemoryRecord> {
 
 for (const [name, skip, open] of backends) {
   describe.skipIf(skip)(`on ${name}`, () => {
-    let backend: Backend;
+    let backend: SqlBackend;
     beforeAll(async () => {
       backend = await open();
     });

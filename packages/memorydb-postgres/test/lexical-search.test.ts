@@ -5,7 +5,8 @@ import { collect } from '@km/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresMemoryDb, type PostgresMemoryDbOptions, postgresMemoryDbFactory } from '../src/index.js';
 import { startPgliteServer } from '../src/testing.js';
-import { NO_REAL_POSTGRES, realDatabaseOfFile } from './real-postgres.js';
+import { realDatabaseOfFile } from './real-postgres.js';
+import { type SqlBackend, sqlBackends } from './sql-backends.js';
 
 let pglite: PGlite;
 const warnings: string[] = [];
@@ -18,30 +19,8 @@ beforeAll(async () => {
 });
 afterAll(async () => pglite.close());
 
-/** Where the lexical cases run: PGlite in process, and a real server when KM_TEST_POSTGRES_URL is set. */
-interface Backend {
-  connection: Pick<PostgresMemoryDbOptions, 'pglite' | 'pool'>;
-  query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
-  exec(sql: string): Promise<unknown>;
-}
 const real = realDatabaseOfFile('the lexical search cases');
-const backends: Array<[string, string | false, () => Promise<Backend>]> = [
-  [
-    'PGlite in process',
-    false,
-    async () => ({ connection: { pglite }, query: (sql, params) => pglite.query(sql, params), exec: (sql) => pglite.exec(sql) }),
-  ],
-  [
-    'a real server, KM_TEST_POSTGRES_URL',
-    NO_REAL_POSTGRES,
-    async () => {
-      const { pool } = await real();
-      // pg's QueryResult has the rows PGlite's has; its row type is not generic per call.
-      const query = <R>(sql: string, params?: unknown[]) => pool.query(sql, params) as unknown as Promise<{ rows: R[] }>;
-      return { connection: { pool }, query, exec: (sql) => pool.query(sql) };
-    },
-  ],
-];
+const backends = sqlBackends(() => pglite, real);
 
 async function seed(db: PostgresMemoryDb, index: string, docs: Array<[string, string, Record<string, string[]>?]>) {
   await db.createIndex(index, 3);
@@ -63,7 +42,7 @@ const ids = (hits: Array<[MemoryRecord, number]>) => hits.map(([r]) => r.id);
 
 for (const [name, skip, open] of backends) {
   describe.skipIf(skip)(`Postgres lexical search (${name})`, () => {
-    let backend: Backend;
+    let backend: SqlBackend;
     beforeAll(async () => {
       backend = await open();
     });
