@@ -13,7 +13,7 @@ import { planCandidates, RARE_WORD_COUNT_CAP } from './lexical-plan.js';
 import { checkExistingTable, readColumns } from './existing-table.js';
 import { filterToSql, hasStringContains } from './filter-sql.js';
 import { checkHnswSettings, DEFAULT_VECTOR_STORE_RETRY, type PostgresVectorStoreOptions } from './postgres-vector-store-options.js';
-import { checkMemorySize, hnswBuildMemory, indexesOn } from './table-indexes.js';
+import { checkMemorySize, hnswBuildMemory, indexedColumns, indexesOn } from './table-indexes.js';
 import { recordParameters, rowToRecord, scoreAlias } from './storage-rows.js';
 import { collectionNotFound, translateVectorStoreError } from './vector-store-errors.js';
 
@@ -148,14 +148,10 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
             if (!(await readColumns(tx, sql.table))) throw collectionNotFound(name);
             const created: string[] = [];
             const arrays = definition.data.filter((p) => p.filterable && p.type.endsWith('[]'));
-            const haveGin = new Set(
-              (
-                await indexesOn(
-                  tx,
-                  sql.table,
-                  arrays.map((p) => [p.storageName, 'gin']),
-                )
-              ).map((i) => i.column),
+            const haveGin = await indexedColumns(
+              tx,
+              sql.table,
+              arrays.map((p) => [p.storageName, 'gin']),
             );
             for (const [i, statement] of sql.createArrayIndexes().entries()) {
               if (haveGin.has(arrays[i]!.storageName)) continue;
@@ -169,14 +165,10 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
               created.push(`full-text column ${table.column} (GIN-indexed)`);
             }
             const vectors = sql.createVectorIndexes(this.hnsw);
-            const haveHnsw = new Set(
-              (
-                await indexesOn(
-                  tx,
-                  sql.table,
-                  vectors.map((v) => [v.column, 'hnsw']),
-                )
-              ).map((i) => i.column),
+            const haveHnsw = await indexedColumns(
+              tx,
+              sql.table,
+              vectors.map((v) => [v.column, 'hnsw']),
             );
             const missing = vectors.filter((v) => !haveHnsw.has(v.column));
             if (missing.length > 0) {

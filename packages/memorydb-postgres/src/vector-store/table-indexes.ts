@@ -33,6 +33,15 @@ export async function indexesOn(db: SqlQueryable, table: string, wanted: Readonl
   return rows;
 }
 
+/** The columns among `wanted` that already have an index of their method (see {@link indexesOn}). */
+export async function indexedColumns(
+  db: SqlQueryable,
+  table: string,
+  wanted: ReadonlyArray<readonly [string, string]>,
+): Promise<Set<string>> {
+  return new Set((await indexesOn(db, table, wanted)).map((i) => i.column));
+}
+
 /** A memory size PostgreSQL reads, such as `512MB` or `2GB`. */
 const MEMORY_SIZE = /^[1-9][0-9]{0,6}(kB|MB|GB)$/;
 
