@@ -29,7 +29,34 @@ export type { Citation, CitationPartition, MemoryAnswer, SearchResult, StreamSta
 export { RequestArgs, REQUEST_ARG_SPECS, type RequestArgPhase, type RequestArgSpec, type RequestArgType } from './validation/km-args.js';
 
 // Contracts
-export type { HybridFusion, IMemoryDb, ListOptions, MemoryDbCapabilities, SearchMode, SimilarityOptions } from './contracts/memory-db.js';
+export type {
+  HybridFusion,
+  IMemoryDb,
+  ListOptions,
+  MemoryDbCapabilities,
+  RecordTagsUpdate,
+  SearchMode,
+  SimilarityOptions,
+} from './contracts/memory-db.js';
+export type {
+  DocumentFileDetails,
+  DocumentFiles,
+  DocumentFileSummary,
+  DocumentList,
+  DocumentState,
+  DocumentSummary,
+  DocumentTagsUpdate,
+} from '@km/wire';
+export {
+  DEFAULT_DOCUMENT_PAGE,
+  DOCUMENT_SCAN_BUDGET,
+  DOCUMENT_STATES,
+  listDocumentPage,
+  MAX_DOCUMENT_PAGE,
+  type ListDocumentsOptions,
+} from './documents/list-documents.js';
+export { documentStateOf, toDocumentFiles, toDocumentSummary } from './documents/document-summary.js';
+export { retagDocumentRecords, withOwnTags } from './documents/retag-document-records.js';
 export { SEARCH_MODES } from './contracts/memory-db.js';
 export type { ITextReranker, RerankCandidate, RerankOptions, RerankResult } from './contracts/text-reranker.js';
 export type { ByteRange, IContentStorage, StorageContent, StoredFileInfo } from './contracts/content-storage.js';

@@ -25,6 +25,11 @@ import { validateDocumentId } from './validation/document-id.js';
 import { validateFileName } from './validation/file-name.js';
 import { normalizeIndexNameLogged } from './validation/normalize-index-name-logged.js';
 import type { IWebPageFetcher } from './web/web-page-fetcher.js';
+import type { DocumentFiles, DocumentList, DocumentSummary } from '@km/wire';
+import { toDocumentFiles } from './documents/document-summary.js';
+import { listDocumentPage, type ListDocumentsOptions } from './documents/list-documents.js';
+import { updateDocumentTags } from './documents/update-document-tags.js';
+import { validateTags, type TagCollection } from './models/tag-collection.js';
 
 const WEB_FILE_NAMES: Record<string, string> = {
   'text/html': 'content.html',
@@ -198,6 +203,46 @@ export class MemoryServerless implements IKernelMemory {
     const index = options.index === undefined && options.documentId === undefined ? undefined : this.indexName(options.index);
     const documentId = options.documentId === undefined ? undefined : validateDocumentId(options.documentId);
     return redriveDocuments(this.orchestrator, { ...options, index, documentId });
+  }
+
+  /**
+   * A page of an index's documents in id order, with their state, own tags and uploaded files;
+   * `nextCursor` continues it. Filtered by tags (`filters`, as in search) and by `states`.
+   *
+   * ```ts
+   * let page = await memory.listDocuments({ index: 'docs', states: ['failed'] });
+   * while (page.nextCursor) page = await memory.listDocuments({ index: 'docs', states: ['failed'], cursor: page.nextCursor });
+   * ```
+   */
+  async listDocuments(options: ListDocumentsOptions = {}): Promise<DocumentList> {
+    const { index, filters, ...page } = options;
+    return listDocumentPage(this.orchestrator.context.contentStorage, this.orchestrator.statusStore, this.indexName(index), {
+      ...page,
+      filters: toMemoryFilters(filters ?? []),
+    });
+  }
+
+  /** The files stored with a document: its uploads and, after each, the files the pipeline made from it. */
+  async getDocumentFiles(documentId: string, index?: string): Promise<DocumentFiles> {
+    const name = this.indexName(index);
+    const pipeline = await this.orchestrator.statusStore.read(name, validateDocumentId(documentId));
+    if (!pipeline) throw new KmError('document_not_found', `document "${documentId}" not found in index "${name}"`);
+    return { index: name, documentId, files: toDocumentFiles(pipeline) };
+  }
+
+  /**
+   * Replaces a document's own tags (reserved `__` tags are refused) without ingesting it again:
+   * in its state and in its records of every memory DB. Refused with `document_busy` while the
+   * document is being ingested or deleted.
+   *
+   * ```ts
+   * await memory.updateDocumentTags('handbook', { team: ['hr'], year: ['2026'] }, 'docs');
+   * ```
+   */
+  async updateDocumentTags(documentId: string, tags: TagCollection, index?: string): Promise<DocumentSummary> {
+    const name = this.indexName(index);
+    validateDocumentId(documentId);
+    return updateDocumentTags(this.orchestrator.statusStore, this.memoryDbs, name, documentId, validateTags(tags));
   }
 
   async exportFile(documentId: string, fileName: string, index?: string): Promise<StreamableFileContent> {

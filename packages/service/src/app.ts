@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Logger as PinoLogger } from 'pino';
 import type { MemoryService } from '@km/core';
 import type { ServiceConfig } from './config.js';
-import { AccessKeys } from './http/access-keys.js';
+import { AccessKeys, missingKeyMessage, wrongKeyMessage } from './http/access-keys.js';
 import { applyConnectionLimits, serverTimeouts, suspendIdleTimeout } from './http/connection-limits.js';
 import { clientClosed, foundClosed } from './http/client-closed.js';
 import { registerHostOriginChecks } from './http/host-origin-checks.js';
@@ -14,6 +14,7 @@ import { uploadSpoolDirectory } from './http/upload-spool.js';
 import type { ServiceMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
 import { registerConsoleRoutes } from './routes/console.js';
+import { registerDocumentListRoutes } from './routes/document-list.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerIndexRoutes } from './routes/indexes.js';
 import { registerMcpRoutes } from './routes/mcp.js';
@@ -83,14 +84,14 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
         .code(401)
         .type('application/problem+json')
         .send(
-          problem(401, `the ${config.auth.header} header with an access key is required`, { code: 'unauthorized', requestId: request.id }),
+          problem(401, missingKeyMessage(config.auth.header, request.headers), { code: 'unauthorized', requestId: request.id }),
         );
     }
     if (verdict === 'wrong') {
       return reply
         .code(403)
         .type('application/problem+json')
-        .send(problem(403, 'the access key is not valid', { code: 'forbidden', requestId: request.id }));
+        .send(problem(403, wrongKeyMessage(config.auth.header), { code: 'forbidden', requestId: request.id }));
     }
   });
 
@@ -149,6 +150,7 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
     connectionTimeoutMs: config.http.connectionTimeoutMs,
   });
   registerDocumentRoutes(app, memory);
+  registerDocumentListRoutes(app, memory);
   registerRedriveRoute(app, memory);
   registerIndexRoutes(app, memory);
   registerRetrievalRoutes(app, memory);

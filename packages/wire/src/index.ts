@@ -7,3 +7,12 @@ export type { DeletionAccepted, IndexDetails, IndexList, UploadAccepted } from '
 export type { Citation, CitationPartition, MemoryAnswer, SearchResult, StreamState, TokenUsage } from './search-models.js';
 export { readServerSentEvents, SSE_DONE } from './server-sent-events.js';
 export type { TagCollection } from './tag-collection.js';
+export type {
+  DocumentFileDetails,
+  DocumentFiles,
+  DocumentFileSummary,
+  DocumentList,
+  DocumentState,
+  DocumentSummary,
+  DocumentTagsUpdate,
+} from './document-list.js';

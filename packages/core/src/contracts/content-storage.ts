@@ -75,6 +75,13 @@ export interface IContentStorage {
   listFiles(index: string, documentId: string): Promise<StoredFileInfo[]>;
   /** Document ids of an index; empty when the index is missing. */
   listDocuments(index: string): Promise<string[]>;
+  /**
+   * Optional, for storages that can page: at most `limit` document ids of an index that sort
+   * after `after` (all when undefined), in ascending order of their bytes (ids are ASCII);
+   * empty when the index is missing. Listings of large indexes use it instead of
+   * {@link IContentStorage.listDocuments}, which reads every id.
+   */
+  listDocumentsAfter?(index: string, after: string | undefined, limit: number): Promise<string[]>;
   /** Index folders. */
   listIndexes(): Promise<string[]>;
 }

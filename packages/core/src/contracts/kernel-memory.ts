@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import type { IndexDetails } from '@km/wire';
+import type { DocumentFiles, DocumentList, DocumentSummary, IndexDetails } from '@km/wire';
+import type { ListDocumentsOptions } from '../documents/list-documents.js';
 import type { DataPipelineStatus } from '../models/data-pipeline.js';
 import type { Document, DocumentFileSource } from '../models/document.js';
 import type { HybridFusion, SearchMode } from './memory-db.js';
@@ -107,6 +108,12 @@ export interface IKernelMemory {
   /** The document's pipeline status, or null when unknown. */
   getDocumentStatus(documentId: string, index?: string): Promise<DataPipelineStatus | null>;
   exportFile(documentId: string, fileName: string, index?: string): Promise<StreamableFileContent>;
+  /** A page of an index's documents (id order) with their state, tags and files, and the cursor of the next page. */
+  listDocuments(options?: ListDocumentsOptions): Promise<DocumentList>;
+  /** The files stored with a document: uploads and the files the pipeline made from them. */
+  getDocumentFiles(documentId: string, index?: string): Promise<DocumentFiles>;
+  /** Replaces a document's own tags in its state and records, without ingesting it again. */
+  updateDocumentTags(documentId: string, tags: TagCollection, index?: string): Promise<DocumentSummary>;
   search(query: string, options?: SearchOptions): Promise<SearchResult>;
   ask(question: string, options?: RetrievalOptions): Promise<MemoryAnswer>;
   askStreaming(question: string, options?: RetrievalOptions): AsyncIterable<MemoryAnswer>;

@@ -1,3 +1,4 @@
+import type { TagCollection } from '../models/tag-collection.js';
 import type { MemoryFilter } from '../models/memory-filter.js';
 import type { MemoryRecord } from '../models/memory-record.js';
 
@@ -117,4 +118,16 @@ export interface IMemoryDb {
   getList(index: string, options?: ListOptions): AsyncIterable<MemoryRecord>;
   /** Deletes a record; a no-op when it or the index is missing. */
   delete(index: string, record: { id: string }): Promise<void>;
+  /**
+   * Optional: replaces the tags of existing records in place (vectors and payloads stay); ids
+   * that do not exist, or a missing index, are skipped. Without it core reads the records with
+   * their vectors and upserts them with the new tags.
+   */
+  updateTags?(index: string, updates: readonly RecordTagsUpdate[]): Promise<void>;
+}
+
+/** The new tags of one record (all of them, reserved `__` tags included), for {@link IMemoryDb.updateTags}. */
+export interface RecordTagsUpdate {
+  id: string;
+  tags: TagCollection;
 }

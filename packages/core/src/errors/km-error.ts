@@ -12,6 +12,7 @@ export type KmErrorCode =
   | 'index_not_found'
   | 'collection_not_found'
   | 'document_not_found'
+  | 'document_busy'
   | 'file_not_found'
   | 'vector_size_mismatch'
   | 'empty_content'

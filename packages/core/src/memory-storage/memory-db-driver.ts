@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors/km-error.js';
-import type { MemoryDbCapabilities } from '../contracts/memory-db.js';
+import type { MemoryDbCapabilities, RecordTagsUpdate } from '../contracts/memory-db.js';
 import type { MemoryFilter } from '../models/memory-filter.js';
 import type { MemoryRecord } from '../models/memory-record.js';
 import type { CheckedRecord } from './record-input.js';
@@ -109,6 +109,12 @@ export interface MemoryDbDriver {
   list(index: string, query: DriverList): AsyncIterable<MemoryRecord>;
   /** Deletes one record; a no-op when it is missing. */
   delete(index: string, id: string): Promise<void>;
+  /**
+   * Optional: replaces the tags of existing records (checked, ids unique) without touching their
+   * vectors or payloads, skipping ids that do not exist. Giving it makes the wrapper offer
+   * `updateTags`; without it core rewrites the records through {@link upsertBatch}.
+   */
+  updateTags?(index: string, updates: RecordTagsUpdate[]): Promise<void>;
   /** Releases connections or files. */
   close?(): Promise<void>;
 }

@@ -1,9 +1,10 @@
 import { type Attributes, SpanKind } from '@opentelemetry/api';
-import type { IMemoryDb, ListOptions, MemoryDbCapabilities, SimilarityOptions } from '../contracts/memory-db.js';
+import type { IMemoryDb, ListOptions, MemoryDbCapabilities, RecordTagsUpdate, SimilarityOptions } from '../contracts/memory-db.js';
 import type { ITextEmbeddingGenerator } from '../contracts/text-embedding-generator.js';
 import { IndexNotFoundError, InvalidInputError, KmError, isKmError } from '../errors/km-error.js';
 import { toMemoryFilters, type MemoryFilter } from '../models/memory-filter.js';
 import type { MemoryRecord } from '../models/memory-record.js';
+import { validateTags } from '../models/tag-collection.js';
 import { batches } from '../util/concurrency.js';
 import { memoryDbAttributes } from '../tracing/memory-db-spans.js';
 import { KmAttributes } from '../tracing/span-attributes.js';
@@ -59,6 +60,8 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
   private readonly queryCache: QueryEmbeddingCacheOptions | false;
   /** Vector size of each index seen to exist (0 for stores without vectors). */
   private readonly sizes = new Map<string, number>();
+  /** Replaces records' tags in place; present when the driver can (see {@link IMemoryDb.updateTags}). */
+  readonly updateTags?: (index: string, updates: readonly RecordTagsUpdate[]) => Promise<void>;
 
   constructor(driver: Driver, options: MemoryDbOptions = {}) {
     if (typeof driver?.upsertBatch !== 'function' && typeof driver?.upsert !== 'function') {
@@ -71,6 +74,31 @@ export class MemoryDb<Driver extends MemoryDbDriver = MemoryDbDriver> implements
     this.embeddingGenerator = options.embeddingGenerator;
     this.maxSearchResults = Math.max(1, Math.floor(options.maxSearchResults ?? 100));
     this.queryCache = options.queryCache ?? {};
+    if (typeof driver.updateTags === 'function') {
+      this.updateTags = (index, updates) =>
+        this.traced('update_tags', index, () => this.updateTagsInPlace(index, updates), {
+          [KmAttributes.records]: Array.isArray(updates) ? updates.length : 0,
+        });
+    }
+  }
+
+  /** Checked tag updates (the last of an id wins) to the driver, in batches; a missing index is a no-op. */
+  private async updateTagsInPlace(index: string, updates: readonly RecordTagsUpdate[]): Promise<void> {
+    const name = this.checkIndexName(index);
+    if (!Array.isArray(updates)) throw new InvalidInputError('invalid_argument', 'updates must be a list', { connector: this.name });
+    const unique = new Map<string, RecordTagsUpdate>();
+    for (const update of updates) {
+      if (typeof update?.id !== 'string' || update.id.length === 0) {
+        throw new InvalidInputError('invalid_argument', 'each tag update needs a record id', { connector: this.name });
+      }
+      unique.delete(update.id);
+      unique.set(update.id, { id: update.id, tags: validateTags(update.tags, true) });
+    }
+    if (unique.size === 0 || (await this.vectorSizeOf(name)) === undefined) return;
+    const list = [...unique.values()];
+    for (const batch of batches(list, this.driver.maxBatchSize ?? list.length)) {
+      await this.read(name, () => this.driver.updateTags!(name, batch));
+    }
   }
 
   createIndex(index: string, vectorSize: number): Promise<void> {

@@ -31,3 +31,20 @@ const BEARER = /^bearer\s+(\S+)\s*$/i;
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
+
+/**
+ * Why a request without a key was refused: the header to send it in, and, when the key came in
+ * `Authorization` while the service reads another header, that this is the mistake.
+ */
+export function missingKeyMessage(header: string, headers: Record<string, string | string[] | undefined>): string {
+  const base = `the ${header} header with an access key is required`;
+  if (header.toLowerCase() !== 'authorization' && headers.authorization !== undefined) {
+    return `${base}: this service reads the key from ${header}, not from Authorization`;
+  }
+  return base;
+}
+
+/** Why a key was refused, and the two forms a key is accepted in. */
+export function wrongKeyMessage(header: string): string {
+  return `the access key in the ${header} header is not valid: send one of the service's keys (KM_ACCESS_KEY1 or KM_ACCESS_KEY2) as is, as Kernel Memory clients do, or as "Bearer <key>"`;
+}

@@ -50,6 +50,8 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleRout
       308,
     );
   });
+  // Browsers ask for /favicon.ico on any page of the service (the console's own page links the SVG).
+  app.get('/favicon.ico', publicRoute, async (_request, reply) => reply.redirect('ui/favicon.svg', 308));
   app.get('/ui/settings.json', publicRoute, async (_request, reply) => reply.header('cache-control', 'no-store').send(settings));
   app.get<{ Params: { '*': string } }>('/ui/*', publicRoute, async (request, reply) => {
     let directory: string;
