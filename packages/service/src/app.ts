@@ -83,9 +83,7 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
       return reply
         .code(401)
         .type('application/problem+json')
-        .send(
-          problem(401, missingKeyMessage(config.auth.header, request.headers), { code: 'unauthorized', requestId: request.id }),
-        );
+        .send(problem(401, missingKeyMessage(config.auth.header, request.headers), { code: 'unauthorized', requestId: request.id }));
     }
     if (verdict === 'wrong') {
       return reply

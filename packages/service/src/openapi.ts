@@ -3,7 +3,7 @@ import { SEARCH_MODES } from '@km/core';
 /**
  * The OpenAPI 3 description of the service: Kernel Memory v1's API, field for field, plus
  * km's additions (the `failed` status, NOT filters with `!key`, `code` in problems,
- * `/download`, `/metrics`, `mode`, `fusion` and `rerank` in search and ask).
+ * `/download`, `/metrics`, `mode`, `fusion` and `rerank` in search and ask, document listing and tag updates).
  */
 export function openApiDocument(options: { version: string; authHeader: string | undefined }): Record<string, unknown> {
   const problem = (description: string) => ({
@@ -210,11 +210,69 @@ export function openApiDocument(options: { version: string; authHeader: string |
         },
       },
       '/documents': {
+        get: {
+          summary: "A page of an index's documents, with their state, tags and files (km extension: KM has DELETE only).",
+          description:
+            'Documents in id order, 100 a page by default; `nextCursor` gives the next page (null on the last). Filters by tags (`tag=key:value`, repeated: all of them; or `filters`, KM filter JSON: OR across the list) and by state. Each page reads the state of at most 2,000 documents, so a page of a rare filter may be short, or empty, and still have a `nextCursor`.',
+          operationId: 'ListDocuments',
+          parameters: [
+            query('index', false, 'Index; empty means `default`.'),
+            {
+              ...query('limit', false, 'Documents per page, 1 to 1000. Default 100.'),
+              schema: { type: 'integer', minimum: 1, maximum: 1000 },
+            },
+            query('cursor', false, '`nextCursor` of the previous page.'),
+            {
+              name: 'state',
+              in: 'query',
+              required: false,
+              style: 'form',
+              explode: false,
+              schema: { type: 'array', items: { $ref: '#/components/schemas/DocumentState' } },
+              description: 'Only documents in these states (comma-separated or repeated).',
+            },
+            {
+              name: 'tag',
+              in: 'query',
+              required: false,
+              style: 'form',
+              explode: true,
+              schema: { type: 'array', items: { type: 'string' } },
+              description: '`key:value` (KM tag syntax), repeated: documents with all of them.',
+            },
+            query('filters', false, 'KM filter JSON, one object or a list: `[{"type":["news"]},{"user":["alice"]}]`.'),
+          ],
+          responses: { 200: { description: 'OK', content: json('DocumentList') }, ...errors(400, 401, 403, 503) },
+        },
         delete: {
           summary: 'Delete a document, its memories and files (queued).',
           operationId: 'DeleteDocumentById',
           parameters: [query('index', false, 'Index; empty means `default`.'), query('documentId', true, 'Document id.')],
           responses: { 202: { description: 'Accepted', content: json('DeleteAccepted') }, ...errors(400, 401, 403) },
+        },
+      },
+      '/documents/files': {
+        get: {
+          summary: 'The files stored with a document: its uploads and, after each, the files the pipeline made (km extension).',
+          description: 'Generated files (extracted text, partitions, embeddings) download with `GET /download?…&artifacts=true`.',
+          operationId: 'ListDocumentFiles',
+          parameters: [query('index', false, 'Index; empty means `default`.'), query('documentId', true, 'Document id.')],
+          responses: { 200: { description: 'OK', content: json('DocumentFiles') }, ...errors(400, 401, 403, 404, 503) },
+        },
+      },
+      '/documents/tags': {
+        put: {
+          summary: "Replace a document's tags without ingesting it again (km extension).",
+          description:
+            "The new tags replace the document's own tags in its state and on every memory record (reserved `__` tags stay and cannot be given). 409 while the document is being ingested or deleted.",
+          operationId: 'UpdateDocumentTags',
+          parameters: [query('index', false, 'Index; empty means `default`.'), query('documentId', true, 'Document id.')],
+          requestBody: { required: true, content: json('DocumentTagsUpdate') },
+          responses: {
+            200: { description: 'OK: the document with its new tags.', content: json('DocumentSummary') },
+            409: problem('Conflict: the document is being ingested or deleted; try again once it is done'),
+            ...errors(400, 401, 403, 404, 503),
+          },
         },
       },
       '/redrive': {
@@ -383,6 +441,74 @@ export function openApiDocument(options: { version: string; authHeader: string |
             serviceTokensOut: { type: 'integer', nullable: true },
             serviceReasoningTokens: { type: 'integer', nullable: true },
           },
+        },
+        DocumentState: { type: 'string', enum: ['completed', 'in_progress', 'failed', 'deleting'] },
+        DocumentList: {
+          type: 'object',
+          required: ['index', 'documents', 'nextCursor'],
+          properties: {
+            index: { type: 'string' },
+            documents: { type: 'array', items: { $ref: '#/components/schemas/DocumentSummary' } },
+            nextCursor: { ...nullableString, description: 'Pass as `cursor` for the next page; null on the last.' },
+          },
+        },
+        DocumentSummary: {
+          type: 'object',
+          required: ['index', 'documentId', 'state', 'tags', 'files', 'size', 'creation', 'lastUpdate', 'steps', 'remainingSteps'],
+          properties: {
+            index: { type: 'string' },
+            documentId: { type: 'string' },
+            state: { $ref: '#/components/schemas/DocumentState' },
+            error: { type: 'string', description: 'Why the document failed (state `failed` only).' },
+            tags: tagMap,
+            files: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  name: { type: 'string' },
+                  size: { type: 'integer', format: 'int64' },
+                  mimeType: { type: 'string' },
+                  error: { type: 'string', description: 'Set when this file could not be processed.' },
+                },
+              },
+            },
+            size: { type: 'integer', format: 'int64', description: 'Bytes of the uploaded files.' },
+            creation: { type: 'string', format: 'date-time' },
+            lastUpdate: { type: 'string', format: 'date-time' },
+            steps: { type: 'array', items: { type: 'string' } },
+            remainingSteps: { type: 'array', items: { type: 'string' } },
+          },
+        },
+        DocumentFiles: {
+          type: 'object',
+          properties: {
+            index: { type: 'string' },
+            documentId: { type: 'string' },
+            files: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  name: { type: 'string' },
+                  size: { type: 'integer', format: 'int64' },
+                  mimeType: { type: 'string' },
+                  artifactType: {
+                    type: 'string',
+                    description: '`uploaded_file`, `extracted_text`, `text_partition`, `text_embedding_vector`, `synthetic_data`…',
+                  },
+                  parent: { type: 'string', description: 'For a generated file: the uploaded file it comes from.' },
+                  partitionNumber: { type: 'integer', format: 'int32' },
+                  sectionNumber: { type: 'integer', format: 'int32' },
+                },
+              },
+            },
+          },
+        },
+        DocumentTagsUpdate: {
+          type: 'object',
+          required: ['tags'],
+          properties: { tags: { ...tagMap, description: "The document's new own tags; `__` keys are reserved." } },
         },
         ProblemDetails: {
           type: 'object',

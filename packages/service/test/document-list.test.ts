@@ -120,6 +120,21 @@ describe('GET /documents, GET /documents/files and PUT /documents/tags', () => {
     expect((await list('tag=team:astro')).documents.map((d) => d.documentId)).toEqual(['doc-a']);
   });
 
+  it('the routes are in the OpenAPI document, and every schema they name exists', async () => {
+    const doc = (await (await fetch(`${service().url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+      components: { schemas: Record<string, unknown> };
+    };
+    expect(Object.keys(doc.paths['/documents']!)).toEqual(expect.arrayContaining(['get', 'delete']));
+    expect(doc.paths['/documents/files']).toHaveProperty('get');
+    expect(doc.paths['/documents/tags']).toHaveProperty('put');
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs).toEqual(
+      expect.arrayContaining(['DocumentList', 'DocumentSummary', 'DocumentFiles', 'DocumentTagsUpdate', 'DocumentState']),
+    );
+    for (const ref of refs) expect(doc.components.schemas, ref).toHaveProperty([ref]);
+  });
+
   it('an index without documents lists nothing', async () => {
     const res = await fetch(`${service().url}/documents?index=nothing-here`);
     expect(await res.json()).toEqual({ index: 'nothing-here', documents: [], nextCursor: null });
@@ -139,5 +154,36 @@ describe('document routes with access keys', () => {
     expect(wrong.detail).toMatch(/as is.*Bearer <key>/);
     expect((await fetch(`${url}/documents`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
     expect((await fetch(`${url}/documents`, { headers: { authorization: key } })).status).toBe(200);
+  });
+});
+
+describe('access keys read from another header', () => {
+  const key = 'h'.repeat(40);
+  const service = useTestService({ overrides: { auth: { enabled: true, header: 'X-Api-Key', keys: [key] } } });
+
+  it('a key sent in Authorization is refused with a message naming the header the service reads', async () => {
+    const { url } = service();
+    await expectProblem(
+      await fetch(`${url}/documents`, { headers: { authorization: `Bearer ${key}` } }),
+      401,
+      /reads the key from X-Api-Key, not from Authorization/,
+    );
+    await expectProblem(await fetch(`${url}/documents`), 401, /^the X-Api-Key header with an access key is required$/);
+    expect((await fetch(`${url}/documents`, { headers: { 'x-api-key': key } })).status).toBe(200);
+  });
+});
+
+describe('favicon', () => {
+  const service = useTestService();
+
+  it('/favicon.ico leads to the console icon instead of a 404', async () => {
+    const { url } = service();
+    const redirect = await fetch(`${url}/favicon.ico`, { redirect: 'manual' });
+    expect(redirect.status).toBe(308);
+    expect(redirect.headers.get('location')).toBe('ui/favicon.svg');
+    const icon = await fetch(`${url}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await icon.text()).toMatch(/^<svg /);
   });
 });

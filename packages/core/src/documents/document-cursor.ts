@@ -11,7 +11,8 @@ export function encodeDocumentCursor(after: string): string {
 
 /** The document id a cursor continues after; `invalid_argument` when it is not one of ours. */
 export function decodeDocumentCursor(cursor: string): string {
-  const invalid = () => new InvalidInputError('invalid_argument', `cursor ${JSON.stringify(cursor.slice(0, 80))} is not a cursor of this listing`);
+  const invalid = () =>
+    new InvalidInputError('invalid_argument', `cursor ${JSON.stringify(cursor.slice(0, 80))} is not a cursor of this listing`);
   if (cursor.length > 1024 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
   let parsed: unknown;
   try {

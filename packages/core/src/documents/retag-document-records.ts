@@ -18,7 +18,11 @@ export async function retagDocumentRecords(db: IMemoryDb, index: string, documen
     records.push({ ...record, tags: withOwnTags(record.tags, tags) });
   }
   if (records.length === 0) return 0;
-  if (inPlace) await db.updateTags!(index, records.map((r) => ({ id: r.id, tags: r.tags })));
+  if (inPlace)
+    await db.updateTags!(
+      index,
+      records.map((r) => ({ id: r.id, tags: r.tags })),
+    );
   else await upsertRecords(db, index, records);
   return records.length;
 }

@@ -62,7 +62,11 @@ export function registerDocumentListRoutes(app: FastifyInstance, memory: MemoryS
 function pageSize(value: string): number {
   const limit = Number(value);
   if (!/^\d+$/.test(value.trim()) || !Number.isInteger(limit) || limit < 1 || limit > MAX_DOCUMENT_PAGE) {
-    throw new HttpProblem(400, `'limit' must be a whole number from 1 to ${MAX_DOCUMENT_PAGE}, got ${JSON.stringify(value)}`, 'invalid_argument');
+    throw new HttpProblem(
+      400,
+      `'limit' must be a whole number from 1 to ${MAX_DOCUMENT_PAGE}, got ${JSON.stringify(value)}`,
+      'invalid_argument',
+    );
   }
   return limit;
 }

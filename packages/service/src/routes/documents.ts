@@ -110,7 +110,10 @@ function flag(value: string | undefined, name: string): boolean {
 }
 
 /** `index` (normalised) and `documentId` (checked) of a request's query. */
-export function documentParams(query: Pick<DocumentQuery, 'index' | 'documentId'>, memory: MemoryService): { index: string; documentId: string } {
+export function documentParams(
+  query: Pick<DocumentQuery, 'index' | 'documentId'>,
+  memory: MemoryService,
+): { index: string; documentId: string } {
   const documentId = query.documentId?.trim();
   if (!documentId) throw new HttpProblem(400, "'documentId' query parameter is missing or has no value", 'invalid_document_id');
   return { index: normalizeIndexNameLogged(query.index, memory.orchestrator.context.logger), documentId: validateDocumentId(documentId) };
