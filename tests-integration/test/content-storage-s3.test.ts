@@ -37,6 +37,29 @@ const rawClient = (endpoint: string, credentials: { accessKeyId: string; secretA
 describe(`S3ContentStorage on ${s3rver.name}: what the suite does not see`, () => {
   const index = () => `kmtest-${randomUUID().slice(0, 8)}`;
 
+  it('pages document ids after a given one in S3 key order, ids that share a start included', async () => {
+    const storage = onS3rver();
+    const i = index();
+    // '-', '.', '0', 'B', '_' sort around each other and around the '/' after a folder name.
+    const ids = ['a', 'a-b', 'a.x', 'a0', 'a_1', 'ab', 'B', 'b'];
+    for (const id of ids) {
+      await storage.writeFile(i, id, 'one.txt', 'x');
+      await storage.writeFile(i, id, 'two.txt', 'y');
+    }
+    const seen: string[][] = [];
+    let after: string | undefined;
+    for (let page = await storage.listDocumentsAfter!(i, after, 3); page.length > 0; page = await storage.listDocumentsAfter!(i, after, 3)) {
+      seen.push(page);
+      after = page.at(-1);
+    }
+    expect(seen.flat()).toEqual([...ids].sort());
+    expect(seen.map((p) => p.length)).toEqual([3, 3, 2]);
+    expect(await storage.listDocumentsAfter!(i, 'a0', 2)).toEqual(['a_1', 'ab']);
+    expect(await storage.listDocumentsAfter!(`${i}-missing`, undefined, 5)).toEqual([]);
+    await storage.deleteIndexDirectory(i);
+    await storage.close();
+  });
+
   it('s3rver ignores If-None-Match, which is why conditional writes are off by default with a custom endpoint', async () => {
     expect(onS3rver().readFileVersion).toBeUndefined();
     const forced = onS3rver({ conditionalWrites: true });

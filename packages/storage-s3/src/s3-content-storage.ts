@@ -160,6 +160,29 @@ export class S3ContentStorage implements IContentStorage {
     return (await this.foldersUnder(this.keys.index(index))).sort();
   }
 
+  /**
+   * Ids after `after`, from S3's own key order (UTF-8 bytes, which is id order: ids are ASCII).
+   * The listing starts after `{index}/{after}0`: every key of document `after` (`…/{after}/…`,
+   * `/` sorting before `0`) comes before it, every later id after it.
+   */
+  async listDocumentsAfter(index: string, after: string | undefined, limit: number): Promise<string[]> {
+    const prefix = this.keys.index(index);
+    const startAfter = after === undefined ? undefined : `${this.keys.document(index, after).slice(0, -1)}0`;
+    const names: string[] = [];
+    if (limit <= 0) return names;
+    await this.call(async () => {
+      const pages = listPages(this.settings.client, this.settings.bucket, prefix, '/', { startAfter, pageSize: Math.min(1000, limit + 1) });
+      for await (const { folders } of pages) {
+        for (const folder of folders) {
+          const name = this.keys.childName(prefix, folder);
+          if (name !== undefined && (after === undefined || name > after)) names.push(name);
+        }
+        if (names.length >= limit) break;
+      }
+    });
+    return names.sort().slice(0, limit);
+  }
+
   async listIndexes(): Promise<string[]> {
     return (await this.foldersUnder(this.settings.prefix)).filter(isNormalizedIndexName).sort();
   }

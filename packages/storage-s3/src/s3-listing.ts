@@ -9,9 +9,16 @@ export interface ListingPage {
 /**
  * Every page of `ListObjectsV2` under `prefix`, following continuation tokens. With `delimiter`
  * `/` the objects are those directly under it and `folders` the next level; without, every
- * object under it at any depth.
+ * object under it at any depth. `from.startAfter` starts after that key (the first page only: a
+ * continuation token carries it on); `from.pageSize` asks for at most that many keys a page.
  */
-export async function* listPages(client: S3Client, bucket: string, prefix: string, delimiter?: '/'): AsyncGenerator<ListingPage> {
+export async function* listPages(
+  client: S3Client,
+  bucket: string,
+  prefix: string,
+  delimiter?: '/',
+  from: { startAfter?: string | undefined; pageSize?: number } = {},
+): AsyncGenerator<ListingPage> {
   let token: string | undefined;
   do {
     const page = await client.send(
@@ -19,7 +26,8 @@ export async function* listPages(client: S3Client, bucket: string, prefix: strin
         Bucket: bucket,
         ...(prefix !== '' ? { Prefix: prefix } : {}),
         ...(delimiter ? { Delimiter: delimiter } : {}),
-        ...(token ? { ContinuationToken: token } : {}),
+        ...(token ? { ContinuationToken: token } : from.startAfter ? { StartAfter: from.startAfter } : {}),
+        ...(from.pageSize ? { MaxKeys: from.pageSize } : {}),
       }),
     );
     yield {
