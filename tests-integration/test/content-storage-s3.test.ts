@@ -48,7 +48,11 @@ describe(`S3ContentStorage on ${s3rver.name}: what the suite does not see`, () =
     }
     const seen: string[][] = [];
     let after: string | undefined;
-    for (let page = await storage.listDocumentsAfter!(i, after, 3); page.length > 0; page = await storage.listDocumentsAfter!(i, after, 3)) {
+    for (
+      let page = await storage.listDocumentsAfter!(i, after, 3);
+      page.length > 0;
+      page = await storage.listDocumentsAfter!(i, after, 3)
+    ) {
       seen.push(page);
       after = page.at(-1);
     }

@@ -242,7 +242,9 @@ export class MemoryServerless implements IKernelMemory {
   async updateDocumentTags(documentId: string, tags: TagCollection, index?: string): Promise<DocumentSummary> {
     const name = this.indexName(index);
     validateDocumentId(documentId);
-    return updateDocumentTags(this.orchestrator.statusStore, this.memoryDbs, name, documentId, validateTags(tags));
+    const own = validateTags(tags);
+    if (this.orchestrator.updateDocumentTags) return this.orchestrator.updateDocumentTags(name, documentId, own);
+    return updateDocumentTags(this.orchestrator.statusStore, this.memoryDbs, name, documentId, own);
   }
 
   async exportFile(documentId: string, fileName: string, index?: string): Promise<StreamableFileContent> {

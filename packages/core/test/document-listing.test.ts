@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   DOCUMENT_SCAN_BUDGET,
+  HashingEmbeddingGenerator,
   MemoryContentStorage,
   MemoryFilters,
   ReservedTags,
@@ -275,6 +276,30 @@ describe('updateDocumentTags', () => {
     );
     expect(await code(memory.updateDocumentTags('going', { a: ['b'] }))).toBe('document_busy');
     expect((await memory.getDocumentStatus('tea'))!.tags).toEqual({ topic: ['food'] });
+  });
+
+  it('waits for an import of this process to finish (the document lock) instead of writing over its state', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    class GatedEmbeddings extends HashingEmbeddingGenerator {
+      override async generateEmbeddings(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+        await gate;
+        return super.generateEmbeddings(texts, signal);
+      }
+    }
+    const db = new SimpleVectorDb();
+    const memory = inMemoryBuilder({ memoryDb: db, embeddingGenerator: new GatedEmbeddings() }).build();
+    const importing = memory.importText(TEXT, { documentId: 'tea', tags: { topic: ['food'] } });
+    await vi.waitFor(async () => expect(await memory.getDocumentStatus('tea')).toMatchObject({ completed: false }));
+    const retagged = memory.updateDocumentTags('tea', { topic: ['drinks'] });
+    release();
+    await importing;
+    expect(await retagged).toMatchObject({ state: 'completed', tags: { topic: ['drinks'] } });
+    const records = await allRecords(db);
+    expect(records.length).toBeGreaterThan(0);
+    for (const record of records) expect(record.tags.topic).toEqual(['drinks']);
   });
 
   it('a failed document can be retagged: its state carries the new tags for the re-run', async () => {

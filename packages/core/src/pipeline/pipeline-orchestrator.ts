@@ -1,3 +1,5 @@
+import type { DocumentSummary } from '@km/wire';
+import { updateDocumentTags } from '../documents/update-document-tags.js';
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -10,7 +12,7 @@ import { DEFAULT_STEPS, LEGACY_PIPELINE_STATUS_FILE, PIPELINE_STATUS_FILE, RESER
 import { failedFilesReason, type DataPipeline, type PreviousExecution, type UploadedFileDetails } from '../models/data-pipeline.js';
 import type { Document, DocumentFileSource } from '../models/document.js';
 import { MemoryFilters } from '../models/memory-filter.js';
-import { cloneTags } from '../models/tag-collection.js';
+import { cloneTags, type TagCollection } from '../models/tag-collection.js';
 import { listRecordIds } from '../memory-storage/memory-db-operations.js';
 import { recordStepOutcome, stepAttributes } from '../tracing/pipeline-spans.js';
 import { withSpan } from '../tracing/with-span.js';
@@ -107,6 +109,8 @@ export interface PipelineOrchestrator {
   deleteIndex(index: string): Promise<void>;
   /** Restores a document's records that a memory DB lost to a torn log tail (see {@link LostRecordsRecovery}). */
   recoverLostRecords?(index: string, documentId: string, lostIn?: IMemoryDb): Promise<LostRecordsRecovery>;
+  /** Replaces a document's own tags in its state and records, under the document's lock (see `updateDocumentTags`). */
+  updateDocumentTags?(index: string, documentId: string, tags: TagCollection): Promise<DocumentSummary>;
 }
 
 /**
@@ -258,6 +262,17 @@ export abstract class BasePipelineOrchestrator {
       await this.rerunSteps(pipeline);
       return 'resaved';
     });
+  }
+
+  /**
+   * Replaces a document's own tags under the document's lock, so that an import or a step of
+   * this process cannot write its state in between (other processes are kept out by the
+   * storage's conditional writes, where it has them).
+   */
+  updateDocumentTags(index: string, documentId: string, tags: TagCollection): Promise<DocumentSummary> {
+    return this.mutex.run(`${index}/${documentId}`, () =>
+      updateDocumentTags(this.statusStore, this.context.memoryDbs, index, documentId, tags),
+    );
   }
 
   /** Runs (in process) or queues the remaining steps of `pipeline`; called holding the document's lock. */
