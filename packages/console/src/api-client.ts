@@ -3,11 +3,18 @@ import {
   readAnswerStream,
   type AskRequest,
   type DataPipelineStatus,
+  type DocumentFiles,
+  type DocumentList,
+  type DocumentState,
+  type DocumentSummary,
+  type DocumentTagsUpdate,
   type IndexList,
+  type MemoryFilterJson,
   type MemoryAnswer,
   type ProblemDetails,
   type SearchRequest,
   type SearchResult,
+  type TagCollection,
   type UploadAccepted,
 } from '@km/wire';
 
@@ -65,12 +72,23 @@ export class ApiClient {
     await this.request(this.path('indexes', { index }), { method: 'DELETE' });
   }
 
-  /** Uploads files (or a URL, as KM's `content.url` file) as one document. */
-  async upload(input: { index: string; tags: string[]; files: File[]; url?: string; documentId?: string }): Promise<UploadAccepted> {
+  /**
+   * Uploads files (or a URL, as KM's `content.url` file) as one document; without `documentId`
+   * the service picks one, without `steps` it runs its default pipeline.
+   */
+  async upload(input: {
+    index: string;
+    tags: string[];
+    files: File[];
+    url?: string;
+    documentId?: string;
+    steps?: readonly string[];
+  }): Promise<UploadAccepted> {
     const form = new FormData();
     form.append('index', input.index);
     if (input.documentId) form.append('documentId', input.documentId);
     for (const tag of input.tags) form.append('tags', tag);
+    for (const step of input.steps ?? []) form.append('steps', step);
     if (input.url) form.append('file1', new Blob([input.url], { type: 'text/plain' }), 'content.url');
     input.files.forEach((file, i) => form.append(`file${i + 1}`, file, file.name));
     return (await (await this.request('upload', { method: 'POST', body: form })).json()) as UploadAccepted;
@@ -84,6 +102,36 @@ export class ApiClient {
       if (error instanceof ApiError && error.status === 404) return undefined;
       throw error;
     }
+  }
+
+  /**
+   * A page of the index's documents (`GET /documents`), in id order: `cursor` is the previous
+   * page's `nextCursor`; `filters` are KM filters (any of them matches), `states` the states shown.
+   */
+  async listDocuments(query: {
+    index: string;
+    limit?: number;
+    cursor?: string;
+    states?: readonly DocumentState[];
+    filters?: readonly MemoryFilterJson[];
+  }): Promise<DocumentList> {
+    const params: Record<string, string> = { index: query.index };
+    if (query.limit !== undefined) params.limit = String(query.limit);
+    if (query.cursor) params.cursor = query.cursor;
+    if (query.states?.length) params.state = query.states.join(',');
+    if (query.filters?.length) params.filters = JSON.stringify(query.filters);
+    return (await (await this.request(this.path('documents', params))).json()) as DocumentList;
+  }
+
+  /** A document's stored files (`GET /documents/files`): the uploads and what the pipeline made of them. */
+  async documentFiles(index: string, documentId: string): Promise<DocumentFiles> {
+    return (await (await this.request(this.path('documents/files', { index, documentId }))).json()) as DocumentFiles;
+  }
+
+  /** Replaces a document's own tags (`PUT /documents/tags`); answers the document as listed. */
+  async updateDocumentTags(index: string, documentId: string, tags: TagCollection): Promise<DocumentSummary> {
+    const init = { ...json({ tags } satisfies DocumentTagsUpdate), method: 'PUT' };
+    return (await (await this.request(this.path('documents/tags', { index, documentId }), init)).json()) as DocumentSummary;
   }
 
   async deleteDocument(index: string, documentId: string): Promise<void> {
@@ -102,9 +150,10 @@ export class ApiClient {
     yield* readAnswerStream(res.body);
   }
 
-  /** A file of a document (`GET /download`), as a Blob. */
-  async download(index: string, documentId: string, filename: string): Promise<Blob> {
-    return (await this.request(this.path('download', { index, documentId, filename }))).blob();
+  /** A file of a document (`GET /download`), as a Blob; `artifacts` reads a generated file (a partition…). */
+  async download(index: string, documentId: string, filename: string, artifacts = false): Promise<Blob> {
+    const query = { index, documentId, filename, ...(artifacts ? { artifacts: 'true' } : {}) };
+    return (await this.request(this.path('download', query))).blob();
   }
 
   private path(route: string, query: Record<string, string>): string {
@@ -128,13 +177,18 @@ export class ApiClient {
       if (res.status !== 401 && res.status !== 403) throw new ApiError(res.status, problem.detail, problem.code);
       // Another request may have been given a new key meanwhile: try that one first.
       if (accessKey.get() !== key) continue;
-      accessKey.clear();
-      const reason = res.status === 401 ? 'This service needs an access key.' : 'The access key was not accepted: enter a valid one.';
+      // The service's detail says how it reads the key (which header, which forms).
+      const reason =
+        res.status === 401 ? `This service needs an access key: ${problem.detail}.` : `The access key was not accepted: ${problem.detail}.`;
       this.pendingKey ??= this.askForKey(reason).finally(() => {
         this.pendingKey = undefined;
       });
       const given = await this.pendingKey;
-      if (!given) throw new ApiError(res.status, problem.detail, problem.code);
+      if (!given) {
+        // Cancelled: the refused key is not sent again (and each request waiting tells its own refusal).
+        if (accessKey.get() === key) accessKey.clear();
+        throw new ApiError(res.status, problem.detail, problem.code);
+      }
       accessKey.set(given);
     }
   }

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleService, startConsoleService } from './console-service.js';
 
@@ -57,18 +57,18 @@ describe.skipIf(!HAS_CHROMIUM)('web console in headless Chromium', () => {
           await until(() => text(page.locator('.current-index'))).toBe(index);
 
           // Upload: one file chosen, one dropped, each with its tags.
-          await page.getByLabel('Tags').fill('topic:space');
+          await page.locator('#upload').getByLabel('Tags').fill('topic:space');
           await page.locator('input[name="files"]').setInputFiles({ name: 'moon.txt', mimeType: 'text/plain', buffer: Buffer.from(MOON) });
           await until(() => text(page.locator('.chosen-files'))).toContain('moon.txt');
           await page.getByRole('button', { name: 'Upload', exact: true }).click();
           await until(() => text(page.locator('#upload .message'))).toContain('Uploaded moon.txt');
-          await page.getByLabel('Tags').fill('topic:food');
+          await page.locator('#upload').getByLabel('Tags').fill('topic:food');
           await dropFile(page, 'tea.txt', TEA);
           await until(() => text(page.locator('.chosen-files'))).toContain('tea.txt');
           await page.getByRole('button', { name: 'Upload', exact: true }).click();
           await until(() => text(page.locator('#upload .message'))).toContain('Uploaded tea.txt');
 
-          // Pipeline view: both documents complete, every step done.
+          // Index browser: both documents complete, every step done.
           const moonCard = page.locator('.document', { hasText: 'moon.txt' });
           const teaCard = page.locator('.document', { hasText: 'tea.txt' });
           await until(() => moonCard.getAttribute('data-state')).toBe('completed');
@@ -77,7 +77,7 @@ describe.skipIf(!HAS_CHROMIUM)('web console in headless Chromium', () => {
           expect(await moonCard.locator('.steps li.remaining').count()).toBe(0);
           expect(await moonCard.locator('.steps li.done').count()).toBeGreaterThan(0);
           // A file no decoder reads: the pipeline fails, naming the file and the reason.
-          await page.getByLabel('Tags').fill('');
+          await page.locator('#upload').getByLabel('Tags').fill('');
           await page
             .locator('input[name="files"]')
             .setInputFiles({ name: 'blob.dat', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 1, 2, 0, 3]) });
@@ -139,9 +139,10 @@ describe.skipIf(!HAS_CHROMIUM)('web console in headless Chromium', () => {
           const confirm = page.getByRole('alertdialog', { name: 'Delete document' });
           await visible(confirm);
           await shoot(page, keys, 'confirm-delete');
+          const moonId = await documentIdOf(moonCard);
           await confirm.getByRole('button', { name: 'Delete document' }).click();
-          await until(() => moonCard.getAttribute('data-state')).toBe('deleted');
-          const status = await fetch(`${service.url}/upload-status?index=${index}&documentId=${await documentIdOf(moonCard)}`, {
+          await until(() => moonCard.count()).toBe(0);
+          const status = await fetch(`${service.url}/upload-status?index=${index}&documentId=${moonId}`, {
             headers: service.keyHeaders,
           });
           expect(status.status).toBe(404);
@@ -192,9 +193,207 @@ describe.skipIf(!HAS_CHROMIUM)('web console in headless Chromium', () => {
           await context.close();
         }
       });
+
+      it('the must-show flow: uploads a document with an id and a tag, changes its tags in the index browser, finds it by the new tag, deletes it', async () => {
+        const { context, page } = await openConsole(browser, service, keys ? key : undefined, keys ? 'flow-keys' : 'flow-open');
+        try {
+          const upload = page.locator('#upload');
+          await upload.getByLabel('Document ID').fill('moon-facts');
+          await upload.getByLabel('Tags').fill('team:alpha');
+          await upload
+            .locator('input[name="files"]')
+            .setInputFiles({ name: 'moon.txt', mimeType: 'text/plain', buffer: Buffer.from(MOON) });
+          await upload.getByRole('button', { name: 'Upload', exact: true }).click();
+          await until(() => text(upload.locator('.message'))).toContain('as "moon-facts"');
+
+          // The index browser lists it, completed, with its tag and file.
+          const row = page.locator('#documents .document[data-document-id="moon-facts"]');
+          await until(() => row.getAttribute('data-state')).toBe('completed');
+          expect(await row.locator('.tags li').allTextContents()).toEqual(['team:alpha']);
+          expect(await text(row.locator('.files'))).toContain('moon.txt');
+
+          // Its tags changed in the browser.
+          await row.getByRole('button', { name: 'Edit tags' }).click();
+          const editor = row.getByLabel('Tags of the document');
+          expect(await editor.inputValue()).toBe('team:alpha');
+          await editor.fill('team:beta\nlevel:public');
+          await row.getByRole('button', { name: 'Save tags' }).click();
+          await until(() => row.locator('.tags li').allTextContents()).toEqual(['level:public', 'team:beta']);
+
+          // A search filtered by the new tag finds it; by the old one, nothing.
+          const search = page.locator('#search');
+          await search.getByLabel('Minimum relevance').fill('-1');
+          await search.getByLabel('Query').fill('How far away is the Moon?');
+          await search.getByLabel('Tag filters').fill('team:beta');
+          await search.getByRole('button', { name: 'Search' }).click();
+          await until(() =>
+            search.locator('.citation').evaluateAll((items) => items.map((i) => i.getAttribute('data-document-id'))),
+          ).toEqual(['moon-facts']);
+          await search.getByLabel('Tag filters').fill('team:alpha');
+          await search.getByRole('button', { name: 'Search' }).click();
+          await until(() => text(search.locator('.summary'))).toBe('No result.');
+
+          // Deleted from the browser, after the confirmation: gone from the list.
+          await row.getByRole('button', { name: 'Delete document…' }).click();
+          await page.getByRole('alertdialog', { name: 'Delete document' }).getByRole('button', { name: 'Delete document' }).click();
+          await until(() => row.count()).toBe(0);
+          await until(() => text(page.locator('#documents [role="status"].muted'))).toContain('No document in');
+        } finally {
+          await context.close();
+        }
+      });
+
+      it('/favicon.ico of the page origin leads to the console icon', async () => {
+        const res = await fetch(`${service.url}/favicon.ico`);
+        expect(res.status).toBe(200);
+        expect(res.url).toBe(`${service.url}/ui/favicon.svg`);
+        expect(res.headers.get('content-type')).toContain('image/svg+xml');
+      });
+
+      it.runIf(keys)('shows the service’s reason when it refuses the access key (403)', async () => {
+        const context = await browser.newContext();
+        await context.addInitScript(() => sessionStorage.setItem('km-console-access-key', 'a-wrong-key'));
+        const page = await context.newPage();
+        try {
+          await page.goto(`${service.url}/ui/`);
+          const dialog = page.getByRole('dialog', { name: 'Access key' });
+          await visible(dialog);
+          const detail = 'the access key in the Authorization header is not valid: send one of the service';
+          expect(await text(dialog)).toContain(`The access key was not accepted: ${detail}`);
+          await dialog.getByRole('button', { name: 'Cancel' }).click();
+          await until(() => text(page.locator('#index .message'))).toContain(detail);
+          expect(await text(page.locator('body'))).not.toMatch(/forbidden/i);
+        } finally {
+          await context.close();
+        }
+      });
+
+      it.runIf(!keys)('index browser: pages through the cursors, filters by state and by tag', async () => {
+        const index = 'paging';
+        for (let i = 1; i <= 12; i++)
+          await uploadText(service, index, `doc-${String(i).padStart(2, '0')}`, `Note number ${i}.`, [`parity:${i % 2 ? 'odd' : 'even'}`]);
+        const { context, page } = await openConsole(browser, service, undefined, index);
+        try {
+          const documents = page.locator('#documents');
+          const ids = () => documents.locator('.document').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-document-id')));
+          const first = Array.from({ length: 10 }, (_, i) => `doc-${String(i + 1).padStart(2, '0')}`);
+          await until(ids).toHaveLength(12);
+          expect(await documents.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+
+          await documents.getByLabel('Per page').selectOption('10');
+          await until(ids).toEqual(first);
+          expect(await text(documents.locator('[role="status"].muted'))).toBe('Page 1: 10 document(s) in "paging".');
+          expect(await documents.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
+          await documents.getByRole('button', { name: 'Next page' }).click();
+          await until(ids).toEqual(['doc-11', 'doc-12']);
+          expect(await text(documents.locator('[role="status"].muted'))).toBe('Page 2: 2 document(s) in "paging".');
+          expect(await documents.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+          await documents.getByRole('button', { name: 'Previous page' }).click();
+          await until(ids).toEqual(first);
+
+          // Filters start again from the first page.
+          await documents.getByLabel('Per page').selectOption('100');
+          await documents.getByLabel('Tag filter').fill('parity:even');
+          await documents.getByRole('button', { name: 'Refresh' }).click();
+          await until(ids).toEqual(['doc-02', 'doc-04', 'doc-06', 'doc-08', 'doc-10', 'doc-12']);
+          await documents.getByLabel('Tag filter').fill('');
+          await until(() => documents.locator('.document[data-state="in_progress"]').count()).toBe(0);
+          await documents.getByLabel('State').selectOption('failed');
+          await until(ids).toEqual([]);
+          expect(await text(documents.locator('[role="status"].muted'))).toBe('No document in "paging" matches.');
+          await documents.getByLabel('State').selectOption('completed');
+          await until(ids).toHaveLength(12);
+        } finally {
+          await context.close();
+        }
+      });
+
+      it.runIf(!keys)(
+        'document details show the uploads and partitions (text on demand); ingest again runs the pipeline anew',
+        async () => {
+          const index = 'details';
+          await uploadText(service, index, 'moon-doc', MOON, ['topic:space']);
+          const { context, page } = await openConsole(browser, service, undefined, index);
+          try {
+            const row = page.locator('#documents .document[data-document-id="moon-doc"]');
+            await until(() => row.getAttribute('data-state')).toBe('completed');
+            await row.getByText('Files and partitions').click();
+            await until(() => text(row.locator('.uploads'))).toContain('moon.txt');
+            const partition = row.locator('.partitions li').first();
+            await partition.getByRole('button', { name: /^Partition 1 of moon\.txt/ }).click();
+            await until(() => text(partition.locator('.passage-text'))).toBe(MOON);
+            const [download] = await Promise.all([
+              page.waitForEvent('download'),
+              row.getByRole('button', { name: 'Download moon.txt' }).click(),
+            ]);
+            expect(await readFile(await download.path(), 'utf8')).toBe(MOON);
+
+            // Ingest again: the same id, tags and file through a new upload; the row follows it to completion.
+            const before = await row.locator('time').getAttribute('datetime');
+            await row.getByRole('button', { name: 'Ingest again' }).click();
+            await until(() => text(page.locator('#documents .message'))).toContain('"moon-doc" is being ingested again.');
+            await until(() => row.locator('time').getAttribute('datetime')).not.toBe(before);
+            await until(() => row.getAttribute('data-state')).toBe('completed');
+            expect(await row.locator('.tags li').allTextContents()).toEqual(['topic:space']);
+            expect(await text(row.locator('.files'))).toContain('moon.txt');
+
+            // The service's reason shows when it refuses new tags.
+            await row.getByRole('button', { name: 'Edit tags' }).click();
+            await row.getByLabel('Tags of the document').fill('__secret:1');
+            await row.getByRole('button', { name: 'Save tags' }).click();
+            await until(() => text(row.locator('.tag-editor .error'))).toContain('Could not save the tags: tag key "__secret" is reserved');
+          } finally {
+            await context.close();
+          }
+        },
+      );
+
+      it.runIf(!keys)('upload with a document id the service refuses shows its reason', async () => {
+        const { context, page } = await openConsole(browser, service, undefined, 'bad-ids');
+        try {
+          const upload = page.locator('#upload');
+          await upload.getByLabel('Document ID').fill('not valid!');
+          await upload.locator('input[name="files"]').setInputFiles({ name: 'tea.txt', mimeType: 'text/plain', buffer: Buffer.from(TEA) });
+          await upload.getByRole('button', { name: 'Upload', exact: true }).click();
+          await until(() => text(upload.locator('.message'))).toContain(
+            'Upload failed: document id "not valid!" is invalid: use letters, digits',
+          );
+        } finally {
+          await context.close();
+        }
+      });
     });
   }
 });
+
+/** A new tab with the console on `index` (the key, when given, already in the tab's sessionStorage). */
+async function openConsole(
+  browser: Browser,
+  service: ConsoleService,
+  key: string | undefined,
+  index: string,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1100, height: 900 } });
+  if (key) await context.addInitScript((k) => sessionStorage.setItem('km-console-access-key', k), key);
+  const page = await context.newPage();
+  await page.goto(`${service.url}/ui/`);
+  await visible(page.getByRole('heading', { name: 'km console' }));
+  await page.getByLabel('New index name').fill(index);
+  await page.getByRole('button', { name: 'Use new index' }).click();
+  await until(() => text(page.locator('.current-index'))).toBe(index);
+  return { context, page };
+}
+
+/** Uploads a text file as a document through the HTTP API (a fixture for the browser to find). */
+async function uploadText(service: ConsoleService, index: string, documentId: string, content: string, tags: string[]): Promise<void> {
+  const form = new FormData();
+  form.append('index', index);
+  form.append('documentId', documentId);
+  for (const tag of tags) form.append('tags', tag);
+  form.append('file1', new Blob([content], { type: 'text/plain' }), documentId === 'moon-doc' ? 'moon.txt' : `${documentId}.txt`);
+  const res = await fetch(`${service.url}/upload`, { method: 'POST', body: form, headers: service.keyHeaders });
+  if (!res.ok) throw new Error(`upload of ${documentId} answered ${res.status}: ${await res.text()}`);
+}
 
 /** Polls `read` until the assertion holds (the page updates as answers arrive). */
 function until<T>(read: () => Promise<T>) {

@@ -1,6 +1,7 @@
 import type { ApiClient } from '../api-client.js';
 import type { Citation, CitationPartition } from '@km/wire';
 import { h, uniqueId } from '../dom.js';
+import { saveBlob } from '../save-blob.js';
 import { passageLocation } from './citation-location.js';
 
 /**
@@ -79,15 +80,6 @@ function downloadLink(api: ApiClient, citation: Citation, onError: (message: str
     },
     `Download ${citation.sourceName}`,
   );
-}
-
-function saveBlob(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
-  const link = h('a', { href: url, download: name, hidden: true });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 /** A web page's address (files have a relative `/download` link as their sourceUrl instead). */

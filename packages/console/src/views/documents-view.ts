@@ -1,219 +1,169 @@
 import type { ApiClient } from '../api-client.js';
-import type { DataPipelineStatus } from '@km/wire';
+import type { DocumentList, DocumentState, MemoryFilterJson } from '@km/wire';
 import type { ConsoleState } from '../console-state.js';
-import { confirmAction, messageArea } from '../dialogs.js';
+import { messageArea } from '../dialogs.js';
 import { field, h, replaceChildren } from '../dom.js';
+import { parseFilters } from '../filters.js';
+import { PageCursors } from '../page-cursors.js';
+import { DocumentRow } from './document-row.js';
 
-/** A document the console follows. */
-export interface TrackedDocument {
-  index: string;
-  documentId: string;
-  /** What was uploaded (file names or the URL). */
-  label: string;
-}
-
-/** Adds documents to the pipeline view. */
+/** Tells the index browser of a document just uploaded, so that it lists it and follows its pipeline. */
 export interface DocumentTracker {
-  track(document: TrackedDocument): void;
+  track(document: { index: string; documentId: string }): void;
 }
 
-const STORAGE_KEY = 'km-console-documents';
 const POLL_MS = 700;
+/** How many listings wait for an uploaded document the page does not show yet. */
+const EXPECTED_TRIES = 5;
+const PAGE_SIZES = [100, 50, 10] as const;
+const STATES: ReadonlyArray<[DocumentState | '', string]> = [
+  ['', 'Any state'],
+  ['completed', 'Completed'],
+  ['in_progress', 'In progress'],
+  ['failed', 'Failed'],
+  ['deleting', 'Deleting'],
+];
 
 /**
- * The pipeline view: one card per document uploaded in this tab (or looked up by id), polling
- * `GET /upload-status` until it completes, fails or is deleted: steps done and remaining,
- * failures with reasons and failed files, and a delete button with confirmation.
+ * The index browser: the chosen index's documents from `GET /documents`, a page at a time
+ * (next and previous through the service's cursors), filtered by state and by tags (KM filter
+ * syntax, as in search). Listed again while a document is ingested or deleted, and after an
+ * upload or an action of a row.
  */
 export function documentsView(api: ApiClient, state: ConsoleState): { element: HTMLElement; tracker: DocumentTracker } {
   const message = messageArea();
+  const stateSelect = h('select', { name: 'document-state' }, ...STATES.map(([value, label]) => h('option', { value }, label)));
+  const tagInput = h('input', {
+    type: 'text',
+    name: 'document-tags-filter',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: 'topic:space, !draft',
+  });
+  const pageSize = h('select', { name: 'page-size' }, ...PAGE_SIZES.map((n) => h('option', { value: n }, String(n))));
   const list = h('ul', { class: 'documents', 'aria-label': 'Documents' });
-  const empty = h('p', { class: 'muted' }, 'No document yet: upload one, or look one up by its ID.');
-  const cards = new Map<string, DocumentCard>();
+  const summary = h('p', { class: 'muted', role: 'status' });
+  const previous = h('button', { type: 'button', class: 'secondary', disabled: true }, 'Previous page');
+  const next = h('button', { type: 'button', class: 'secondary', disabled: true }, 'Next page');
+  const cursors = new PageCursors();
+  const rows = new Map<string, DocumentRow>();
+  const expected = new Map<string, number>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** Answers of a listing started before the last one are dropped. */
+  let generation = 0;
 
-  const save = () => sessionStorage.setItem(STORAGE_KEY, JSON.stringify([...cards.values()].map((c) => c.document)));
-  const track = (document: TrackedDocument) => {
-    const key = `${document.index}\u0000${document.documentId}`;
-    cards.get(key)?.dispose();
-    const card = new DocumentCard(api, document, {
-      onError: (text) => message.error(text),
-      onRemove: () => {
-        cards.delete(key);
-        card.element.remove();
-        empty.hidden = cards.size > 0;
-        save();
-      },
+  const events = {
+    onError: (text: string) => message.error(text),
+    onInfo: (text: string) => message.info(text),
+    onChanged: () => void refresh(),
+  };
+
+  const render = (page: DocumentList) => {
+    const seen = new Set<string>();
+    const ordered = page.documents.map((document) => {
+      seen.add(document.documentId);
+      expected.delete(document.documentId);
+      const row = rows.get(document.documentId);
+      if (row) {
+        row.update(document);
+        return row;
+      }
+      const created = new DocumentRow(api, document, events);
+      rows.set(document.documentId, created);
+      return created;
     });
-    cards.set(key, card);
-    list.prepend(card.element);
-    empty.hidden = true;
-    save();
+    for (const id of [...rows.keys()]) if (!seen.has(id)) rows.delete(id);
+    replaceChildren(list, ...ordered.map((row) => row.element));
+    cursors.received(page.nextCursor);
+    previous.disabled = !cursors.hasPrevious;
+    next.disabled = !cursors.hasNext;
+    summary.textContent = page.documents.length
+      ? `Page ${cursors.pageNumber}: ${page.documents.length} document(s) in "${page.index}".`
+      : cursors.hasNext
+        ? `Page ${cursors.pageNumber}: no document matches here; there are more pages.`
+        : `No document in "${page.index}" matches.`;
   };
 
-  const lookupId = h('input', { type: 'text', name: 'document-id', autocomplete: 'off', spellcheck: 'false' });
-  const lookup = (event: Event) => {
-    event.preventDefault();
-    const documentId = lookupId.value.trim();
-    if (!documentId) return;
-    track({ index: state.index, documentId, label: documentId });
-    lookupId.value = '';
+  const refresh = async (): Promise<void> => {
+    clearTimeout(timer);
+    const mine = ++generation;
+    let filters: MemoryFilterJson[];
+    try {
+      filters = parseFilters(tagInput.value);
+    } catch (error) {
+      message.error((error as Error).message);
+      return;
+    }
+    let page: DocumentList;
+    try {
+      page = await api.listDocuments({
+        index: state.index,
+        limit: Number(pageSize.value),
+        ...(cursors.current ? { cursor: cursors.current } : {}),
+        states: stateSelect.value ? [stateSelect.value as DocumentState] : [],
+        filters,
+      });
+    } catch (error) {
+      if (mine !== generation) return;
+      message.error(`Could not list the documents: ${(error as Error).message}`);
+      return;
+    }
+    if (mine !== generation) return;
+    render(page);
+    for (const [id, tries] of expected)
+      if (tries <= 1) expected.delete(id);
+      else expected.set(id, tries - 1);
+    const busy = page.documents.some((d) => d.state === 'in_progress' || d.state === 'deleting');
+    if (busy || expected.size > 0) timer = setTimeout(() => void refresh(), POLL_MS);
   };
 
-  for (const document of readSaved()) track(document);
+  const firstPage = () => {
+    cursors.reset();
+    void refresh();
+  };
+  previous.addEventListener('click', () => cursors.back() && void refresh());
+  next.addEventListener('click', () => cursors.forward() && void refresh());
+  stateSelect.addEventListener('change', firstPage);
+  pageSize.addEventListener('change', firstPage);
+  state.onIndexChange(() => {
+    message.clear();
+    expected.clear();
+    firstPage();
+  });
+
   const element = h(
     'section',
     { id: 'documents', 'aria-labelledby': 'documents-title' },
     h('h2', { id: 'documents-title' }, 'Documents'),
     h(
       'form',
-      { class: 'row', onsubmit: lookup },
-      field('Document ID', lookupId, 'Follow a document of the chosen index by its ID.'),
-      h('button', { type: 'submit', class: 'secondary' }, 'Show status'),
+      {
+        class: 'row',
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          message.clear();
+          firstPage();
+        },
+      },
+      field('State', stateSelect),
+      field('Tag filter', tagInput, 'key:value tags separated by commas must all match; !key:value excludes.'),
+      field('Per page', pageSize),
+      h('button', { type: 'submit', class: 'secondary' }, 'Refresh'),
     ),
     message.element,
-    empty,
+    summary,
     list,
+    h('div', { class: 'actions pager' }, previous, next),
   );
-  return { element, tracker: { track } };
-}
-
-function readSaved(): TrackedDocument[] {
-  try {
-    const saved = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? '[]') as unknown;
-    return Array.isArray(saved) ? (saved as TrackedDocument[]).reverse() : [];
-  } catch {
-    return [];
-  }
-}
-
-/** One document's card, polling its status while the pipeline runs. */
-class DocumentCard {
-  readonly element: HTMLLIElement;
-  private readonly stateText = h('p', { class: 'state', role: 'status' }, 'Waiting for the pipeline…');
-  private readonly progress = h('progress', { max: 1, value: 0 });
-  private readonly steps = h('ol', { class: 'steps' });
-  private readonly failures = h('div', { class: 'failures' });
-  private readonly deleteButton: HTMLButtonElement;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private deleting = false;
-  private seen = false;
-  private misses = 0;
-  private disposed = false;
-
-  constructor(
-    private readonly api: ApiClient,
-    readonly document: TrackedDocument,
-    private readonly events: { onError(text: string): void; onRemove(): void },
-  ) {
-    this.progress.setAttribute('aria-label', `Pipeline progress of ${document.documentId}`);
-    this.deleteButton = h('button', { type: 'button', class: 'danger', onclick: () => void this.delete() }, 'Delete document…');
-    const removeButton = h('button', { type: 'button', class: 'secondary', onclick: () => this.remove() }, 'Hide');
-    this.element = h(
-      'li',
-      { class: 'document', 'data-document-id': document.documentId, 'data-state': 'pending' },
-      h('h3', {}, document.label),
-      h('p', { class: 'muted' }, `ID ${document.documentId} in index "${document.index}"`),
-      this.stateText,
-      this.progress,
-      this.steps,
-      this.failures,
-      h('div', { class: 'actions' }, this.deleteButton, removeButton),
-    );
-    void this.poll();
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    clearTimeout(this.timer);
-  }
-
-  private remove(): void {
-    this.dispose();
-    this.events.onRemove();
-  }
-
-  private async poll(): Promise<void> {
-    if (this.disposed) return;
-    let status: DataPipelineStatus | undefined;
-    try {
-      status = await this.api.documentStatus(this.document.index, this.document.documentId);
-    } catch (error) {
-      this.setState('error', `Could not read the status: ${(error as Error).message}`);
-      this.timer = setTimeout(() => void this.poll(), POLL_MS * 4);
-      return;
-    }
-    if (this.disposed) return;
-    // A status not found yet may still come (a queue that stores it late): look a few more times.
-    if (!status && !this.deleting && !this.seen && ++this.misses < 5) {
-      this.timer = setTimeout(() => void this.poll(), POLL_MS);
-      return;
-    }
-    if (!status) {
-      this.setState(
-        this.deleting ? 'deleted' : 'not-found',
-        this.deleting ? 'Deleted.' : 'Not found in this index (deleted, or never uploaded).',
-      );
-      this.deleteButton.hidden = true;
-      this.progress.hidden = true;
-      return;
-    }
-    this.seen = true;
-    this.render(status);
-    if (this.deleting || (!status.completed && !status.failed)) this.timer = setTimeout(() => void this.poll(), POLL_MS);
-  }
-
-  private render(status: DataPipelineStatus): void {
-    const done = new Set(status.completed_steps);
-    const total = status.steps.length;
-    this.progress.max = Math.max(total, 1);
-    this.progress.value = status.completed_steps.length;
-    replaceChildren(
-      this.steps,
-      ...status.steps.map((step) =>
-        h('li', { class: done.has(step) ? 'done' : 'remaining' }, `${step}: ${done.has(step) ? 'done' : 'remaining'}`),
-      ),
-    );
-    const failedFiles = status.failed_files ?? [];
-    replaceChildren(
-      this.failures,
-      status.error ? h('p', { class: 'error' }, `Reason: ${status.error}`) : null,
-      failedFiles.length
-        ? h('ul', { class: 'failed-files', 'aria-label': 'Failed files' }, ...failedFiles.map((f) => h('li', {}, `${f.name}: ${f.error}`)))
-        : null,
-    );
-    if (this.deleting) this.setState('deleting', 'Deleting…');
-    else if (status.failed) this.setState('failed', `Failed after ${status.completed_steps.length} of ${total} steps.`);
-    else if (status.completed) this.setState('completed', `Completed: ${total} of ${total} steps done.`);
-    else
-      this.setState(
-        'running',
-        `In progress: ${status.completed_steps.length} of ${total} steps done, ${status.remaining_steps.length} remaining.`,
-      );
-  }
-
-  private setState(state: string, text: string): void {
-    this.element.dataset.state = state;
-    this.stateText.textContent = text;
-  }
-
-  private async delete(): Promise<void> {
-    const { index, documentId } = this.document;
-    const confirmed = await confirmAction(
-      'Delete document',
-      `Delete the document "${documentId}" from the index "${index}"? This cannot be undone.`,
-      'Delete document',
-    );
-    if (!confirmed) return;
-    try {
-      await this.api.deleteDocument(index, documentId);
-    } catch (error) {
-      this.events.onError(`Could not delete "${documentId}": ${(error as Error).message}`);
-      return;
-    }
-    this.deleting = true;
-    this.deleteButton.disabled = true;
-    this.setState('deleting', 'Deleting…');
-    clearTimeout(this.timer);
-    void this.poll();
-  }
+  void refresh();
+  return {
+    element,
+    tracker: {
+      track(document) {
+        if (document.index !== state.index) return;
+        expected.set(document.documentId, EXPECTED_TRIES);
+        void refresh();
+      },
+    },
+  };
 }
