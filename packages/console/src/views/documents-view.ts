@@ -47,6 +47,7 @@ export function documentsView(api: ApiClient, state: ConsoleState): { element: H
   const next = h('button', { type: 'button', class: 'secondary', disabled: true }, 'Next page');
   const cursors = new PageCursors();
   const rows = new Map<string, DocumentRow>();
+  /** Documents uploaded in this tab that the page does not list yet: listings left to wait for each. */
   const expected = new Map<string, number>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   /** Answers of a listing started before the last one are dropped. */
@@ -77,11 +78,13 @@ export function documentsView(api: ApiClient, state: ConsoleState): { element: H
     cursors.received(page.nextCursor);
     previous.disabled = !cursors.hasPrevious;
     next.disabled = !cursors.hasNext;
-    summary.textContent = page.documents.length
+    const news = page.documents.length
       ? `Page ${cursors.pageNumber}: ${page.documents.length} document(s) in "${page.index}".`
       : cursors.hasNext
         ? `Page ${cursors.pageNumber}: no document matches here; there are more pages.`
         : `No document in "${page.index}" matches.`;
+    // Said once: a listing repeated while documents are ingested does not announce it again.
+    if (summary.textContent !== news) summary.textContent = news;
   };
 
   const refresh = async (): Promise<void> => {
