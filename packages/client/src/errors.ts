@@ -27,6 +27,7 @@ const KNOWN_CODES = new Set<string>([
   'index_not_found',
   'collection_not_found',
   'document_not_found',
+  'document_busy',
   'file_not_found',
   'vector_size_mismatch',
   'empty_content',

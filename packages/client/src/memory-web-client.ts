@@ -10,7 +10,10 @@ import {
   toMemoryFilters,
   waitForDocumentStatus,
   type DataPipelineStatus,
+  type DocumentFiles,
   type DocumentFileSource,
+  type DocumentList,
+  type DocumentSummary,
   type IKernelMemory,
   type ImportInput,
   type ImportOptions,
@@ -22,9 +25,11 @@ import {
   type SearchOptions,
   type SearchResult,
   type StreamableFileContent,
+  type TagCollection,
   type WaitForDocumentOptions,
 } from '@km/core';
-import { readAnswerStream, type AskRequest, type SearchRequest } from '@km/wire';
+import { readAnswerStream, type AskRequest, type DocumentTagsUpdate, type SearchRequest } from '@km/wire';
+import { documentListQuery, type DocumentListOptions } from './document-list-query.js';
 import { toClientError } from './errors.js';
 
 /** Options of {@link MemoryWebClient}. */
@@ -194,6 +199,59 @@ export class MemoryWebClient implements IKernelMemory {
         return Readable.fromWeb(res.body as never);
       },
     };
+  }
+
+  /**
+   * A page of an index's documents in id order (`GET /documents`), with their state, own tags
+   * and uploaded files; `nextCursor` continues it (`null` on the last page). A filtered page may
+   * be short, even empty, and still have a next one: follow the cursor, or use {@link documents}.
+   *
+   * ```ts
+   * const page = await memory.listDocuments({ index: 'docs', states: ['failed'], filters: [MemoryFilters.byTag('team', 'hr')] });
+   * ```
+   */
+  async listDocuments(options: DocumentListOptions = {}): Promise<DocumentList> {
+    const res = await this.request('GET', `/documents?${documentListQuery(options)}`, { signal: options.signal });
+    return (await res.json()) as DocumentList;
+  }
+
+  /**
+   * Every document of an index that matches the options, one page request at a time (each
+   * `limit` long), following the cursors until the last page.
+   *
+   * ```ts
+   * for await (const document of memory.documents({ index: 'docs' })) console.log(document.documentId, document.state);
+   * ```
+   */
+  async *documents(options: Omit<DocumentListOptions, 'cursor'> = {}): AsyncIterable<DocumentSummary> {
+    let cursor: string | null = null;
+    do {
+      const page: DocumentList = await this.listDocuments({ ...options, ...(cursor !== null ? { cursor } : {}) });
+      yield* page.documents;
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+  }
+
+  /** The files stored with a document (`GET /documents/files`): its uploads and what the pipeline made from them; `document_not_found` when unknown. */
+  async getDocumentFiles(documentId: string, index?: string): Promise<DocumentFiles> {
+    const res = await this.request('GET', `/documents/files?${query({ index: normalizeIndexName(index), documentId })}`);
+    return (await res.json()) as DocumentFiles;
+  }
+
+  /**
+   * Replaces a document's own tags without ingesting it again (`PUT /documents/tags`); resolves
+   * with the document as listed. The service refuses reserved `__` tags (`invalid_tag`), an
+   * unknown document (`document_not_found`) and one being ingested or deleted (`document_busy`).
+   * A full replacement, so sending it twice is harmless.
+   *
+   * ```ts
+   * await memory.updateDocumentTags('handbook', { team: ['hr'], year: ['2026'] }, 'docs');
+   * ```
+   */
+  async updateDocumentTags(documentId: string, tags: TagCollection, index?: string): Promise<DocumentSummary> {
+    const body: DocumentTagsUpdate = { tags };
+    const res = await this.request('PUT', `/documents/tags?${query({ index: normalizeIndexName(index), documentId })}`, { json: body });
+    return (await res.json()) as DocumentSummary;
   }
 
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
