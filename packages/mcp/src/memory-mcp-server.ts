@@ -7,13 +7,14 @@ import type { ToolErrorLogger } from './tool-errors.js';
 import { registerAskTool } from './tools/ask-tool.js';
 import { checkCollectionToolNames, registerCollectionSearchTools } from './tools/collection-search-tools.js';
 import { registerDeleteDocumentTool, registerDocumentStatusTool } from './tools/document-tools.js';
+import { registerListDocumentsTool, registerUpdateDocumentTagsTool } from './tools/document-list-tools.js';
 import { registerImportTextTool, registerImportUrlTool } from './tools/import-tools.js';
 import { registerListIndexesTool } from './tools/list-indexes-tool.js';
 import { registerSearchTool } from './tools/search-tool.js';
 
 /** Options of {@link createMemoryMcpServer}. */
 export interface MemoryMcpServerOptions {
-  /** Offer only the tools that read: search, ask, list_indexes, get_document_status. @default false */
+  /** Offer only the tools that read: search, ask, list_indexes, list_documents, get_document_status. @default false */
   readOnly?: boolean;
   /** Index used when a call names none. @default the memory's default index ("default") */
   defaultIndex?: string;
@@ -30,15 +31,16 @@ export interface MemoryMcpServerOptions {
 }
 
 /** Tools that only read. */
-export const READ_TOOLS = ['search', 'ask', 'list_indexes', 'get_document_status'] as const;
+export const READ_TOOLS = ['search', 'ask', 'list_indexes', 'list_documents', 'get_document_status'] as const;
 /** Tools that change memory (absent in read-only mode). */
-export const WRITE_TOOLS = ['import_text', 'import_url', 'delete_document'] as const;
+export const WRITE_TOOLS = ['import_text', 'import_url', 'update_document_tags', 'delete_document'] as const;
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
 /**
- * An MCP server whose tools are a km memory: `search`, `ask`, `list_indexes`,
- * `get_document_status`, and unless `readOnly`, `import_text`, `import_url`, `delete_document`.
+ * An MCP server whose tools are a km memory: `search`, `ask`, `list_indexes`, `list_documents`,
+ * `get_document_status`, and unless `readOnly`, `import_text`, `import_url`,
+ * `update_document_tags`, `delete_document`.
  * Every tool has a JSON schema with described arguments and returns text plus structured
  * content; a bad argument or a km error is a tool error (`isError: true`), never a crash.
  * Connect it to any transport of the SDK (see `runStdioServer`, `handleStreamableHttp`).
@@ -72,8 +74,8 @@ export function createMemoryMcpServer(memory: IKernelMemory | undefined, options
           : 'Long-term memory of documents. search finds passages with citations; ask answers from them with sources' +
             (options.readOnly
               ? '. This server is read-only.'
-              : '; import_text and import_url add documents (poll get_document_status until completed); delete_document removes one.') +
-            ' Filter by tags with the filters argument.' +
+              : '; import_text and import_url add documents (poll get_document_status until completed); update_document_tags replaces the tags of one; delete_document removes one.') +
+            ' list_documents lists the documents of an index with their state and tags. Filter by tags with the filters argument.' +
             collectionLine,
     },
   );
@@ -96,10 +98,12 @@ function registerMemoryTools(
   registerSearchTool(server, context);
   registerAskTool(server, context);
   registerListIndexesTool(server, context);
+  registerListDocumentsTool(server, context);
   registerDocumentStatusTool(server, context);
   if (!options.readOnly) {
     registerImportTextTool(server, context);
     registerImportUrlTool(server, context);
+    registerUpdateDocumentTagsTool(server, context);
     registerDeleteDocumentTool(server, context);
   }
 }

@@ -5,6 +5,8 @@ import {
   type Citation,
   type CitationPartition,
   type DataPipelineStatus,
+  type DocumentList,
+  type DocumentSummary,
   type MemoryAnswer,
   type SearchResult,
   type TagCollection,
@@ -138,6 +140,50 @@ export function statusText(view: ReturnType<typeof statusView>): string {
   const steps = `done: ${view.completedSteps.join(', ') || '-'}; left: ${view.remainingSteps.join(', ') || '-'}`;
   const state = view.state === 'in_progress' ? 'in progress' : view.state;
   return `Document ${view.documentId} in index ${view.index}: ${state}${view.error ? ` (${view.error})` : ''}; ${steps}.`;
+}
+
+/** One document of `list_documents` and `update_document_tags` (its steps left out but those remaining). */
+export function documentView(document: DocumentSummary) {
+  return {
+    documentId: document.documentId,
+    index: document.index,
+    state: document.state,
+    ...(document.error !== undefined ? { error: document.error } : {}),
+    tags: userTags(document.tags),
+    files: document.files,
+    size: document.size,
+    creation: document.creation,
+    lastUpdate: document.lastUpdate,
+    remainingSteps: document.remainingSteps,
+  };
+}
+
+/** The structured result of `list_documents`. */
+export function documentListView(list: DocumentList) {
+  return { index: list.index, documents: list.documents.map(documentView), nextCursor: list.nextCursor };
+}
+
+/** A document on one line: id, state (with the failure), tags, files and last change. */
+export function documentLine(view: ReturnType<typeof documentView>): string {
+  const state = view.state === 'in_progress' ? 'in progress' : view.state;
+  const tags = Object.entries(view.tags).flatMap(([key, values]) => values.map((v) => (v === null ? key : `${key}:${v}`)));
+  const files = view.files.map((f) => `${f.name} (${f.size} bytes${f.error ? `, failed: ${f.error}` : ''})`);
+  return (
+    `${view.documentId}: ${state}${view.error ? ` (${view.error})` : ''}; tags: ${tags.join(', ') || '-'}; ` +
+    `files: ${files.join(', ') || '-'}; updated ${view.lastUpdate || '-'}`
+  );
+}
+
+/** `list_documents` as text: one line per document, then how to get the next page. */
+export function documentListText(view: ReturnType<typeof documentListView>): string {
+  if (view.documents.length === 0) {
+    return view.nextCursor === null
+      ? `No documents in index ${view.index} match.`
+      : `No matching documents on this page of index ${view.index}; more follow: call list_documents again with cursor "${view.nextCursor}".`;
+  }
+  const lines = [`${view.documents.length} document(s) in index ${view.index}:`, ...view.documents.map((d) => `- ${documentLine(d)}`)];
+  if (view.nextCursor !== null) lines.push(`More follow: call list_documents again with cursor "${view.nextCursor}".`);
+  return lines.join('\n');
 }
 
 function unique(values: Array<number | undefined>): number[] {

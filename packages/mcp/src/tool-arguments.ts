@@ -58,3 +58,17 @@ export const newDocumentIdArgument = z
   .describe(
     'Id to give the document (letters, digits, "-", "_", "."); importing again with the same id replaces it. Omit to get a new random id.',
   );
+
+/** The `filters` argument of list_documents: the same wire form as search's, matched against each document's own tags. */
+export const documentFiltersArgument = filtersArgument.describe(
+  "Tag filters on the documents' own tags, as search takes them: keys inside one object must all match (AND), a document is listed when it matches any object (OR), " +
+    'a "!" before a tag name excludes. Example: [{"team": "hr", "!status": "draft"}]. "__document_id" works too. Omit to list every document.',
+);
+
+/** The `tags` argument of update_document_tags: the complete new set. */
+export const replacementTagsArgument = z
+  .record(z.string().min(1), z.union([z.string(), z.array(z.string())]))
+  .describe(
+    'The document\'s new tags, replacing all its tags: tag name -> value or list of values, e.g. {"team": "hr", "year": ["2025", "2026"]}. ' +
+      '{} removes every tag. Names may not start with "__" or contain ":" or "=".',
+  );

@@ -91,3 +91,36 @@ export const deleteOutput = {
 export const indexesOutput = {
   indexes: z.array(z.string()).describe('Names of the indexes that hold documents.'),
 };
+
+/** One document of a listing (`list_documents`, `update_document_tags`). */
+export const documentOutput = z.object({
+  documentId: z.string(),
+  index: z.string(),
+  state: z
+    .enum(['completed', 'in_progress', 'failed', 'deleting'])
+    .describe('completed: searchable; in_progress: being ingested; failed: see error; deleting: being removed.'),
+  error: z.string().optional().describe('Why ingestion failed.'),
+  tags: tagsOutput.describe("The document's own tags."),
+  files: z
+    .array(z.object({ name: z.string(), size: z.number().int(), mimeType: z.string(), error: z.string().optional() }))
+    .describe('The uploaded files, with the reason when one could not be processed.'),
+  size: z.number().int().describe('Total bytes of the uploaded files.'),
+  creation: z.string().describe('When ingestion started (ISO 8601).'),
+  lastUpdate: z.string().describe('Last change of its state (ISO 8601).'),
+  remainingSteps: z.array(z.string()).describe('Ingestion steps still to run.'),
+});
+
+/** Structured result of `list_documents`. */
+export const documentListOutput = {
+  index: z.string(),
+  documents: z.array(documentOutput).describe('The page of documents, in document id order.'),
+  nextCursor: z
+    .string()
+    .nullable()
+    .describe(
+      'Pass it as cursor to get the next page; null on the last page. A filtered page may be short, even empty, and still have one.',
+    ),
+};
+
+/** Structured result of `update_document_tags`: the document with its new tags. */
+export const documentTagsOutput = documentOutput.shape;

@@ -20,7 +20,17 @@ interface AskView {
   sources: Array<{ documentId: string; fileName: string; link: string; relevance: number }>;
 }
 
-const ALL_TOOLS = ['ask', 'delete_document', 'get_document_status', 'import_text', 'import_url', 'list_indexes', 'search'];
+const ALL_TOOLS = [
+  'ask',
+  'delete_document',
+  'get_document_status',
+  'import_text',
+  'import_url',
+  'list_documents',
+  'list_indexes',
+  'search',
+  'update_document_tags',
+];
 
 describe('the MCP server over stdio', () => {
   let session: StdioSession;
@@ -208,7 +218,7 @@ describe('the MCP server over stdio in read-only mode', () => {
 
   it('lists only the tools that read, and refuses the others', async () => {
     const { tools } = await session.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['ask', 'get_document_status', 'list_indexes', 'search']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['ask', 'get_document_status', 'list_documents', 'list_indexes', 'search']);
     const refused = await call(session.client, 'import_text', { text: 'Not stored.' });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/Tool import_text not found/);
