@@ -1,8 +1,14 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import {
+  DOCUMENT_STATES,
   KmError,
+  MAX_DOCUMENT_PAGE,
   SEARCH_MODES,
+  type DocumentList,
+  type DocumentState,
+  type IKernelMemory,
   type IMemoryDb,
+  type ListDocumentsOptions,
   isStatusReady,
   statusFailure,
   type DataPipelineStatus,
@@ -17,7 +23,6 @@ import {
   loadServiceConfig,
   memoryDbsFromConfig,
   toKmLogger,
-  parseTags,
   simpleVectorDbFactory,
   startService,
   startWorker,
@@ -26,12 +31,15 @@ import {
   type ServiceConfigInput,
 } from '@km/service';
 import { runStdioServer } from '@km/mcp';
+import { documentFiltersOf, type DocumentFilterCliOptions } from './document-filters.js';
 import { CliError, EXIT_CODES, listenError } from './errors.js';
 import { formatSearch, formatSources } from './format.js';
+import { formatDocumentFiles, formatDocumentTable, formatTags } from './format-documents.js';
 import { connectorsOfArgv } from './plugin-options.js';
 import { expandInputs } from './inputs.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
 import { ImportProgress } from './progress.js';
+import { tagsOfOptions } from './tag-options.js';
 import { addRetrievalOptions, collect, retrievalOf, type RetrievalCliOptions } from './retrieval-options.js';
 import { CLI_VERSION } from './version.js';
 
@@ -66,6 +74,8 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
   const program = new Command('km')
     .description('km: a memory service for AI applications (Kernel Memory compatible)')
     .version(CLI_VERSION, '-v, --version', 'print the km version')
+    // Options after a command are the command's own: `km documents files <id> --index x` gives --index to `files`.
+    .enablePositionalOptions()
     // Usage errors are thrown (see `throwUsageErrors`) and printed on one line by `reportError`.
     .configureOutput({ writeOut: print, writeErr: (t) => process.stderr.write(t), outputError: () => undefined });
 
@@ -170,7 +180,7 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       const items = await expandInputs(inputs);
       if (items.length === 0) throw new KmError('invalid_argument', 'nothing to import');
       if (opts.id && items.length > 1) throw new KmError('invalid_argument', '--id needs exactly one input');
-      const tags = parseTags(opts.tag);
+      const tags = tagsOfOptions(opts.tag);
       await withTarget(opts, async (target) => {
         const ids: string[] = [];
         for (const item of items) {
@@ -299,17 +309,85 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       });
     });
 
+  const documents = addTargetOptions(program.command('documents'))
+    .description('list the documents of an index with their state, tags, files, size and last change, a page at a time')
+    .option('-t, --tag <key:value>', 'only documents with this tag (repeatable, all must match; __document_id works too)', collect, [])
+    .option(
+      '--filter <json>',
+      'only documents matching KM filter JSON: {"key": ["value"]} or a list of such objects (any may match; "!key" excludes)',
+    )
+    .option(
+      '-s, --state <states>',
+      `only documents in these states: ${DOCUMENT_STATES.join(', ')} (comma-separated or repeated)`,
+      collectStates,
+      [],
+    )
+    .option('-l, --limit <n>', `most documents per page, 1 to ${MAX_DOCUMENT_PAGE} (default 100)`, parseDocumentLimit)
+    .option('--cursor <cursor>', 'continue from the cursor a previous page printed')
+    .option('--all', 'follow the cursors: every page')
+    .enablePositionalOptions()
+    .action(async (opts: CommonOptions & DocumentFilterCliOptions & DocumentPageCliOptions) => {
+      const filters = documentFiltersOf(opts);
+      await withTarget(opts, async (target) => {
+        const request: ListDocumentsOptions = {
+          ...(opts.index ? { index: opts.index } : {}),
+          filters,
+          states: opts.state,
+          ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+          ...(opts.cursor ? { cursor: opts.cursor } : {}),
+        };
+        const list = await listDocumentPages(target.memory, request, opts.all === true);
+        if (opts.json) {
+          print(`${JSON.stringify(list)}\n`);
+          return;
+        }
+        print(formatDocumentTable(list.documents));
+        if (list.nextCursor !== null) print(`next page: --cursor ${list.nextCursor}\n`);
+      });
+    });
+
+  addTargetOptions(documents.command('files'))
+    .description("list a document's stored files: its uploads and the files the pipeline made from them")
+    .argument('<documentId>')
+    .action(async (documentId: string, opts: CommonOptions) => {
+      await withTarget(opts, async (target) => {
+        const files = await target.memory.getDocumentFiles(documentId, opts.index);
+        print(opts.json ? `${JSON.stringify(files)}\n` : formatDocumentFiles(files));
+      });
+    });
+
+  addTargetOptions(program.command('tags'))
+    .description("replace a document's tags (its text is not ingested again; search sees the new tags at once)")
+    .argument('<documentId>')
+    .option('-t, --tag <key:value>', 'a tag of the document (repeatable): it keeps only these', collect, [])
+    .option('--clear', 'remove every tag of the document')
+    .action(async (documentId: string, opts: CommonOptions & { tag: string[]; clear?: boolean }) => {
+      if (opts.tag.length === 0 && !opts.clear) {
+        throw new CliError(
+          'give the new tags with --tag key:value (repeatable), or --clear to remove them all (see km tags --help)',
+          EXIT_CODES.usage,
+        );
+      }
+      if (opts.tag.length > 0 && opts.clear)
+        throw new CliError('--clear removes every tag: give it without --tag (see km tags --help)', EXIT_CODES.usage);
+      const tags = tagsOfOptions(opts.tag);
+      await withTarget(opts, async (target) => {
+        const document = await target.memory.updateDocumentTags(documentId, tags, opts.index);
+        print(opts.json ? `${JSON.stringify(document)}\n` : `tags of ${document.documentId} replaced: ${formatTags(document.tags)}\n`);
+      });
+    });
+
   program
     .command('mcp')
     .description(
-      'serve the memory to MCP clients (Claude Desktop, IDEs, agents) over stdio: tools search, ask, import_text, import_url, list_indexes, get_document_status, delete_document',
+      'serve the memory to MCP clients (Claude Desktop, IDEs, agents) over stdio: tools search, ask, import_text, import_url, list_indexes, list_documents, get_document_status, update_document_tags, delete_document',
     )
     .option('--url <url>', 'km or Kernel Memory service URL (default: work on the data folder in this process)', process.env.KM_URL)
     .option('--key <key>', 'access key of the service (default: $KM_API_KEY)')
     .option('--data-dir <dir>', 'data folder in local mode (default: $KM_DATA_DIR or ./km-data)')
     .option('--config <file>', 'JSON configuration file in local mode (default: $KM_CONFIG)')
     .option('-i, --index <name>', 'index used when a tool call names none (default: "default")')
-    .option('--read-only', 'offer only search, ask, list_indexes and get_document_status')
+    .option('--read-only', 'offer only search, ask, list_indexes, list_documents and get_document_status')
     .action(async (opts: TargetOptions & { index?: string; readOnly?: boolean }) => {
       // stdout carries the protocol only: everything else, logs included, goes to stderr.
       await withTarget(opts, async (target) => {
@@ -361,6 +439,47 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('it must be a whole number from 0 to 65535');
   return port;
+}
+
+/** The paging options of `km documents`. */
+interface DocumentPageCliOptions {
+  state: DocumentState[];
+  limit?: number;
+  cursor?: string;
+  all?: boolean;
+}
+
+/** The value of `--state`, repeatable and comma-separated: every state given, each one checked. */
+function collectStates(value: string, previous: DocumentState[] = []): DocumentState[] {
+  const states = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  for (const state of states) {
+    if (!(DOCUMENT_STATES as readonly string[]).includes(state)) {
+      throw new InvalidArgumentError(`${JSON.stringify(state)} is not one of ${DOCUMENT_STATES.join(', ')}`);
+    }
+  }
+  return [...previous, ...(states as DocumentState[])];
+}
+
+function parseDocumentLimit(value: string): number {
+  const limit = Number(value);
+  if (!/^\d+$/.test(value.trim()) || limit < 1 || limit > MAX_DOCUMENT_PAGE) {
+    throw new InvalidArgumentError(`it must be a whole number from 1 to ${MAX_DOCUMENT_PAGE}`);
+  }
+  return limit;
+}
+
+/** One page of documents, or with `all` every page from the request's cursor on (then `nextCursor` is null). */
+async function listDocumentPages(memory: IKernelMemory, request: ListDocumentsOptions, all: boolean): Promise<DocumentList> {
+  let page = await memory.listDocuments(request);
+  const documents = [...page.documents];
+  while (all && page.nextCursor !== null) {
+    page = await memory.listDocuments({ ...request, cursor: page.nextCursor });
+    documents.push(...page.documents);
+  }
+  return { index: page.index, documents, nextCursor: page.nextCursor };
 }
 
 /** Where the pipeline's queues and records live, shared by `serve` and `worker`. */

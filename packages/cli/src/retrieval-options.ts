@@ -51,7 +51,7 @@ export function retrievalOf(opts: RetrievalCliOptions) {
 }
 
 /** `key:value` of a filter; unlike tags, reserved keys such as `__document_id` may be filtered on. */
-function filterPair(text: string): [string, string | null] {
+export function filterPair(text: string): [string, string | null] {
   const colon = text.indexOf(':');
   if (colon <= 0) throw new KmError('invalid_filter', `filter ${JSON.stringify(text)} must be written key:value`);
   const value = text.slice(colon + 1).trim();

@@ -60,7 +60,7 @@ describe('km mcp on a data folder', () => {
     const { client } = await kmMcp(['--data-dir', join(dir, 'data')]);
     try {
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(7);
+      expect(tools).toHaveLength(9);
       await importAndWait(client, 'The Voyager 1 probe left the heliosphere in August 2012.', 'voyager', 'probes');
       const found = structuredOf<{ results: Array<{ documentId: string }> }>(
         await call(client, 'search', { query: 'When did Voyager leave the heliosphere?', index: 'probes' }),
@@ -76,7 +76,13 @@ describe('km mcp on a data folder', () => {
   it('offers only the read tools with --read-only, over the same data', async () => {
     const { client } = await kmMcp(['--data-dir', join(dir, 'data'), '--read-only', '--index', 'probes']);
     try {
-      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['ask', 'get_document_status', 'list_indexes', 'search']);
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+        'ask',
+        'get_document_status',
+        'list_documents',
+        'list_indexes',
+        'search',
+      ]);
       const found = structuredOf<{ results: Array<{ documentId: string }> }>(
         await call(client, 'search', { query: 'Voyager heliosphere' }),
       );
