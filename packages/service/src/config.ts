@@ -202,7 +202,7 @@ export interface ServiceConfig {
   mcp: {
     /** Serve `/mcp`. @default true (env KM_MCP) */
     enabled: boolean;
-    /** Offer only the tools that read (search, ask, list_indexes, get_document_status). @default false (env KM_MCP_READ_ONLY) */
+    /** Offer only the tools that read (search, ask, list_indexes, list_documents, get_document_status). @default false (env KM_MCP_READ_ONLY) */
     readOnly: boolean;
   };
   /** Limits that keep idle or slow clients from holding every connection (and file descriptor). */

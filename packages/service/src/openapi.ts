@@ -176,7 +176,7 @@ export function openApiDocument(options: { version: string; authHeader: string |
       '/mcp': {
         post: {
           summary:
-            'Model Context Protocol endpoint (Streamable HTTP, stateless): JSON-RPC requests for the tools search, ask, import_text, import_url, list_indexes, delete_document and get_document_status (only the read tools with `KM_MCP_READ_ONLY=true`; absent with `KM_MCP=false`). Use an MCP client, not plain calls.',
+            'Model Context Protocol endpoint (Streamable HTTP, stateless): JSON-RPC requests for the tools search, ask, import_text, import_url, list_indexes, list_documents, update_document_tags, delete_document and get_document_status (only the read tools with `KM_MCP_READ_ONLY=true`; absent with `KM_MCP=false`). Use an MCP client, not plain calls.',
           operationId: 'ModelContextProtocol',
           requestBody: {
             required: true,
