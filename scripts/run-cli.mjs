@@ -71,7 +71,9 @@ if (result.code !== 0) {
 }
 if (progress) {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  process.stderr.write(built > 0 ? `km: built ${built} package(s) in ${seconds} s; starting\n` : `km: up to date (${seconds} s); starting\n`);
+  process.stderr.write(
+    built > 0 ? `km: built ${built} package(s) in ${seconds} s; starting\n` : `km: up to date (${seconds} s); starting\n`,
+  );
 }
 
 const cli = spawn(process.execPath, [join(root, 'packages', 'cli', 'dist', 'bin.js'), ...cliArgs], { stdio: 'inherit' });
