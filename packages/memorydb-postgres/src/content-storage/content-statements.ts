@@ -1,4 +1,4 @@
-import { qualified } from '../identifiers.js';
+import { qualified, quoteIdent } from '../identifiers.js';
 
 /** Files deleted per statement when a document or an index goes. */
 export const DELETE_BATCH_FILES = 200;
@@ -15,9 +15,12 @@ export class ContentStatements {
   readonly chunks: string;
   /** The sequence, as text for `$1::regclass`. */
   readonly versions: string;
+  /** The index of document ids in byte order (unqualified: an index lives in its table's schema). */
+  readonly documentIds: string;
 
   constructor(schema: string, prefix: string) {
     this.files = qualified(schema, `${prefix}files`);
+    this.documentIds = quoteIdent(`${prefix}files_doc_ids`);
     this.chunks = qualified(schema, `${prefix}file_chunks`);
     this.versions = qualified(schema, `${prefix}file_versions`);
   }
@@ -46,6 +49,9 @@ export class ContentStatements {
       // Out of line and uncompressed: files are often compressed already, and substring() of a
       // range then reads only the TOAST slices it needs.
       `ALTER TABLE ${this.chunks} ALTER COLUMN bytes SET STORAGE EXTERNAL`,
+      // Document ids in byte order, whatever the database's collation: pages of an index's
+      // documents ({@link listDocumentsAfter}) are read from it alone.
+      `CREATE INDEX IF NOT EXISTS ${this.documentIds} ON ${this.files} (index_name, document_id COLLATE "C")`,
     ];
   }
 
@@ -132,6 +138,16 @@ export class ContentStatements {
 
   listDocuments(): string {
     return `SELECT DISTINCT document_id COLLATE "C" AS document_id FROM ${this.files} WHERE index_name = $1 ORDER BY 1`;
+  }
+
+  /**
+   * At most $3 document ids of index $1 sorting after $2 in byte order ('' for the first page):
+   * a range of the {@link documentIds} index, read only as far as the page goes (files of a
+   * document are adjacent in it); no chunk is read.
+   */
+  listDocumentsAfter(): string {
+    return `SELECT DISTINCT document_id COLLATE "C" AS document_id FROM ${this.files}
+      WHERE index_name = $1 AND document_id COLLATE "C" > $2 ORDER BY 1 LIMIT $3`;
   }
 
   listIndexes(): string {

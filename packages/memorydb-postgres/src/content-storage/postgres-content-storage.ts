@@ -55,7 +55,7 @@ export class PostgresContentStorage implements IContentStorage {
     this.chunkBytes = chunkBytes;
     const schema = options.schema ?? 'public';
     const prefix = options.tablePrefix ?? DEFAULT_CONTENT_TABLE_PREFIX;
-    quoteIdent(`${prefix}file_chunks`); // the longest name: refused now when PostgreSQL would cut it
+    quoteIdent(`${prefix}files_doc_ids`); // the longest name: refused now when PostgreSQL would cut it
     this.sql = new ContentStatements(schema, prefix);
     this.location = `${serverOf(options)}, table ${this.sql.files}`;
     this.connection = new ContentConnection(options, this.sql, options.logger ?? createConsoleLogger());
@@ -194,6 +194,26 @@ export class PostgresContentStorage implements IContentStorage {
   async listDocuments(index: string): Promise<string[]> {
     checkStorageNames(index);
     const { rows } = await this.run((db) => db.query<{ document_id: string }>(this.sql.listDocuments(), [index]));
+    return rows.map((r) => r.document_id);
+  }
+
+  /**
+   * A page of an index's document ids: at most `limit` sorting after `after` (from the first
+   * when undefined), in byte order; empty when the index has no files. Reads the files table's
+   * index of document ids only as far as the page goes, never the chunks.
+   */
+  async listDocumentsAfter(index: string, after: string | undefined, limit: number): Promise<string[]> {
+    checkStorageNames(index);
+    if (!Number.isSafeInteger(limit) || limit < 0) {
+      throw new InvalidInputError('invalid_argument', `limit must be a whole number of documents, got ${String(limit)}`, {
+        connector: CONNECTOR,
+      });
+    }
+    if (after !== undefined && typeof after !== 'string') {
+      throw new InvalidInputError('invalid_argument', 'after must be a document id or undefined', { connector: CONNECTOR });
+    }
+    if (limit === 0) return [];
+    const { rows } = await this.run((db) => db.query<{ document_id: string }>(this.sql.listDocumentsAfter(), [index, after ?? '', limit]));
     return rows.map((r) => r.document_id);
   }
 
