@@ -4,6 +4,7 @@ export {
   type PostgresBulkImportReport,
   type TableUpgrade,
 } from './postgres-memory-db.js';
+export type { PostgresMemoryDbDriver } from './postgres-memory-db-driver.js';
 export { DEFAULT_COLUMNS, type PostgresColumns, type PostgresMemoryDbOptions } from './postgres-config.js';
 export type { PGliteLike, PgPoolLike, PgPoolClientLike } from './sql-client.js';
 export { postgresMemoryDbFactory } from './postgres-factory.js';

@@ -1,6 +1,7 @@
 import { InvalidInputError, KmError, type MemoryRecord, MemoryDb, normalizeIndexName } from '@km/core';
-import { KmRecordLayout, VectorStoreMemoryDbDriver } from '@km/core/connector';
+import { KmRecordLayout } from '@km/core/connector';
 import { MAX_IDENTIFIER_BYTES } from './identifiers.js';
+import { PostgresMemoryDbDriver } from './postgres-memory-db-driver.js';
 import { DEFAULT_COLUMNS, type PostgresMemoryDbOptions } from './postgres-config.js';
 import { PostgresVectorStoreDriver } from './vector-store/postgres-vector-store-driver.js';
 import { checkMemorySize } from './vector-store/table-indexes.js';
@@ -12,7 +13,8 @@ import { checkMemorySize } from './vector-store/table-indexes.js';
  * text key, `embedding vector(n)` with an HNSW cosine index, `tags` (`key:value` text[], GIN),
  * `payload` jsonb, `content` (the partition text) and its generated, GIN-indexed tsvector
  * `content_tsv`; relevance = 1 − cosine distance, lexical relevance BM25-like in [0, 1).
- * Tables written by earlier versions open unchanged.
+ * Tables written by earlier versions open unchanged. `updateTags` replaces records' tags in
+ * place (one UPDATE per batch; see {@link PostgresMemoryDbDriver}).
  *
  * ```ts
  * import pg from 'pg';
@@ -21,7 +23,7 @@ import { checkMemorySize } from './vector-store/table-indexes.js';
  * const db2 = new PostgresMemoryDb({ pglite: await PGlite.create({ extensions: { vector } }) });
  * ```
  */
-export class PostgresMemoryDb extends MemoryDb<VectorStoreMemoryDbDriver> {
+export class PostgresMemoryDb extends MemoryDb<PostgresMemoryDbDriver> {
   constructor(options: PostgresMemoryDbOptions) {
     super(postgresMemoryDbDriver(options), options);
   }
@@ -172,7 +174,7 @@ export interface PostgresBulkImportReport {
 }
 
 /** The driver of {@link PostgresMemoryDb}: its options as a typed driver and KM's record layout on its tables. */
-function postgresMemoryDbDriver(options: PostgresMemoryDbOptions): VectorStoreMemoryDbDriver {
+function postgresMemoryDbDriver(options: PostgresMemoryDbOptions): PostgresMemoryDbDriver {
   if (!options.pool && !options.connectionString && !options.pglite) {
     throw new InvalidInputError('invalid_argument', 'give PostgresMemoryDb a pool, a connectionString or a pglite instance', {
       connector: 'postgres',
@@ -195,5 +197,5 @@ function postgresMemoryDbDriver(options: PostgresMemoryDbOptions): VectorStoreMe
     fullTextColumns: { [storageNames.content]: textSearch },
     columnTypes: { [storageNames.payload]: 'jsonb' },
   });
-  return new VectorStoreMemoryDbDriver(store, layout);
+  return new PostgresMemoryDbDriver(store, layout);
 }

@@ -150,6 +150,28 @@ export class CollectionStatements {
     return `SELECT ${this.selectList(includeVectors)} FROM ${this.table} WHERE ${this.key} = ANY($1)`;
   }
 
+  /**
+   * Replaces the `string[]` column of `property` (its storage name) in the rows named by $1, a
+   * JSON list of `{"k": key, "v": [values]}`, in one statement; keys without a row are skipped.
+   * The column's own indexes (its GIN index) follow the update as they follow an upsert.
+   */
+  replaceStringArray(storageName: string): string {
+    const i = this.definition.data.findIndex((p) => p.storageName === storageName);
+    const property = this.definition.data[i];
+    if (!property || property.type !== 'string[]') {
+      throw new InvalidInputError(
+        'invalid_argument',
+        `collection "${this.collection}" has no string[] property stored as "${storageName}"`,
+        {
+          connector: 'postgres',
+        },
+      );
+    }
+    const keyType = KEY_COLUMN_TYPES[this.definition.key.type].ddl;
+    return `UPDATE ${this.table} AS t SET ${this.data[i]} = ARRAY(SELECT jsonb_array_elements_text(u.v))
+      FROM jsonb_to_recordset($1::jsonb) AS u(k text, v jsonb) WHERE t.${this.key} = u.k::${keyType}`;
+  }
+
   /** Deletes the rows whose key is in the array $1. */
   delete(): string {
     return `DELETE FROM ${this.table} WHERE ${this.key} = ANY($1)`;

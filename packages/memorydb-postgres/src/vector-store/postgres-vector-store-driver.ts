@@ -280,6 +280,23 @@ export class PostgresVectorStoreDriver implements VectorStoreDriver {
   }
 
   /**
+   * Replaces one `string[]` property (by storage name) of existing records in place, all in one
+   * statement: the other columns stay as they are, keys without a record are skipped;
+   * `collection_not_found` when the table is missing.
+   */
+  async replaceStringArrays(
+    name: string,
+    definition: RecordDefinition,
+    storageName: string,
+    updates: ReadonlyArray<{ key: KeyValue; values: readonly string[] }>,
+  ): Promise<void> {
+    if (updates.length === 0) return;
+    const text = this.statements(name, definition).replaceStringArray(storageName);
+    const rows = JSON.stringify(updates.map((u) => ({ k: String(u.key), v: u.values })));
+    await this.run(name, 'update', (db) => db.query(text, [rows]));
+  }
+
+  /**
    * Nearest records that hold the vector, under the filter, ordered by pgvector's distance so
    * the HNSW index serves it; `hnsw.ef_search` is raised to the limit, and on pgvector 0.8+
    * `hnsw.iterative_scan = strict_order` keeps a filtered scan going until the limit is filled.
