@@ -4,6 +4,7 @@ import { afterEach, expect, it } from 'vitest';
 import { randomName } from '../util/async.js';
 import { describeSuite } from '../util/describe-suite.js';
 import { conditionalWriteCases } from './conditional-write-cases.js';
+import { documentPagingCases } from './document-paging-cases.js';
 
 /** How the suite gets content storage instances. */
 export interface ContentStorageSuiteOptions {
@@ -23,8 +24,8 @@ const readAll = async (stream: AsyncIterable<unknown>): Promise<Buffer> => {
 /**
  * The content storage conformance suite: write/read/list/delete, streams, large files,
  * missing files, km's own file names (`..km.*`) next to uploads named like km's files of
- * earlier versions, names that try to escape their folder, and conditional writes (for
- * storages that offer them).
+ * earlier versions, names that try to escape their folder, and conditional writes and pages of
+ * document ids (for storages that offer them).
  *
  * ```ts
  * describeContentStorage('disk', { create: () => new DiskContentStorage({ directory: tmp }) });
@@ -143,6 +144,7 @@ export function describeContentStorage(name: string, options: ContentStorageSuit
     });
 
     conditionalWriteCases(fresh);
+    documentPagingCases(fresh);
 
     const escapes: Array<[string, string, string]> = [
       ['{index}', '..', 'f'],

@@ -10,6 +10,7 @@ import { memoryDbFixtures } from './memory-db-fixture.js';
 import type { MemoryDbSuiteOptions, ResolvedMemoryDbSuite } from './memory-db-suite-options.js';
 import { recordCases } from './record-cases.js';
 import { relevanceCases } from './relevance-cases.js';
+import { updateTagsCases } from './update-tags-cases.js';
 
 /**
  * The memory DB conformance suite: every rule of DESIGN §4, with expected filter results from
@@ -38,6 +39,7 @@ export function describeMemoryDb(name: string, options: MemoryDbSuiteOptions): v
     lexicalCases(suite, fresh);
     hybridCases(suite, fresh);
     capabilityCases(suite, fresh);
+    updateTagsCases(suite, fresh);
     describe('stored semantics', () => {
       for (const [rule, run] of Object.entries(MEMORY_DB_RULE_CASES)) {
         it(rule, (ctx) =>
