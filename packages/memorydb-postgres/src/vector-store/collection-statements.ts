@@ -159,16 +159,11 @@ export class CollectionStatements {
     const i = this.definition.data.findIndex((p) => p.storageName === storageName);
     const property = this.definition.data[i];
     if (!property || property.type !== 'string[]') {
-      throw new InvalidInputError(
-        'invalid_argument',
-        `collection "${this.collection}" has no string[] property stored as "${storageName}"`,
-        {
-          connector: 'postgres',
-        },
-      );
+      const message = `collection "${this.collection}" has no string[] property stored as "${storageName}"`;
+      throw new InvalidInputError('invalid_argument', message, { connector: 'postgres' });
     }
     const keyType = KEY_COLUMN_TYPES[this.definition.key.type].ddl;
-    return `UPDATE ${this.table} AS t SET ${this.data[i]} = ARRAY(SELECT jsonb_array_elements_text(u.v))
+    return `UPDATE ${this.table} AS t SET ${this.data[i]} = ARRAY(SELECT e FROM jsonb_array_elements_text(u.v) WITH ORDINALITY AS x(e, n) ORDER BY n)
       FROM jsonb_to_recordset($1::jsonb) AS u(k text, v jsonb) WHERE t.${this.key} = u.k::${keyType}`;
   }
 
