@@ -50,8 +50,10 @@ describe('the MCP endpoint of the service', () => {
         'get_document_status',
         'import_text',
         'import_url',
+        'list_documents',
         'list_indexes',
         'search',
+        'update_document_tags',
       ]);
 
       const imported = structuredOf<{ documentId: string; state: string }>(
@@ -111,7 +113,7 @@ describe('the MCP endpoint of the service', () => {
       const unknown = await call(client, 'get_document_status', { documentId: 'nobody', index: 'missions' });
       expect(unknown.isError).toBe(true);
       expect(textOf(unknown)).toMatch(/^Document not found: /);
-      expect((await client.listTools()).tools.length).toBe(7);
+      expect((await client.listTools()).tools.length).toBe(9);
     } finally {
       await client.close();
     }
@@ -179,7 +181,7 @@ describe('the MCP endpoint with access keys', () => {
   it('serves a client that sends the key', async () => {
     const client = await connect(service().url, { Authorization: KEY });
     try {
-      expect((await client.listTools()).tools.length).toBe(7);
+      expect((await client.listTools()).tools.length).toBe(9);
       expect(structuredOf<{ indexes: string[] }>(await call(client, 'list_indexes')).indexes).toEqual([]);
     } finally {
       await client.close();
@@ -193,7 +195,7 @@ describe('the MCP endpoint in read-only mode', () => {
   it('lists only the tools that read', async () => {
     const client = await connect(service().url);
     try {
-      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['ask', 'get_document_status', 'list_indexes', 'search']);
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['ask', 'get_document_status', 'list_documents', 'list_indexes', 'search']);
       expect((await call(client, 'delete_document', { documentId: 'x' })).isError).toBe(true);
     } finally {
       await client.close();

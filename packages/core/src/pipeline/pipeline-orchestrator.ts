@@ -267,12 +267,18 @@ export abstract class BasePipelineOrchestrator {
   /**
    * Replaces a document's own tags under the document's lock, so that an import or a step of
    * this process cannot write its state in between (other processes are kept out by the
-   * storage's conditional writes, where it has them).
+   * storage's conditional writes, where it has them). While this process runs an import or a
+   * step of the document, it is refused at once with `document_busy` rather than made to wait
+   * (a step may take minutes, and the document would still be busy after it).
    */
   updateDocumentTags(index: string, documentId: string, tags: TagCollection): Promise<DocumentSummary> {
-    return this.mutex.run(`${index}/${documentId}`, () =>
-      updateDocumentTags(this.statusStore, this.context.memoryDbs, index, documentId, tags),
-    );
+    const key = `${index}/${documentId}`;
+    if (this.mutex.isHeld(key)) {
+      return Promise.reject(
+        new KmError('document_busy', `document "${documentId}" is being ingested or deleted: change its tags once that is done`),
+      );
+    }
+    return this.mutex.run(key, () => updateDocumentTags(this.statusStore, this.context.memoryDbs, index, documentId, tags));
   }
 
   /** Runs (in process) or queues the remaining steps of `pipeline`; called holding the document's lock. */
