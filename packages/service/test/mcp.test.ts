@@ -195,7 +195,13 @@ describe('the MCP endpoint in read-only mode', () => {
   it('lists only the tools that read', async () => {
     const client = await connect(service().url);
     try {
-      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['ask', 'get_document_status', 'list_documents', 'list_indexes', 'search']);
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+        'ask',
+        'get_document_status',
+        'list_documents',
+        'list_indexes',
+        'search',
+      ]);
       expect((await call(client, 'delete_document', { documentId: 'x' })).isError).toBe(true);
     } finally {
       await client.close();
