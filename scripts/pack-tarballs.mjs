@@ -4,7 +4,7 @@
 // npm or pnpm, until the packages are on the npm registry. `scripts/packed-install/run.mjs`
 // (pnpm test:packed) proves in CI that such an install works.
 import { mkdir, rm } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packAll, publicPackages } from './packed-install/pack.mjs';
 
