@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  DiskContentStorage,
   DOCUMENT_SCAN_BUDGET,
   HashingEmbeddingGenerator,
   MemoryContentStorage,
@@ -13,8 +14,13 @@ import {
   MemoryDb,
   type RecordTagsUpdate,
 } from '../src/index.js';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { PipelineStatusStore, type MemoryDbDriver } from '../src/connector.js';
-import { allRecords, inMemory, inMemoryBuilder } from './helpers.js';
+import { encodeDocumentCursor } from '../src/documents/document-cursor.js';
+import { allRecords, inMemory, inMemoryBuilder, useTempDirs } from './helpers.js';
+
+const tempDir = useTempDirs('km-listing-');
 
 /** A pipeline state as core saves it, for a document of one uploaded file. */
 function state(documentId: string, over: Partial<DataPipeline> = {}): DataPipeline {
@@ -188,6 +194,18 @@ describe('listDocumentPage', () => {
       expect(await code({ cursor })).toBe('invalid_argument');
     }
     expect(await code({ states: ['done' as never] })).toBe('invalid_argument');
+  });
+
+  it('steps over folders that are not documents (lost+found) instead of failing the listing', async () => {
+    const root = await tempDir();
+    const storage = new DiskContentStorage({ directory: root, durable: false });
+    const store = new PipelineStatusStore(storage);
+    for (const id of ['a', 'z']) await store.write(state(id));
+    await mkdir(join(root, 'docs', 'lost+found'), { recursive: true });
+    expect((await allPages(storage, store, { limit: 1 })).flat()).toEqual(['a', 'z']);
+    // A cursor may name such a folder: it round-trips.
+    const page = await listDocumentPage(storage, store, 'docs', { cursor: encodeDocumentCursor('lost+found') });
+    expect(page.documents.map((d) => d.documentId)).toEqual(['z']);
   });
 
   it('lists nothing for an index that does not exist', async () => {

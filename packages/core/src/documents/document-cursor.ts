@@ -1,5 +1,4 @@
 import { InvalidInputError } from '../errors/km-error.js';
-import { validateDocumentId } from '../validation/document-id.js';
 
 /**
  * The cursor of a document listing: the last document id the previous page read, opaque to
@@ -21,10 +20,9 @@ export function decodeDocumentCursor(cursor: string): string {
     throw invalid();
   }
   const after = (parsed as { a?: unknown } | null)?.a;
-  if (typeof after !== 'string') throw invalid();
-  try {
-    return validateDocumentId(after);
-  } catch {
+  // Any folder name a storage may list (a listing steps over folders that are not km documents).
+  if (typeof after !== 'string' || after === '' || after.length > 255 || after === '.' || after === '..' || /[/\\\0-\x1f]/.test(after)) {
     throw invalid();
   }
+  return after;
 }

@@ -7,6 +7,7 @@ import type { PipelineStatusStore } from '../pipeline/pipeline-status-store.js';
 import { mapWithConcurrency } from '../util/concurrency.js';
 import { decodeDocumentCursor, encodeDocumentCursor } from './document-cursor.js';
 import { toDocumentSummary } from './document-summary.js';
+import { validateDocumentId } from '../validation/document-id.js';
 
 /** Options of a document listing. */
 export interface ListDocumentsOptions {
@@ -62,7 +63,10 @@ export async function listDocumentPage(
     const take = batch.slice(0, want);
     more = batch.length > want;
     if (take.length === 0) break;
-    const summaries = await mapWithConcurrency(take, STATE_READS_AT_ONCE, (id) => readSummary(statusStore, index, id));
+    // A folder whose name is not a document id (left by something else) is stepped over, unread.
+    const summaries = await mapWithConcurrency(take, STATE_READS_AT_ONCE, (id) =>
+      isDocumentId(id) ? readSummary(statusStore, index, id) : Promise.resolve(undefined),
+    );
     for (let i = 0; i < take.length; i++) {
       after = take[i];
       scanned++;
@@ -92,6 +96,15 @@ function documentIds(storage: IContentStorage, index: string): { after(after: st
       return sorted.slice(start, start + limit);
     },
   };
+}
+
+function isDocumentId(id: string): boolean {
+  try {
+    validateDocumentId(id);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Ids are ASCII: code-unit order is byte order, as storages that page sort them. */
