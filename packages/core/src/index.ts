@@ -191,3 +191,12 @@ export type {
   VectorValue,
 } from './vector-store/record-definition-types.js';
 export type { FilterOperators, VectorStoreFilter } from './vector-store/vector-store-filter-types.js';
+export type {
+  SyncAction,
+  SyncCounts,
+  SyncItem,
+  SyncOptions,
+  SyncProgress,
+  SyncReport,
+  SyncSource,
+} from './sync/sync-source.js';
