@@ -200,3 +200,5 @@ export type {
   SyncReport,
   SyncSource,
 } from './sync/sync-source.js';
+export { siteSource, SITE_MAX_PAGES_LIMIT, type SiteSourceOptions } from './sync/site-source.js';
+export type { UrlPattern } from './sync/site/crawl-scope.js';
