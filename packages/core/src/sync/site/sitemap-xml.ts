@@ -45,7 +45,10 @@ export function parseSitemapXml(xml: string, url: string): SitemapFile {
       },
       onclosetag(name, isImplied) {
         const local = localName(name);
-        if (isImplied) fault ??= `element <${name}> is not closed`;
+        // A self-closing element (`<lastmod/>`) is closed "implied" too: only its text ends in `/>`.
+        if (isImplied && !xml.slice(parser.startIndex, parser.endIndex + 1).endsWith('/>')) {
+          fault ??= `element <${name}> is not closed`;
+        }
         stack.pop();
         if (local === 'loc' && loc !== undefined) {
           const value = loc.trim();
