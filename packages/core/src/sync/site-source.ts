@@ -240,13 +240,13 @@ class SiteSource implements SyncSource {
       }
       listed.add(finalUrl);
       buffered += page.data.length;
-      yield this.item(finalUrl, page, buffered <= this.maxBufferedBytes);
+      yield this.item(finalUrl, page, buffered <= this.maxBufferedBytes, pacer);
     }
     for (const url of frontier.drain()) this.skip(url, `maxPages (${this.maxPages}) reached`);
   }
 
-  /** The item of a fetched page; its body is kept when `keepBody`, else fetched again by `open()`. */
-  private item(url: string, page: WebPage, keepBody: boolean): SyncItem {
+  /** The item of a fetched page; its body is kept when `keepBody`, else fetched again by `open()` (paced as the listing). */
+  private item(url: string, page: WebPage, keepBody: boolean, pacer: RequestPacer): SyncItem {
     const strongEtag = page.etag && !page.etag.startsWith('W/') ? page.etag : undefined;
     const version = strongEtag ? `etag:${strongEtag}` : `sha256:${createHash('sha256').update(page.data).digest('hex')}`;
     const body = keepBody ? page.data : undefined;
@@ -260,7 +260,9 @@ class SiteSource implements SyncSource {
       open: async (signal?: AbortSignal) => {
         if (body) return body;
         const signals = [signal, this.options.signal].filter((s) => s !== undefined);
-        return (await this.fetcher.fetch(url, signals.length ? AbortSignal.any(signals) : undefined)).data;
+        const combined = signals.length ? AbortSignal.any(signals) : undefined;
+        await pacer.wait(combined);
+        return (await this.fetcher.fetch(url, combined)).data;
       },
     };
   }
