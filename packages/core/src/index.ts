@@ -200,5 +200,19 @@ export type {
   SyncReport,
   SyncSource,
 } from './sync/sync-source.js';
+export { syncSource, DEFAULT_SYNC_CONCURRENCY, MAX_REPORTED_FAILURES, type SyncTarget } from './sync/sync-engine.js';
+export { syncDocumentId } from './sync/sync-document-id.js';
+export { folderSource, type FolderSourceOptions } from './sync/folder-source.js';
+export {
+  acquireSyncLease,
+  isStale as isSyncLeaseStale,
+  syncLeaseFileName,
+  SYNC_LEASE_FOLDER,
+  SYNC_LEASE_RENEW_MS,
+  SYNC_LEASE_TTL_MS,
+  type SyncLease,
+  type SyncLeaseOptions,
+  type SyncLeaseRecord,
+} from './sync/sync-lease.js';
 export { siteSource, SITE_MAX_PAGES_LIMIT, type SiteSourceOptions } from './sync/site-source.js';
 export type { UrlPattern } from './sync/site/crawl-scope.js';
