@@ -148,6 +148,34 @@ describe('siteSource crawling links', () => {
     expect(ids(all.items)).toContain(`${s.origin}/private/secret`);
   });
 
+  it('a robots.txt that answers 5xx makes the listing throw; one that is missing (404) means no rules', async () => {
+    const s = await site({ '/': page('Home'), '/robots.txt': { status: 503, body: 'busy' } });
+    const fetcher = new WebPageFetcher({ allowPrivateNetworks: true, retries: 0 });
+    await expect(list({ url: `${s.origin}/`, fetcher })).rejects.toMatchObject({
+      code: 'transient',
+      message: expect.stringMatching(/robots\.txt could not be read.*503/),
+    });
+    s.resources.delete('/robots.txt');
+    expect(ids((await list({ url: `${s.origin}/`, fetcher })).items)).toEqual([`${s.origin}/`]);
+  });
+
+  it('stops with an aborted error when its signal aborts', async () => {
+    const s = await site({});
+    s.resources.set('/', { body: page('Home', '/a', '/b', '/c') });
+    for (const p of ['/a', '/b', '/c']) s.resources.set(p, { body: page(p) });
+    const controller = new AbortController();
+    const source = siteSource({ url: `${s.origin}/`, allowPrivateAddresses: true });
+    const seen: string[] = [];
+    const listing = (async () => {
+      for await (const item of source.list(controller.signal)) {
+        seen.push(item.id);
+        controller.abort();
+      }
+    })();
+    await expect(listing).rejects.toMatchObject({ code: 'aborted' });
+    expect(seen).toHaveLength(1);
+  });
+
   it('a start URL that cannot be fetched makes the listing throw (so a sync deletes nothing)', async () => {
     const s = await site({});
     await expect(list({ url: `${s.origin}/docs/` })).rejects.toMatchObject({
