@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
 import { InvalidInputError, KmError } from '../errors/km-error.js';
 import { cloneTags, type TagCollection } from '../models/tag-collection.js';
 import { KM_CORE_VERSION } from '../tracing/tracer.js';
@@ -8,9 +7,11 @@ import { CrawlFrontier } from './site/crawl-frontier.js';
 import { CrawlScope, normalizeUrl, type UrlPattern } from './site/crawl-scope.js';
 import { extractHtmlLinks } from './site/html-links.js';
 import { RequestPacer } from './site/request-pacer.js';
-import { ALLOW_ALL, parseRobotsTxt, type RobotsRules } from './site/robots-txt.js';
+import { fetchFailure, reasonOf, throwIfAborted } from './site/fetch-failure.js';
+import { readRobots } from './site/read-robots.js';
+import { readSitemaps } from './site/read-sitemaps.js';
+import { ALLOW_ALL, type RobotsRules } from './site/robots-txt.js';
 import { siteFileName } from './site/site-file-name.js';
-import { parseSitemapXml } from './site/sitemap-xml.js';
 import type { SyncItem, SyncSource } from './sync-source.js';
 
 /** Options of {@link siteSource}. */
@@ -77,8 +78,6 @@ export interface SiteSourceOptions {
 export const SITE_MAX_PAGES_LIMIT = 10_000;
 /** Longest robots.txt `Crawl-delay` honoured, in ms (an explicit `delayMs` is not capped). */
 const MAX_CRAWL_DELAY_MS = 10_000;
-/** Most sitemap files read in one listing (index files included). */
-const MAX_SITEMAP_FILES = 1000;
 /** Content types listed: pages the pipeline decodes. Others (images, archives, scripts) are skipped. */
 const PAGE_TYPES = new Set(['text/html', 'application/xhtml+xml', 'text/plain', 'text/markdown', 'application/pdf']);
 
@@ -149,7 +148,7 @@ class SiteSource implements SyncSource {
   private async *listPages(signal: AbortSignal): AsyncIterable<SyncItem> {
     const { scope } = this;
     const respectRobots = this.options.respectRobots ?? true;
-    const robots = respectRobots ? await this.readRobots(signal) : ALLOW_ALL;
+    const robots = respectRobots ? await readRobots(this.fetcher, scope.origin, this.userAgent, signal) : ALLOW_ALL;
     const crawlDelay = robots.crawlDelayMs === undefined ? 0 : Math.min(robots.crawlDelayMs, MAX_CRAWL_DELAY_MS);
     const pacer = new RequestPacer(this.options.delayMs ?? crawlDelay);
     const fetchPage = async (url: string): Promise<WebPage> => {
@@ -165,7 +164,13 @@ class SiteSource implements SyncSource {
       }
       frontier.add(scope.start);
     } else {
-      for (const url of await this.readSitemaps(robots, fetchPage, signal)) {
+      for (const url of await readSitemaps({
+        roots: this.sitemapRoots(robots),
+        origin: scope.origin,
+        fetchPage,
+        onSkip: (url, reason) => this.skip(url, reason),
+        signal,
+      })) {
         if (scope.contains(url)) frontier.add(url);
       }
     }
@@ -195,7 +200,7 @@ class SiteSource implements SyncSource {
       inFlight.delete(url);
       throwIfAborted(signal);
       if (!page) {
-        if (crawling && url === scope.start) throw failure(`the start URL ${url} could not be fetched`, error);
+        if (crawling && url === scope.start) throw fetchFailure(`the start URL ${url} could not be fetched`, error);
         this.skip(url, reasonOf(error));
         continue;
       }
@@ -226,6 +231,9 @@ class SiteSource implements SyncSource {
         }
       }
       if (!PAGE_TYPES.has(page.mimeType)) {
+        if (crawling && url === scope.start) {
+          throw new KmError('unsupported_content', `the start URL ${url} is ${page.mimeType}, not a page (html, text, markdown, pdf)`);
+        }
         this.skip(url, `its content type ${page.mimeType} is not a page type (html, text, markdown, pdf)`);
         continue;
       }
@@ -267,64 +275,18 @@ class SiteSource implements SyncSource {
     };
   }
 
-  /** The robots.txt rules for this crawler: none when the site has no robots.txt (a 4xx); throws when it cannot be read. */
-  private async readRobots(signal: AbortSignal): Promise<RobotsRules> {
-    const robotsUrl = `${this.scope.origin}/robots.txt`;
-    try {
-      const page = await this.fetcher.fetch(robotsUrl, signal);
-      return parseRobotsTxt(page.data.toString('utf8'), robotsUrl, this.userAgent);
-    } catch (e) {
-      throwIfAborted(signal);
-      // A 4xx answer (or a redirect loop) means no rules; anything else (5xx, timeout, a refused address) stops the listing.
-      if (e instanceof KmError && e.code === 'unsupported_content' && !e.transient) return ALLOW_ALL;
-      throw failure(`${robotsUrl} could not be read (set respectRobots: false to crawl without it)`, e);
-    }
-  }
-
-  /** Page URLs of the sitemaps, index files followed; throws when a sitemap file cannot be read or parsed. */
-  private async readSitemaps(robots: RobotsRules, fetchPage: (url: string) => Promise<WebPage>, signal: AbortSignal): Promise<string[]> {
+  /** The sitemap files a listing starts from. */
+  private sitemapRoots(robots: RobotsRules): string[] {
     const { sitemap } = this.options;
-    const { origin } = this.scope;
-    let roots: string[];
+    const { origin, start } = this.scope;
     if (typeof sitemap === 'string') {
-      const url = normalizeUrl(sitemap, this.scope.start);
+      const url = normalizeUrl(sitemap, start);
       if (!url)
         throw new InvalidInputError('invalid_argument', `siteSource: sitemap ${JSON.stringify(sitemap)} is not an http or https URL`);
-      roots = [url];
-    } else {
-      const declared = robots.sitemaps.filter((url) => new URL(url).origin === origin);
-      roots = declared.length > 0 ? declared : [`${origin}/sitemap.xml`];
+      return [url];
     }
-    const queue = [...new Set(roots)];
-    const seen = new Set(queue);
-    const pages: string[] = [];
-    for (let i = 0; i < queue.length; i++) {
-      if (i >= MAX_SITEMAP_FILES) {
-        throw new KmError('unsupported_content', `more than ${MAX_SITEMAP_FILES} sitemap files under ${roots.join(', ')}`);
-      }
-      const url = queue[i]!;
-      let page: WebPage;
-      try {
-        page = await fetchPage(url);
-      } catch (e) {
-        throwIfAborted(signal);
-        throw failure(`sitemap ${url} could not be fetched`, e);
-      }
-      const file = parseSitemapXml(sitemapText(page.data, url), url);
-      for (const location of file.locations) {
-        const target = normalizeUrl(location, url);
-        if (!target) continue;
-        if (file.kind === 'urlset') {
-          pages.push(target);
-        } else if (new URL(target).origin !== origin) {
-          this.skip(target, `a sitemap on another origin than ${origin}`);
-        } else if (!seen.has(target)) {
-          seen.add(target);
-          queue.push(target);
-        }
-      }
-    }
-    return pages;
+    const declared = robots.sitemaps.filter((url) => new URL(url).origin === origin);
+    return declared.length > 0 ? declared : [`${origin}/sitemap.xml`];
   }
 
   private skip(url: string, reason: string): void {
@@ -332,38 +294,8 @@ class SiteSource implements SyncSource {
   }
 }
 
-function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw new KmError('aborted', 'the site listing was aborted', { cause: signal.reason });
-}
-
 function isHtml(mimeType: string): boolean {
   return mimeType === 'text/html' || mimeType === 'application/xhtml+xml';
-}
-
-/** A sitemap's text, gunzipped when it is gzip (`sitemap.xml.gz` served without a content encoding). */
-function sitemapText(data: Buffer, url: string): string {
-  if (data[0] === 0x1f && data[1] === 0x8b) {
-    try {
-      return gunzipSync(data, { maxOutputLength: 64 * 1024 * 1024 }).toString('utf8');
-    } catch (e) {
-      throw new KmError('unsupported_content', `sitemap ${url} is gzip that cannot be read: ${(e as Error).message}`, { cause: e });
-    }
-  }
-  return data.toString('utf8');
-}
-
-/** The error of a fetch that makes the listing fail: the same code and transience, with what failed. */
-function failure(what: string, cause: unknown): KmError {
-  if (cause instanceof KmError && cause.code === 'aborted') return cause;
-  if (cause instanceof InvalidInputError) return new InvalidInputError(cause.code, `${what}: ${reasonOf(cause)}`, { cause });
-  if (cause instanceof KmError) {
-    return new KmError(cause.code, `${what}: ${reasonOf(cause)}`, { cause, transient: cause.transient, retryAfterMs: cause.retryAfterMs });
-  }
-  return new KmError('transient', `${what}: ${reasonOf(cause)}`, { cause, transient: true });
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message.replace(/^\[km\] /, '') : String(error);
 }
 
 function boundedInteger(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
