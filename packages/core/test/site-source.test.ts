@@ -148,6 +148,26 @@ describe('siteSource crawling links', () => {
     expect(ids(all.items)).toContain(`${s.origin}/private/secret`);
   });
 
+  it('exclude stops fetching, include only chooses what is listed, <meta name="robots"> noindex/nofollow is obeyed', async () => {
+    const s = await site({
+      '/': page('Home', '/guide/', '/drafts/x', '/hidden'),
+      '/guide/': page('Guide', '/guide/one.txt', '/guide/two'),
+      '/guide/one.txt': { type: 'text/plain', body: 'one' },
+      '/guide/two': page('Two'),
+      '/drafts/x': page('Draft'),
+      '/hidden': '<html><head><meta name="robots" content="noindex, nofollow"></head><body><a href="/behind">behind</a></body></html>',
+      '/behind': page('Behind'),
+    });
+
+    const { items, skipped } = await list({ url: `${s.origin}/`, include: ['*.txt', /\/two$/], exclude: ['/drafts/*'] });
+
+    expect(ids(items)).toEqual([`${s.origin}/guide/one.txt`, `${s.origin}/guide/two`]);
+    expect(s.requests).toContain('/guide/');
+    expect(s.requests).not.toContain('/drafts/x');
+    expect(s.requests).not.toContain('/behind');
+    expect(skipped).toEqual([[`${s.origin}/hidden`, expect.stringMatching(/noindex/)]]);
+  });
+
   it('a robots.txt that answers 5xx makes the listing throw; one that is missing (404) means no rules', async () => {
     const s = await site({ '/': page('Home'), '/robots.txt': { status: 503, body: 'busy' } });
     const fetcher = new WebPageFetcher({ allowPrivateNetworks: true, retries: 0 });
