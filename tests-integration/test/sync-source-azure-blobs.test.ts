@@ -5,6 +5,7 @@ import { azureBlobSource } from '@km/storage-azure-blobs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startAzureBlobBackend } from '../src/azurite.js';
 import { readItem } from '../src/sync-items.js';
+import { runSyncScenario } from '../src/sync-scenario.js';
 
 // azureBlobSource on Azurite from npm (or KM_TEST_AZURE_BLOBS_CONNECTION_STRING): what it lists
 // under a prefix, and how its versions follow the blobs.
@@ -82,5 +83,19 @@ describe(`azureBlobSource on ${azure.name}`, () => {
     const bad = azure.connectionString.replace(/AccountKey=[^;]+/, `AccountKey=${Buffer.alloc(64, 7).toString('base64')}`);
     const stranger = azureBlobSource({ connectionString: bad, container: container.containerName });
     await expect(listAll(stranger)).rejects.toSatisfy((e: unknown) => isKmError(e, 'unauthorized'));
+  });
+});
+
+describe(`memory.sync(azureBlobSource) on ${azure.name}`, () => {
+  it('adds N blobs, then syncs one edit, one deletion and one addition as 1 updated, 1 deleted, 1 added; search finds the edit', async () => {
+    const container = await newContainer();
+    await runSyncScenario(
+      {
+        put: async (key, body) => void (await put(container, `handbook/${key}`, body)),
+        putOutside: async (key, body) => void (await put(container, key, body)),
+        remove: async (key) => void (await container.deleteBlob(`handbook/${key}`)),
+      },
+      sourceOn(container, { prefix: 'handbook/' }),
+    );
   });
 });

@@ -5,6 +5,7 @@ import { s3Source } from '@km/storage-s3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { S3RVER_CREDENTIALS, startS3Server } from '../src/s3-server.js';
 import { readItem } from '../src/sync-items.js';
+import { runSyncScenario } from '../src/sync-scenario.js';
 
 // s3Source on s3rver from npm: what it lists under a prefix, and how its versions follow the objects.
 const s3rver = await startS3Server();
@@ -109,5 +110,21 @@ describe(`s3Source on ${s3rver.name}`, () => {
     const stranger = sourceOn(bucket, { accessKeyId: 'NOBODY' });
     await expect(listAll(stranger)).rejects.toSatisfy((e: unknown) => isKmError(e, 'unauthorized'));
     for (const s of [missing, stranger]) await s.close();
+  });
+});
+
+describe(`memory.sync(s3Source) on ${s3rver.name}`, () => {
+  it('adds N objects, then syncs one edit, one deletion and one addition as 1 updated, 1 deleted, 1 added; search finds the edit', async () => {
+    const bucket = await newBucket();
+    const source = sourceOn(bucket, { prefix: 'handbook/' });
+    await runSyncScenario(
+      {
+        put: async (key, body) => void (await put(bucket, `handbook/${key}`, body)),
+        putOutside: async (key, body) => void (await put(bucket, key, body)),
+        remove: async (key) => void (await raw.send(new DeleteObjectCommand({ Bucket: bucket, Key: `handbook/${key}` }))),
+      },
+      source,
+    );
+    await source.close();
   });
 });
