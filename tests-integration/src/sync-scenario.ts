@@ -12,7 +12,8 @@ export interface SyncedStore {
 }
 
 const TOPICS = ['apples', 'bicycles', 'volcanoes', 'lighthouses', 'glaciers', 'violins'];
-const keyOf = (n: number) => (n % 3 === 2 ? `nested/deeper/doc-${n}.md` : `doc-${n}.md`);
+// Keys in folders, and one whose name km would refuse as a file name (':', '?', '..'): the sources rename its file.
+const keyOf = (n: number) => (n === 4 ? `Q&A: what about ${n}?..md` : n % 3 === 2 ? `nested/deeper/doc-${n}.md` : `doc-${n}.md`);
 const counts = (r: SyncReport) => ({
   listed: r.listed,
   added: r.added,
@@ -61,6 +62,8 @@ export async function runSyncScenario(store: SyncedStore, source: SyncSource): P
   expect(before.results.flatMap((r) => r.partitions.map((p) => p.text)).join(' ')).not.toContain('bicycles');
   const deleted = await memory.search('volcanoes', { index, limit: 10, minRelevance: 0 });
   expect(deleted.results.map((r) => r.documentId)).not.toContain(docId(keyOf(2)));
+  const odd = await memory.search('glaciers', { index, limit: 1, minRelevance: 0 });
+  expect(odd.results[0]).toMatchObject({ documentId: docId(keyOf(4)), sourceName: 'Q&A_ what about 4_.md' });
   const added = await memory.search('kangaroos', { index, limit: 1, minRelevance: 0 });
   expect(added.results[0]?.documentId).toBe(docId('doc-new.md'));
 

@@ -6,6 +6,7 @@ import { isContainerNotFound, isNotFound, translateBlobError } from './azure-blo
 import type { AzureBlobsContentStorageOptions } from './azure-blobs-options.js';
 import { bodyOf } from './blob-transfer.js';
 import { containerClientOf } from './container-client.js';
+import { syncFileName } from './sync-file-name.js';
 import { syncKeyFilter } from './sync-key-filter.js';
 
 const OWNER = 'azureBlobSource';
@@ -168,7 +169,7 @@ export class AzureBlobSyncSource implements SyncSource {
     return {
       id,
       version: versionOf(blob),
-      fileName: id.slice(id.lastIndexOf('/') + 1),
+      fileName: syncFileName(id),
       // The SDK's upload default says nothing: leave the type to detection then.
       ...(contentType && contentType !== 'application/octet-stream' ? { mimeType: contentType } : {}),
       ...(this.tags ? { tags: cloneTags(this.tags) } : {}),

@@ -6,6 +6,7 @@ import { resolveS3Settings, type S3ContentStorageOptions, type S3Settings } from
 import { isMissingObject, translateS3Error } from './s3-errors.js';
 import { listPages } from './s3-listing.js';
 import { translatedStream } from './s3-read-stream.js';
+import { syncFileName } from './sync-file-name.js';
 import { syncKeyFilter } from './sync-key-filter.js';
 
 const OWNER = 's3Source';
@@ -154,7 +155,7 @@ export class S3SyncSource implements SyncSource {
     return {
       id,
       version: versionOf(object),
-      fileName: id.slice(id.lastIndexOf('/') + 1),
+      fileName: syncFileName(id),
       ...(this.tags ? { tags: cloneTags(this.tags) } : {}),
       open: (signal) => this.open(key, signal),
     };
