@@ -162,7 +162,11 @@ export class AzureBlobSyncSource implements SyncSource {
     if (!this.taken(id)) return undefined;
     const size = blob.properties.contentLength ?? 0;
     if (this.maxBlobBytes !== undefined && size > this.maxBlobBytes) {
-      this.onSkip?.({ id, name, size, reason: 'too_large' });
+      try {
+        this.onSkip?.({ id, name, size, reason: 'too_large' });
+      } catch {
+        // onSkip must not throw; if it does, the listing goes on.
+      }
       return undefined;
     }
     const contentType = blob.properties.contentType;

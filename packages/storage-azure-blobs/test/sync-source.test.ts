@@ -172,6 +172,30 @@ describe('azureBlobSource', () => {
     await expect(listed({ containerClient: missing })).rejects.toSatisfy((e: unknown) => isKmError(e, 'not_configured'));
   });
 
+  it('an aborted listing is aborted; an onSkip that throws does not stop the listing', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const { container } = fakeContainer([[{ name: 'a.md', etag: '1' }]]);
+    const run = async () => {
+      for await (const _ of azureBlobSource({ containerClient: container }).list(controller.signal));
+    };
+    await expect(run()).rejects.toSatisfy((e: unknown) => isKmError(e, 'aborted'));
+    const big = fakeContainer([
+      [
+        { name: 'big.md', etag: '1', size: 9 },
+        { name: 'a.md', etag: '2' },
+      ],
+    ]).container;
+    const items = await listed({
+      containerClient: big,
+      maxBlobBytes: 5,
+      onSkip: () => {
+        throw new Error('a bad callback');
+      },
+    });
+    expect(items.map((i) => i.id)).toEqual(['a.md']);
+  });
+
   it('refuses bad options with invalid_argument', () => {
     const { container } = fakeContainer([]);
     refused({ connectionString: 'UseDevelopmentStorage=true' }, /container is required/);

@@ -149,7 +149,11 @@ export class S3SyncSource implements SyncSource {
     if (!this.taken(id)) return undefined;
     const size = object.Size ?? 0;
     if (this.maxObjectBytes !== undefined && size > this.maxObjectBytes) {
-      this.onSkip?.({ id, key, size, reason: 'too_large' });
+      try {
+        this.onSkip?.({ id, key, size, reason: 'too_large' });
+      } catch {
+        // onSkip must not throw; if it does, the listing goes on.
+      }
       return undefined;
     }
     return {
