@@ -186,7 +186,12 @@ export class S3SyncSource implements SyncSource {
 
   private error(error: unknown, what: string, signal: AbortSignal | undefined): KmError {
     if (signal?.aborted) return new KmError('aborted', `${OWNER} ${this.id}: ${what} aborted`, { connector: 's3', cause: error });
-    return translateS3Error(error, this.bucket);
+    const translated = translateS3Error(error, this.bucket);
+    // The storage's message suggests createBucket, which a source does not have.
+    if (translated.code === 'not_configured') {
+      return new KmError('not_configured', `bucket "${this.bucket}" does not exist`, { connector: 's3', cause: error });
+    }
+    return translated;
   }
 }
 

@@ -167,7 +167,9 @@ describe('s3Source', () => {
     await expect(run()).rejects.toSatisfy((e: unknown) => isKmError(e, 'unauthorized'));
     expect(seen).toEqual(['a.md']);
     answer = () => ({ status: 404, xml: s3ErrorXml('NoSuchBucket') });
-    await expect(listed()).rejects.toSatisfy((e: unknown) => isKmError(e, 'not_configured'));
+    await expect(listed()).rejects.toSatisfy(
+      (e: unknown) => isKmError(e, 'not_configured') && (e as Error).message === '[km] [s3] bucket "bkt" does not exist',
+    );
   });
 
   it('an aborted listing is aborted', async () => {
