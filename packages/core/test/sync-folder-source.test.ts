@@ -32,7 +32,7 @@ describe('folderSource', () => {
     const b = items.find((i) => i.id === 'sub/b.txt')!;
     expect(b.fileName).toBe('b.txt');
     expect(b.version).toBe(`sha256:${createHash('sha256').update('bravo').digest('hex')}`);
-    expect(Buffer.from(await b.open()).toString()).toBe('bravo');
+    expect(Buffer.from((await b.open()) as Uint8Array).toString()).toBe('bravo');
     expect(folderSource({ root, id: 'mine' }).id).toBe('mine');
   });
 
