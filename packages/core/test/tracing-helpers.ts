@@ -1,27 +1,33 @@
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { afterEach } from 'vitest';
-
-const REGISTERED = Symbol.for('km.test.tracing-exporter');
+import { afterAll, afterEach } from 'vitest';
 
 /**
- * Registers, once per process, what an application would: an SDK tracer provider exporting to
+ * Registers what an application would, for this test file: an SDK tracer provider exporting to
  * memory and the AsyncLocalStorage context manager (no propagator: km's own `traceparent`
- * fallback carries the context). Returns the exporter, emptied after each test.
+ * fallback carries the context). Whatever an earlier file of the same worker registered is
+ * dropped first (test files may share a worker: vitest's `isolate: false`), and this file's
+ * registration is dropped after it. Returns the exporter, emptied after each test.
  */
 export function useTracing(): InMemorySpanExporter {
-  const holder = globalThis as { [REGISTERED]?: InMemorySpanExporter };
-  let exporter = holder[REGISTERED];
-  if (!exporter) {
-    exporter = new InMemorySpanExporter();
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
-    holder[REGISTERED] = exporter;
-  }
-  const used = exporter;
-  afterEach(() => used.reset());
-  return used;
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  dropTracing();
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(provider);
+  afterEach(() => exporter.reset());
+  afterAll(async () => {
+    dropTracing();
+    await provider.shutdown();
+  });
+  return exporter;
+}
+
+/** Unregisters the global tracer provider and context manager, as if no SDK were there. */
+export function dropTracing(): void {
+  trace.disable();
+  context.disable();
 }
 
 /** The finished spans named `name` (or starting with it, when it ends with a space). */

@@ -1,9 +1,12 @@
 import { context, trace } from '@opentelemetry/api';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryQueue, InMemoryQueueBroker, injectTraceContext, withSpan, withTraceContext } from '../src/index.js';
+import { dropTracing } from './tracing-helpers.js';
 import { cleanupAfterTests, inMemory, inMemoryBuilder, ScriptedTextGenerator, waitUntilCompleted } from './helpers.js';
 
 const { services } = cleanupAfterTests();
+// An earlier test file of the same worker may have registered an SDK.
+beforeAll(dropTracing);
 
 describe('tracing with no OpenTelemetry SDK registered', () => {
   it('imports (in process and over queues), searches and asks as before, and spans are no-ops', async () => {

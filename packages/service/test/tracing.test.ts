@@ -23,9 +23,13 @@ import { ServiceMetrics } from '../src/metrics.js';
 import { uploadForm, waitForCompletion } from './helpers.js';
 
 // What an application does: an SDK tracer provider and the AsyncLocalStorage context manager.
+// An earlier test file of the same worker may have registered its own: it is dropped first.
 const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+trace.disable();
+context.disable();
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+trace.setGlobalTracerProvider(provider);
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN_ID = '00f067aa0ba902b7';
@@ -58,6 +62,9 @@ afterAll(async () => {
   await app?.close();
   await memory?.stop({ drainTimeoutMs: 0 });
   await rm(dataDirectory, { recursive: true, force: true });
+  trace.disable();
+  context.disable();
+  await provider.shutdown();
 });
 
 afterEach(() => exporter.reset());

@@ -18,5 +18,16 @@ export const KM_CORE_VERSION: string = (createRequire(import.meta.url)('../../pa
  * trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new ConsoleSpanExporter())] }));
  * // from now on km's spans go to the console
  * ```
+ *
+ * It asks the API for the global provider's tracer at each span, so a provider registered again
+ * after `trace.disable()` (as test runners sharing a process do) gets km's spans too.
  */
-export const tracer: Tracer = trace.getTracer(KM_TRACER_NAME, KM_CORE_VERSION);
+export const tracer: Tracer = {
+  startSpan: (name, options, context) => currentTracer().startSpan(name, options, context),
+  startActiveSpan: ((...args: Parameters<Tracer['startActiveSpan']>) =>
+    (currentTracer().startActiveSpan as (...a: unknown[]) => unknown)(...args)) as Tracer['startActiveSpan'],
+};
+
+function currentTracer(): Tracer {
+  return trace.getTracer(KM_TRACER_NAME, KM_CORE_VERSION);
+}
