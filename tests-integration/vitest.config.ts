@@ -7,6 +7,7 @@ const long = process.env.KM_TEST_LONG === '1';
 export default defineProject({
   test: {
     name: 'integration',
+    isolate: !long,
     include: long ? ['test/**/*.long.test.ts'] : ['test/**/*.test.ts'],
     exclude: long ? configDefaults.exclude : [...configDefaults.exclude, 'test/**/*.long.test.ts'],
     testTimeout: 60_000,

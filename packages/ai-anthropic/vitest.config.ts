@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'ai-anthropic', include: ['test/**/*.test.ts'], testTimeout: 60_000 },
+  test: { name: 'ai-anthropic', isolate: false, include: ['test/**/*.test.ts'], testTimeout: 60_000 },
 });

@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'ai-openai', include: ['test/**/*.test.ts'], testTimeout: 60_000 },
+  test: { name: 'ai-openai', isolate: false, include: ['test/**/*.test.ts'], testTimeout: 60_000 },
 });

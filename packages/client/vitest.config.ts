@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'client', include: ['test/**/*.test.ts'], testTimeout: 60_000 },
+  test: { name: 'client', isolate: false, include: ['test/**/*.test.ts'], testTimeout: 60_000 },
 });

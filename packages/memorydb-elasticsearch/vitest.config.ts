@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'memorydb-elasticsearch', include: ['test/**/*.test.ts'], testTimeout: 60_000 },
+  test: { name: 'memorydb-elasticsearch', isolate: false, include: ['test/**/*.test.ts'], testTimeout: 60_000 },
 });

@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'memorydb-redis', include: ['test/**/*.test.ts'], testTimeout: 60_000 },
+  test: { name: 'memorydb-redis', isolate: false, include: ['test/**/*.test.ts'], testTimeout: 60_000 },
 });

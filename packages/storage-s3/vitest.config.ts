@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'storage-s3', include: ['test/**/*.test.ts'], testTimeout: 60_000 },
+  test: { name: 'storage-s3', isolate: false, include: ['test/**/*.test.ts'], testTimeout: 60_000 },
 });

@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'wire', include: ['test/**/*.test.ts'] },
+  test: { name: 'wire', isolate: false, include: ['test/**/*.test.ts'] },
 });
