@@ -202,6 +202,8 @@ export type {
 } from './sync/sync-source.js';
 export { syncSource, DEFAULT_SYNC_CONCURRENCY, MAX_REPORTED_FAILURES, type SyncTarget } from './sync/sync-engine.js';
 export { syncDocumentId } from './sync/sync-document-id.js';
+export { syncFileName } from './sync/sync-file-name.js';
+export { syncKeyFilter } from './sync/sync-key-filter.js';
 export { folderSource, type FolderSourceOptions } from './sync/folder-source.js';
 export {
   acquireSyncLease,

@@ -36,6 +36,16 @@ describe('folderSource', () => {
     expect(folderSource({ root, id: 'mine' }).id).toBe('mine');
   });
 
+  it('a file whose name km refuses (`:`, `..`) is synced under a name km accepts; its item id keeps the path', async () => {
+    const root = await folderWith({ 'notes/a:b..md': 'the colon file holds quartz' });
+    const { memory } = inMemory();
+    const report = await memory.sync(folderSource({ root }));
+    expect(report).toMatchObject({ added: 1, failed: 0 });
+    const [item] = await collect(folderSource({ root }).list());
+    expect(item).toMatchObject({ id: 'notes/a:b..md', fileName: 'a_b.md' });
+    expect((await memory.search('quartz')).results).toHaveLength(1);
+  });
+
   it('include and exclude globs', async () => {
     const root = await folderWith({ 'a.md': '1', 'b.txt': '2', 'docs/c.md': '3', 'docs/drafts/d.md': '4', 'node_modules/x/e.md': '5' });
     expect(await listedIds({ root, include: ['**/*.md'] })).toEqual(['a.md', 'docs/c.md', 'docs/drafts/d.md', 'node_modules/x/e.md']);

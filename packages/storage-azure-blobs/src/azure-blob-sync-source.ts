@@ -1,13 +1,11 @@
 import type { Readable } from 'node:stream';
 import type { BlobItem, ContainerClient } from '@azure/storage-blob';
-import { InvalidInputError, KmError, type SyncItem, type SyncSource, type TagCollection } from '@km/core';
+import { InvalidInputError, KmError, type SyncItem, type SyncSource, syncFileName, syncKeyFilter, type TagCollection } from '@km/core';
 import { cloneTags, validateTags } from '@km/core/connector';
 import { isContainerNotFound, isNotFound, translateBlobError } from './azure-blob-errors.js';
 import type { AzureBlobsContentStorageOptions } from './azure-blobs-options.js';
 import { bodyOf } from './blob-transfer.js';
 import { containerClientOf } from './container-client.js';
-import { syncFileName } from './sync-file-name.js';
-import { syncKeyFilter } from './sync-key-filter.js';
 
 const OWNER = 'azureBlobSource';
 const CONNECTOR = 'azureblobs';

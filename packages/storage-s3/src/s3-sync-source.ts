@@ -1,13 +1,11 @@
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, type _Object } from '@aws-sdk/client-s3';
-import { InvalidInputError, KmError, type SyncItem, type SyncSource, type TagCollection } from '@km/core';
+import { InvalidInputError, KmError, type SyncItem, type SyncSource, syncFileName, syncKeyFilter, type TagCollection } from '@km/core';
 import { cloneTags, validateTags } from '@km/core/connector';
 import { resolveS3Settings, type S3ContentStorageOptions, type S3Settings } from './s3-config.js';
 import { isMissingObject, translateS3Error } from './s3-errors.js';
 import { listPages } from './s3-listing.js';
 import { translatedStream } from './s3-read-stream.js';
-import { syncFileName } from './sync-file-name.js';
-import { syncKeyFilter } from './sync-key-filter.js';
 
 const OWNER = 's3Source';
 

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { statSync, watch as fsWatch, type FSWatcher } from 'node:fs';
 import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
-import { basename, join, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { InvalidInputError, KmError } from '../errors/km-error.js';
 import { validateTags, type TagCollection } from '../models/tag-collection.js';
+import { syncFileName } from './sync-file-name.js';
 import type { SyncItem, SyncSource } from './sync-source.js';
 
 /** Options of {@link folderSource}. */
@@ -257,7 +258,7 @@ async function toItem(
   return {
     id: file.relative,
     version,
-    fileName: basename(file.path),
+    fileName: syncFileName(file.path),
     ...(tags ? { tags } : {}),
     async open(): Promise<Uint8Array> {
       if (tooLarge) {

@@ -1,4 +1,4 @@
-import { MAX_FILE_NAME_BYTES, utf8Length } from '@km/core/connector';
+import { MAX_FILE_NAME_BYTES, utf8Length } from '../validation/name-limits.js';
 
 // What km refuses in a file name (control characters, the characters Windows and POSIX reserve).
 const FORBIDDEN = /[\u0000-\u001f\u007f<>:"/\\|?*]/g;

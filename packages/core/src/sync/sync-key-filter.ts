@@ -1,4 +1,4 @@
-import { InvalidInputError } from '@km/core';
+import { InvalidInputError } from '../errors/km-error.js';
 import picomatch from 'picomatch';
 
 /**

@@ -1,7 +1,6 @@
-import { validateFileName } from '@km/core';
-import { MAX_FILE_NAME_BYTES } from '@km/core/connector';
 import { describe, expect, it } from 'vitest';
-import { syncFileName } from '../src/sync-file-name.js';
+import { MAX_FILE_NAME_BYTES } from '../src/connector.js';
+import { syncFileName, validateFileName } from '../src/index.js';
 
 describe('syncFileName', () => {
   it('is the last segment of the key, unchanged when km accepts it', () => {
