@@ -28,6 +28,7 @@ const KNOWN_CODES = new Set<string>([
   'collection_not_found',
   'document_not_found',
   'document_busy',
+  'sync_busy',
   'file_not_found',
   'vector_size_mismatch',
   'empty_content',

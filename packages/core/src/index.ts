@@ -200,3 +200,17 @@ export type {
   SyncReport,
   SyncSource,
 } from './sync/sync-source.js';
+export { syncSource, DEFAULT_SYNC_CONCURRENCY, MAX_REPORTED_FAILURES, type SyncTarget } from './sync/sync-engine.js';
+export { syncDocumentId } from './sync/sync-document-id.js';
+export { folderSource, type FolderSourceOptions } from './sync/folder-source.js';
+export {
+  acquireSyncLease,
+  isStale as isSyncLeaseStale,
+  syncLeaseFileName,
+  SYNC_LEASE_FOLDER,
+  SYNC_LEASE_RENEW_MS,
+  SYNC_LEASE_TTL_MS,
+  type SyncLease,
+  type SyncLeaseOptions,
+  type SyncLeaseRecord,
+} from './sync/sync-lease.js';

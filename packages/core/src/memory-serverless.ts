@@ -30,6 +30,10 @@ import { toDocumentFiles } from './documents/document-summary.js';
 import { listDocumentPage, type ListDocumentsOptions } from './documents/list-documents.js';
 import { updateDocumentTags } from './documents/update-document-tags.js';
 import { validateTags, type TagCollection } from './models/tag-collection.js';
+import { RESERVED_STEP_PREFIX } from './models/constants.js';
+import { acquireSyncLease } from './sync/sync-lease.js';
+import { syncSource } from './sync/sync-engine.js';
+import type { SyncOptions, SyncReport, SyncSource } from './sync/sync-source.js';
 
 const WEB_FILE_NAMES: Record<string, string> = {
   'text/html': 'content.html',
@@ -247,6 +251,73 @@ export class MemoryServerless implements IKernelMemory {
     return updateDocumentTags(this.orchestrator.statusStore, this.memoryDbs, name, documentId, own);
   }
 
+  /**
+   * Makes the index hold exactly the items of `source` (a folder, a bucket prefix, a site): new
+   * and changed items are ingested, documents of items gone are deleted, unchanged ones are left
+   * alone; see {@link syncSource}. Holds the lease of (index, source) while it runs, so another
+   * sync of the same source into the same index fails with `sync_busy` (or waits
+   * `waitForLeaseMs`). A listing that fails, or an abort, returns a report with
+   * `complete: false` and deletes nothing; items that fail are counted and reported. Run again
+   * after a crash, it converges. Over queues (MemoryService) it waits for each document to be
+   * ready, so the counts are true when it returns.
+   *
+   * ```ts
+   * const report = await memory.sync(folderSource({ root: './docs', include: ['**\/*.md'] }), { index: 'docs' });
+   * console.log(`${report.added} added, ${report.updated} updated, ${report.deleted} deleted`);
+   * ```
+   */
+  async sync(source: SyncSource, options: SyncOptions = {}): Promise<SyncReport> {
+    checkSyncSource(source);
+    if (options === null || typeof options !== 'object') throw new InvalidInputError('invalid_argument', 'sync options must be an object');
+    const index = await this.checkImport({ index: options.index, args: options.args });
+    const tags = validateTags(options.tags);
+    const concurrency = options.concurrency ?? 4;
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+      throw new InvalidInputError(
+        'invalid_argument',
+        `concurrency must be a whole number from 1 to 64, got ${String(options.concurrency)}`,
+      );
+    }
+    if (options.deleteMissing !== undefined && typeof options.deleteMissing !== 'boolean') {
+      throw new InvalidInputError('invalid_argument', `deleteMissing must be true or false, got ${String(options.deleteMissing)}`);
+    }
+    const waitMs = options.waitForLeaseMs ?? 0;
+    if (typeof waitMs !== 'number' || !Number.isFinite(waitMs) || waitMs < 0) {
+      throw new InvalidInputError(
+        'invalid_argument',
+        `waitForLeaseMs must be a number of milliseconds >= 0, got ${String(options.waitForLeaseMs)}`,
+      );
+    }
+    if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
+      throw new InvalidInputError('invalid_argument', 'onProgress must be a function');
+    }
+    this.checkSyncSteps(options.steps);
+    const lease = await acquireSyncLease(this.orchestrator.context.contentStorage, index, source.id, {
+      waitMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    try {
+      const queued = typeof (this.orchestrator as { start?: unknown }).start === 'function';
+      return await syncSource({ orchestrator: this.orchestrator, index, queued }, source, { ...options, tags, concurrency });
+    } finally {
+      await lease.release();
+    }
+  }
+
+  /** Refuses, before anything is synced, steps no import could run (so every item would fail alike). */
+  private checkSyncSteps(steps: unknown): void {
+    if (steps === undefined) return;
+    if (!Array.isArray(steps)) throw new InvalidInputError('invalid_argument', 'steps must be a list of step names');
+    for (const step of steps) {
+      if (typeof step !== 'string' || step.startsWith(RESERVED_STEP_PREFIX) || !this.orchestrator.stepNames.includes(step)) {
+        throw new InvalidInputError(
+          'invalid_argument',
+          `step ${JSON.stringify(step)} cannot be requested; known steps: ${this.orchestrator.stepNames.filter((s) => !s.startsWith(RESERVED_STEP_PREFIX)).join(', ')}`,
+        );
+      }
+    }
+  }
+
   async exportFile(documentId: string, fileName: string, index?: string): Promise<StreamableFileContent> {
     const name = this.indexName(index);
     validateDocumentId(documentId);
@@ -308,4 +379,12 @@ export class MemoryServerless implements IKernelMemory {
       ...(options.signal ? { signal: options.signal } : {}),
     };
   }
+}
+
+/** Throws `invalid_argument` unless `source` looks like a {@link SyncSource}. */
+function checkSyncSource(source: SyncSource): void {
+  if (!source || typeof source !== 'object') throw new InvalidInputError('invalid_argument', 'sync source must be an object');
+  if (typeof source.id !== 'string' || source.id === '')
+    throw new InvalidInputError('invalid_argument', 'sync source must have a non-empty id');
+  if (typeof source.list !== 'function') throw new InvalidInputError('invalid_argument', `sync source "${source.id}" has no list()`);
 }

@@ -13,6 +13,7 @@ const LABELS: Partial<Record<KmErrorCode, string>> = {
   index_not_found: 'Index not found',
   document_not_found: 'Document not found',
   document_busy: 'Document busy (try again once its ingestion or deletion is done)',
+  sync_busy: 'Another sync of this source is running (try again once it is done)',
   file_not_found: 'File not found',
   empty_content: 'Nothing to import',
   content_too_large: 'Content too large',

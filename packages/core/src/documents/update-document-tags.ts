@@ -1,16 +1,16 @@
 import type { DocumentSummary } from '@km/wire';
 import type { IMemoryDb } from '../contracts/memory-db.js';
 import { KmError, isKmError } from '../errors/km-error.js';
-import { cloneTags, type TagCollection } from '../models/tag-collection.js';
+import type { TagCollection } from '../models/tag-collection.js';
 import type { PipelineStatusStore } from '../pipeline/pipeline-status-store.js';
 import { documentStateOf, toDocumentSummary } from './document-summary.js';
-import { retagDocumentRecords } from './retag-document-records.js';
+import { retagDocumentRecords, withOwnTags } from './retag-document-records.js';
 
 /** Attempts when another writer changes the document's state between our read and write. */
 const WRITE_ATTEMPTS = 3;
 
 /**
- * Replaces a document's own tags without ingesting it again: its state first (so that a later
+ * Replaces a document's own tags (km's reserved `__` tags are kept) without ingesting it again: its state first (so that a later
  * re-run of `save_records` writes the new tags), then its records in every memory DB. A
  * document being ingested or deleted is refused (`document_busy`): its records are still being
  * written. Running it again after a failure finishes the job (it is idempotent).
@@ -32,7 +32,8 @@ export async function updateDocumentTags(
         `document "${documentId}" is ${state === 'deleting' ? 'being deleted' : 'being ingested'}: change its tags once that is done`,
       );
     }
-    pipeline.tags = cloneTags(tags);
+    // km's own (`__`) tags stay: a re-tagged synced document keeps its sync source, item and version.
+    pipeline.tags = withOwnTags(pipeline.tags, tags);
     try {
       await statusStore.write(pipeline);
     } catch (error) {

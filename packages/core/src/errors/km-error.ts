@@ -13,6 +13,7 @@ export type KmErrorCode =
   | 'collection_not_found'
   | 'document_not_found'
   | 'document_busy'
+  | 'sync_busy'
   | 'file_not_found'
   | 'vector_size_mismatch'
   | 'empty_content'

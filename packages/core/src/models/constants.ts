@@ -7,6 +7,12 @@ export const ReservedTags = {
   sectionNumber: '__sect_n',
   fileType: '__file_type',
   synthetic: '__synth',
+  /** Id of the sync source a synced document came from (see `syncSource`). */
+  syncSource: '__sync_source',
+  /** Id of the item, inside its sync source, a synced document holds. */
+  syncItem: '__sync_item',
+  /** Version of the item (content hash, ETag…) a synced document was ingested from. */
+  syncVersion: '__sync_version',
 } as const;
 
 /** Every reserved key, for validation. */

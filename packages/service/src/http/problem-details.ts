@@ -47,6 +47,7 @@ const STATUS_OF: Partial<Record<KmErrorCode, number>> = {
   vector_size_mismatch: 409,
   write_conflict: 409,
   document_busy: 409,
+  sync_busy: 409,
   index_not_found: 404,
   collection_not_found: 404,
   document_not_found: 404,
