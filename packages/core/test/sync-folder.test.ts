@@ -56,7 +56,16 @@ describe('memory.sync with a folder source', () => {
     const source = folderSource({ root });
 
     const first = await memory.sync(source);
-    expect(first).toMatchObject({ listed: 200, added: 200, updated: 0, unchanged: 0, deleted: 0, failed: 0, complete: true, kind: 'folder' });
+    expect(first).toMatchObject({
+      listed: 200,
+      added: 200,
+      updated: 0,
+      unchanged: 0,
+      deleted: 0,
+      failed: 0,
+      complete: true,
+      kind: 'folder',
+    });
     expect(first.source).toBe(`folder:${root}`);
 
     // 10 edited (0..9), 5 deleted (10..14), 5 added (200..204).
@@ -68,7 +77,12 @@ describe('memory.sync with a folder source', () => {
     const second = await memory.sync(source, { onProgress: (p) => events.push(p) });
     expect(second).toMatchObject({ listed: 200, added: 5, updated: 10, unchanged: 185, deleted: 5, failed: 0, complete: true });
     expect(second.added + second.updated).toBe(15);
-    expect(events.filter((e) => e.action === 'updated').map((e) => e.itemId).sort()).toEqual(
+    expect(
+      events
+        .filter((e) => e.action === 'updated')
+        .map((e) => e.itemId)
+        .sort(),
+    ).toEqual(
       range(0, 10)
         .map((n) => `group-${n % 7}/note ${n}.md`)
         .sort(),
