@@ -6,6 +6,9 @@ import { SyncJobRegistry } from '../sync/sync-job-registry.js';
 import { parseSyncRequest } from '../sync/sync-request.js';
 import { openSyncSource, SYNC_SOURCE_TYPES, type SyncSourcePolicy } from '../sync/sync-sources.js';
 
+/** How long `POST /sync` waits for its sync to begin (take its lease) before answering 202 anyway. */
+const BEGIN_WAIT_MS = 2000;
+
 /** The URL of a sync job, as the `Location` of `POST /sync` gives it. */
 export function syncJobLocation(jobId: string): string {
   return `/sync/${encodeURIComponent(jobId)}`;
@@ -56,7 +59,13 @@ export function registerSyncRoutes(app: FastifyInstance, memory: MemoryService, 
         'sync_busy',
       );
     }
-    return reply.code(202).header('location', syncJobLocation(job.jobId)).send(job);
+    // A sync refused at once (another process holds its lease: `sync_busy`; a bad option) is this request's error.
+    const refused = await jobs.begun(job.jobId, BEGIN_WAIT_MS);
+    if (refused) throw refused.error;
+    return reply
+      .code(202)
+      .header('location', syncJobLocation(job.jobId))
+      .send(jobs.get(job.jobId) ?? job);
   });
 
   app.get('/sync', async (): Promise<SyncJobList> => ({ jobs: jobs.list() }));

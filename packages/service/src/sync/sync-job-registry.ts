@@ -26,6 +26,10 @@ interface JobRecord {
   controller: AbortController;
   cancelled: boolean;
   done: Promise<void>;
+  /** Resolves at the first progress of the sync (past its lease and checks) or when it ends. */
+  begun: Promise<void>;
+  /** What the run threw, when it failed. */
+  error?: unknown;
 }
 
 const zero = (): SyncJobCounts => ({ listed: 0, added: 0, updated: 0, unchanged: 0, deleted: 0, failed: 0 });
@@ -67,8 +71,13 @@ export class SyncJobRegistry {
       startedAt: new Date().toISOString(),
     };
     const controller = new AbortController();
-    const record: JobRecord = { job, controller, cancelled: false, done: Promise.resolve() };
+    let begin!: () => void;
+    const begun = new Promise<void>((resolve) => {
+      begin = resolve;
+    });
+    const record: JobRecord = { job, controller, cancelled: false, done: Promise.resolve(), begun };
     const onProgress = (progress: SyncProgress) => {
+      begin();
       job.phase = progress.phase;
       job.counts = { ...progress.counts };
     };
@@ -83,6 +92,7 @@ export class SyncJobRegistry {
           if (record.cancelled) job.error = 'cancelled';
         },
         (error: unknown) => {
+          record.error = error;
           job.status = record.cancelled ? 'cancelled' : 'failed';
           job.error = record.cancelled ? 'cancelled' : messageOf(error);
           if (!record.cancelled && isKmError(error)) job.errorCode = error.code;
@@ -91,6 +101,7 @@ export class SyncJobRegistry {
       )
       .finally(() => {
         job.finishedAt = new Date().toISOString();
+        begin();
         this.trim();
       });
     this.jobs.set(job.jobId, record);
@@ -120,9 +131,20 @@ export class SyncJobRegistry {
     return copy(record.job);
   }
 
-  /** Resolves once the job has finished (for tests and shutdown). */
-  async settled(jobId: string): Promise<void> {
-    await this.jobs.get(jobId)?.done;
+  /**
+   * Waits until the job has begun (its first progress: the sync holds its lease and passed its
+   * checks) or ended, at most `timeoutMs`. When it failed by then, forgets it and returns its
+   * error, so that the request that started it can answer with it (`sync_busy`, a bad option).
+   */
+  async begun(jobId: string, timeoutMs: number): Promise<{ error: unknown } | undefined> {
+    const record = this.jobs.get(jobId);
+    if (!record) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([record.begun, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+    if (record.job.status !== 'failed') return undefined;
+    this.jobs.delete(jobId);
+    return { error: record.error };
   }
 
   /** Cancels the running jobs and waits until they stopped; no job starts afterwards. */
