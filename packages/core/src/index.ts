@@ -214,3 +214,5 @@ export {
   type SyncLeaseOptions,
   type SyncLeaseRecord,
 } from './sync/sync-lease.js';
+export { siteSource, SITE_MAX_PAGES_LIMIT, type SiteSourceOptions } from './sync/site-source.js';
+export type { UrlPattern } from './sync/site/crawl-scope.js';

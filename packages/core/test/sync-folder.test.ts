@@ -12,7 +12,7 @@ import {
   type MemoryServerless,
   type SyncProgress,
 } from '../src/index.js';
-import { useTempDirs } from './helpers.js';
+import { allRecords, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs('km-sync-folder-');
 
@@ -117,6 +117,15 @@ describe('memory.sync with a folder source', () => {
     const id = syncDocumentId(source.id, 'group-1/note 1.md');
     const summary = await memory.updateDocumentTags(id, { team: ['docs'] });
     expect(summary.tags).toMatchObject({ team: ['docs'], [ReservedTags.syncItem]: ['group-1/note 1.md'] });
+    const records = await allRecords(memory.orchestrator.context.memoryDbs[0]!);
+    const own = records.filter((r) => r.tags[ReservedTags.documentId]![0] === id);
+    expect(own.length).toBeGreaterThan(0);
+    for (const r of own)
+      expect(r.tags).toMatchObject({
+        team: ['docs'],
+        [ReservedTags.syncSource]: [source.id],
+        [ReservedTags.syncItem]: ['group-1/note 1.md'],
+      });
     const again = await memory.sync(source);
     expect(again).toMatchObject({ unchanged: 3, added: 0, updated: 0, deleted: 0 });
   });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, statSync, watch as fsWatch, type FSWatcher } from 'node:fs';
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { statSync, watch as fsWatch, type FSWatcher } from 'node:fs';
+import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
@@ -26,7 +26,7 @@ export interface FolderSourceOptions {
   id?: string;
   /** Tags of every item (user tags). */
   tags?: TagCollection;
-  /** Files hashed at once. @default 8 */
+  /** Files hashed at once. @default 16 */
   hashConcurrency?: number;
   /** Watch mode's quiet time after the last change before `onChange` is called. @default 300 */
   watchDebounceMs?: number;
@@ -73,7 +73,7 @@ export function folderSource(options: FolderSourceOptions): SyncSource {
   const id = options.id ?? `folder:${root}`;
   if (typeof id !== 'string' || id === '') throw new InvalidInputError('invalid_argument', 'folderSource id must be a non-empty string');
   const filter = new FolderFilter(root, options);
-  const hashConcurrency = Math.max(1, options.hashConcurrency ?? 8);
+  const hashConcurrency = Math.max(1, options.hashConcurrency ?? 16);
 
   async function* list(signal?: AbortSignal): AsyncIterable<SyncItem> {
     checkRoot(root);
@@ -117,6 +117,7 @@ function checkRoot(root: string): void {
 interface WalkedFile {
   path: string;
   relative: string;
+  /** -1 when not read (only `maxFileBytes` needs it). */
   size: number;
 }
 
@@ -126,6 +127,8 @@ class FolderFilter {
   private readonly exclude: ((path: string) => boolean) | undefined;
   private readonly ignoreFiles: readonly string[];
   private readonly followSymlinks: boolean;
+  /** Sizes are read only to enforce `maxFileBytes`. */
+  private readonly needsSize: boolean;
 
   constructor(
     readonly root: string,
@@ -135,6 +138,7 @@ class FolderFilter {
     this.exclude = options.exclude?.length ? picomatch(options.exclude, { dot: true }) : undefined;
     this.ignoreFiles = options.ignoreFiles ?? ['.gitignore', '.kmignore'];
     this.followSymlinks = options.followSymlinks ?? false;
+    this.needsSize = options.maxFileBytes !== undefined;
   }
 
   /** Every listed file under `rootReal`, depth first, names in code-unit order. */
@@ -179,7 +183,7 @@ class FolderFilter {
         } else if (isFile) {
           if (this.isExcluded(rel, false, rules)) continue;
           if (this.include && !this.include(rel)) continue;
-          if (size < 0) size = (await stat(path)).size;
+          if (size < 0 && this.needsSize) size = (await stat(path)).size;
           yield { path, relative: rel, size };
         }
       }
@@ -268,10 +272,20 @@ async function toItem(
   };
 }
 
-/** `sha256:<hex>` of a file's content, read as a stream. */
+/** Files up to this size are read whole to be hashed (fewer calls); larger ones are streamed. */
+const READ_WHOLE_BYTES = 1 << 20;
+
+/** `sha256:<hex>` of a file's content: read whole when small, streamed otherwise. */
 async function hashFile(path: string, signal?: AbortSignal): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, signal ? { signal } : {})) hash.update(chunk as Buffer);
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size <= READ_WHOLE_BYTES) hash.update(await handle.readFile(signal ? { signal } : {}));
+    else for await (const chunk of handle.createReadStream({ autoClose: false, ...(signal ? { signal } : {}) })) hash.update(chunk as Buffer);
+  } finally {
+    await handle.close();
+  }
   return `sha256:${hash.digest('hex')}`;
 }
 

@@ -17,6 +17,8 @@ export interface WebPage {
   url: string;
   mimeType: string;
   data: Buffer;
+  /** The response's `ETag` header, when it sent one (`W/` marks a weak one). */
+  etag?: string;
 }
 
 /** Fetches a URL for `importWebPage`. */
@@ -107,7 +109,9 @@ export class WebPageFetcher implements IWebPageFetcher {
         // As KM, the server's Content-Type first: a URL's extension often names what the page is about, not what it is.
         declaredFirst: true,
       });
-      return { url: current.href, mimeType, data: response.data };
+      const page: WebPage = { url: current.href, mimeType, data: response.data };
+      if (response.etag) page.etag = response.etag;
+      return page;
     }
   }
 
@@ -155,7 +159,10 @@ export class WebPageFetcher implements IWebPageFetcher {
             new KmError(transient ? 'transient' : 'unsupported_content', `GET ${url.href} answered ${status}`, { transient, retryAfterMs }),
           );
         }
-        readBody(res, this.maxBytes, url).then((data) => resolve({ data, contentType: res.headers['content-type'] }), reject);
+        readBody(res, this.maxBytes, url).then(
+          (data) => resolve({ data, contentType: res.headers['content-type'], etag: res.headers.etag }),
+          reject,
+        );
       });
       req.on('error', reject);
       req.end();
@@ -163,7 +170,7 @@ export class WebPageFetcher implements IWebPageFetcher {
   }
 }
 
-type Fetched = { location: string } | { data: Buffer; contentType: string | undefined };
+type Fetched = { location: string } | { data: Buffer; contentType: string | undefined; etag: string | undefined };
 
 function parseHttpUrl(url: string): URL {
   let parsed: URL;
