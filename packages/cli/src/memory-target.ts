@@ -22,6 +22,8 @@ export interface MemoryTarget {
   redrive(options: RedriveOptions): Promise<RedriveResult>;
   /** Local mode: syncs a source into the memory of the data folder, in this process. */
   sync?(source: SyncSource, options: SyncOptions): Promise<SyncReport>;
+  /** Local mode: web syncs may reach private addresses (KM_WEB_ALLOW_PRIVATE_NETWORKS, as web imports). */
+  allowPrivateNetworks?: boolean;
   /** Remote mode: the service's client (sync jobs). */
   client?: MemoryWebClient;
   close(): Promise<void>;
@@ -61,6 +63,7 @@ export async function openTarget(options: TargetOptions): Promise<MemoryTarget> 
     status: (id, index) => memory.getDocumentStatus(id, index),
     redrive: (redrive) => memory.redrive(redrive),
     sync: (source, options) => memory.sync(source, options),
+    allowPrivateNetworks: worker.config.web.allowPrivateNetworks,
     close: worker.close,
   };
 }

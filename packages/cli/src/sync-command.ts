@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { folderSource, KmError, type KmErrorCode, type SyncReport, type SyncSource } from '@km/core';
+import { folderSource, KmError, siteSource, type KmErrorCode, type SyncReport, type SyncSource } from '@km/core';
 import type { SyncRequest } from '@km/client';
 import { CliError, EXIT_CODES, messageOf } from './errors.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
@@ -50,8 +50,9 @@ export function addSyncCommand(command: Command, print: (text: string) => void):
       checkOptions(source, opts);
       const target = await openTarget(opts);
       try {
-        if (source.type === 'folder') await syncFolder(target, source.path, opts, print);
-        else await syncWebRemotely(target, source.url, opts, print);
+        if (source.type === 'folder') await syncLocally(target, folderSourceOf(source.path, opts), opts, print);
+        else if (opts.url) await syncWebRemotely(target, source.url, opts, print);
+        else await syncLocally(target, webSourceOf(source.url, opts, target.allowPrivateNetworks === true), opts, print);
       } finally {
         await target.close();
       }
@@ -76,21 +77,30 @@ function checkOptions(source: SyncSourceArg, opts: SyncCliOptions): void {
   }
   if (opts.include.length > 0 || opts.exclude.length > 0) usage('--include and --exclude are for folders; a web site takes --max-pages');
   if (opts.watch) usage('--watch is for folders: a web site is synced again by running km sync again');
-  if (!opts.url) {
-    usage(
-      'this version of km syncs web sites through a service only: give its URL with --url (web syncs in local mode come with the site source)',
-    );
-  }
 }
 
-/** Syncs a folder into the local memory, once or (with `--watch`) after every change until Ctrl-C. */
-async function syncFolder(target: MemoryTarget, path: string, opts: SyncCliOptions, print: (text: string) => void): Promise<void> {
-  if (!target.sync) throw new CliError('this memory cannot sync', EXIT_CODES.error);
-  const source = folderSource({
+function folderSourceOf(path: string, opts: SyncCliOptions): SyncSource {
+  return folderSource({
     root: path,
     ...(opts.include.length > 0 ? { include: opts.include } : {}),
     ...(opts.exclude.length > 0 ? { exclude: opts.exclude } : {}),
   });
+}
+
+/** A web site read from this machine, private addresses only with KM_WEB_ALLOW_PRIVATE_NETWORKS (as web imports). */
+function webSourceOf(url: string, opts: SyncCliOptions, allowPrivateAddresses: boolean): SyncSource {
+  return siteSource({
+    url,
+    ...(opts.sitemap !== undefined ? { sitemap: opts.sitemap } : {}),
+    ...(opts.maxPages !== undefined ? { maxPages: opts.maxPages } : {}),
+    allowPrivateAddresses,
+    onSkip: (page, reason) => process.stderr.write(`skipped ${page}: ${reason}\n`),
+  });
+}
+
+/** Syncs a source into the local memory, once or (a folder with `--watch`) after every change until Ctrl-C. */
+async function syncLocally(target: MemoryTarget, source: SyncSource, opts: SyncCliOptions, print: (text: string) => void): Promise<void> {
+  if (!target.sync) throw new CliError('this memory cannot sync', EXIT_CODES.error);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.on('SIGINT', onSignal);
@@ -209,7 +219,7 @@ async function syncWebRemotely(target: MemoryTarget, url: string, opts: SyncCliO
     printer.stop();
     process.off('SIGINT', onSignal);
   }
-  if (job.status === 'failed') {
+  if (job.status === 'failed' && !job.report) {
     throw new KmError((job.errorCode ?? 'upstream_error') as KmErrorCode, `the service's sync job ${job.jobId} failed: ${job.error}`);
   }
   if (!job.report)

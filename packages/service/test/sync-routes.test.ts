@@ -1,4 +1,6 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -31,13 +33,13 @@ afterAll(() => rm(base, { recursive: true, force: true }));
 
 const post = (service: TestService, body: unknown) =>
   fetch(`${service.url}/sync`, { method: 'POST', headers: json, body: typeof body === 'string' ? body : JSON.stringify(body) });
-const getJob = async (service: TestService, jobId: string) =>
-  (await (await fetch(`${service.url}/sync/${jobId}`, { headers: auth })).json()) as SyncJob;
-async function finished(service: TestService, jobId: string): Promise<SyncJob> {
+const getJob = async (service: TestService, jobId: string, headers: Record<string, string> = auth) =>
+  (await (await fetch(`${service.url}/sync/${jobId}`, { headers })).json()) as SyncJob;
+async function finished(service: TestService, jobId: string, headers: Record<string, string> = auth): Promise<SyncJob> {
   let job: SyncJob | undefined;
   await vi.waitFor(
     async () => {
-      job = await getJob(service, jobId);
+      job = await getJob(service, jobId, headers);
       expect(job.status).not.toBe('running');
     },
     { timeout: 60_000, interval: 50 },
@@ -183,5 +185,82 @@ describe('sync jobs without KM_SYNC_ROOTS', () => {
       /KM_SYNC_ROOTS/,
     );
     expect(body.code).toBe('forbidden');
+  });
+});
+
+/** A small site on 127.0.0.1: a start page linking two pages. */
+async function startSite(): Promise<{ url: string; server: Server }> {
+  const pages: Record<string, string> = {
+    '/docs/': '<html><body><h1>Docs</h1><a href="/docs/comets.html">Comets</a> <a href="/docs/tides.html">Tides</a></body></html>',
+    '/docs/comets.html': '<html><body><p>Comets have tails of gas and dust pointing away from the Sun.</p></body></html>',
+    '/docs/tides.html': '<html><body><p>Tides are raised by the pull of the Moon.</p></body></html>',
+  };
+  const server = createServer((req, res) => {
+    const page = pages[req.url ?? ''];
+    res.writeHead(page ? 200 : 404, { 'content-type': page ? 'text/html; charset=utf-8' : 'text/plain' });
+    res.end(page ?? 'not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/docs/`, server };
+}
+
+describe('web sync jobs', () => {
+  let site: { url: string; server: Server };
+  let open: TestService;
+  let guarded: TestService;
+  beforeAll(async () => {
+    site = await startSite();
+    open = await startTestService({ logLevel: 'warn', web: { allowPrivateNetworks: true } });
+    guarded = await startTestService({ logLevel: 'warn' });
+  });
+  afterAll(async () => {
+    await open?.dispose();
+    await guarded?.dispose();
+    await new Promise((resolve) => site?.server.close(resolve));
+  });
+
+  it('syncs the pages linked under the start URL when KM_WEB_ALLOW_PRIVATE_NETWORKS allows the address', async () => {
+    const res = await fetch(`${open.url}/sync`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ index: 'site', source: { type: 'web', url: site.url, maxPages: 10 } }),
+    });
+    expect(res.status).toBe(202);
+    const job = await finished(open, ((await res.json()) as SyncJob).jobId, {});
+    expect(job).toMatchObject({
+      status: 'completed',
+      sourceId: expect.stringContaining('127.0.0.1'),
+      counts: { listed: 3, added: 3, failed: 0 },
+    });
+  });
+
+  it('fails the job, deleting nothing, when the address guard refuses the site (the default)', async () => {
+    const res = await fetch(`${guarded.url}/sync`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ source: { type: 'web', url: site.url } }),
+    });
+    expect(res.status).toBe(202);
+    const job = await finished(guarded, ((await res.json()) as SyncJob).jobId, {});
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatch(/private|loopback|allowPrivate/i);
+    expect(job.report).toMatchObject({ complete: false, deleted: 0 });
+  });
+
+  it('refuses a web source that is not an http(s) URL, or a bad maxPages', async () => {
+    for (const source of [
+      { type: 'web', url: 'ftp://x/' },
+      { type: 'web', url: site.url, maxPages: 0 },
+      { type: 'web', url: site.url, sitemap: 'x' },
+    ]) {
+      await expectProblem(
+        await fetch(`${open.url}/sync`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ source }),
+        }),
+        400,
+      );
+    }
   });
 });

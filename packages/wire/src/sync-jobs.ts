@@ -52,7 +52,10 @@ export interface SyncRequest {
   source: SyncSourceRequest;
 }
 
-/** Where a sync job stands. */
+/**
+ * Where a sync job stands. `failed`: the sync could not run, or its listing did not complete
+ * (nothing was deleted; see `error` and `report`).
+ */
 export type SyncJobState = 'running' | 'completed' | 'failed' | 'cancelled';
 
 /** Counts of a sync, so far or final. */

@@ -88,8 +88,13 @@ export class SyncJobRegistry {
           job.report = report;
           job.counts = countsOf(report);
           job.phase = 'done';
-          job.status = record.cancelled ? 'cancelled' : 'completed';
+          // A listing that did not complete (a site unreachable, a folder unreadable) fails the job: nothing was deleted.
+          const listing = report.complete
+            ? undefined
+            : (report.failures.find((f) => f.itemId === '')?.error ?? 'the listing did not complete');
+          job.status = record.cancelled ? 'cancelled' : listing !== undefined ? 'failed' : 'completed';
           if (record.cancelled) job.error = 'cancelled';
+          else if (listing !== undefined) job.error = listing.replace(/^\[km\]\s*/, '');
         },
         (error: unknown) => {
           record.error = error;

@@ -1,4 +1,4 @@
-import { folderSource, type SyncSource } from '@km/core';
+import { folderSource, siteSource, type SyncSource } from '@km/core';
 import type { SyncSourceRequest } from '@km/wire';
 import { HttpProblem } from '../http/problem-details.js';
 import type { SyncSourceType } from './sync-request.js';
@@ -13,7 +13,7 @@ export interface SyncSourcePolicy {
 }
 
 /** The source types the service syncs. */
-export const SYNC_SOURCE_TYPES: readonly SyncSourceType[] = ['folder'];
+export const SYNC_SOURCE_TYPES: readonly SyncSourceType[] = ['folder', 'web'];
 
 /**
  * The source a checked request names, within the service's policy: a folder only under the
@@ -29,6 +29,13 @@ export async function openSyncSource(request: SyncSourceRequest, policy: SyncSou
         ...(request.exclude ? { exclude: request.exclude } : {}),
       });
     }
+    case 'web':
+      return siteSource({
+        url: request.url,
+        ...(request.sitemap !== undefined ? { sitemap: request.sitemap } : {}),
+        ...(request.maxPages !== undefined ? { maxPages: request.maxPages } : {}),
+        allowPrivateAddresses: policy.allowPrivateNetworks,
+      });
     default:
       throw new HttpProblem(400, `this service does not sync sources of type ${JSON.stringify(request.type)}`, 'unsupported_source');
   }
