@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTestService, type TestService } from '@km/service/testing';
 import { km } from './helpers.js';
 
 const SUMMARY = /^added (\d+), updated (\d+), unchanged (\d+), deleted (\d+), failed (\d+) in \d+\.\d s/m;
@@ -140,5 +143,51 @@ describe('km sync refusals', () => {
     });
     expect(await km(['sync', 's3://bucket/prefix'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/s3:\/\//) });
     expect(await km(['sync', notes, '--concurrency', '0'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/concurrency/) });
+  });
+});
+
+describe('km sync <url>', () => {
+  let server: Server;
+  let site: string;
+  let service: TestService;
+  const KEY = 'cli-sync-key-'.padEnd(40, 'k');
+  beforeAll(async () => {
+    const pages: Record<string, string> = {
+      '/docs/': '<html><body><a href="comets.html">Comets</a> <a href="tides.html">Tides</a></body></html>',
+      '/docs/comets.html': '<html><body><p>Comets have tails of gas and dust.</p></body></html>',
+      '/docs/tides.html': '<html><body><p>Tides are raised by the Moon.</p></body></html>',
+    };
+    server = createServer((req, res) => {
+      const page = pages[req.url ?? ''];
+      res.writeHead(page ? 200 : 404, { 'content-type': page ? 'text/html' : 'text/plain' });
+      res.end(page ?? 'not found');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/docs/`;
+    service = await startTestService({ logLevel: 'silent', auth: { enabled: true, keys: [KEY] }, web: { allowPrivateNetworks: true } });
+  });
+  afterAll(async () => {
+    await service?.dispose();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it('with --url, has the service sync the site as a job and prints its summary', async () => {
+    const run = await km(['sync', site, '--url', service.url, '--key', KEY, '--index', 'site', '--max-pages', '10']);
+    expect(run.code).toBe(0);
+    expect(counts(run.stdout)).toEqual([3, 0, 0, 0, 0]);
+    const again = await km(['sync', site, '--url', service.url, '--key', KEY, '--index', 'site', '--json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ kind: 'web', listed: 3, added: 0, unchanged: 3 });
+  });
+
+  it('in local mode, syncs the site into the data folder when KM_WEB_ALLOW_PRIVATE_NETWORKS allows its address, and refuses it otherwise', async () => {
+    const data = join(dir, 'web-data');
+    const env = { ...process.env, KM_EMBEDDINGS: 'hashing', KM_LOG_LEVEL: 'error', KM_URL: '', KM_API_KEY: '' };
+    const allowed = await km(['sync', site, '--data-dir', data], { ...env, KM_WEB_ALLOW_PRIVATE_NETWORKS: 'true' });
+    expect(allowed.code).toBe(0);
+    expect(counts(allowed.stdout)).toEqual([3, 0, 0, 0, 0]);
+    const refused = await km(['sync', site, '--data-dir', data], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toMatch(/incomplete: nothing deleted/);
+    expect(refused.stdout).toMatch(/^failed \(listing\): .*(private|loopback)/im);
   });
 });
