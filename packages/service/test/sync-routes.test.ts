@@ -97,7 +97,7 @@ describe('sync jobs with KM_SYNC_ROOTS set', () => {
   it('refuses a folder outside the roots (403), also through a symbolic link or `..`, whether it exists or not', async () => {
     for (const path of [outside, join(root, 'escape'), join(root, '..', 'outside'), join(base, 'nowhere')]) {
       const body = await expectProblem(await post(service, { source: { type: 'folder', path } }), 403, /KM_SYNC_ROOTS/);
-      expect(body.code).toBe('forbidden');
+      expect(body.code).toBe('sync_folder_not_allowed');
     }
   });
 
@@ -184,7 +184,7 @@ describe('sync jobs without KM_SYNC_ROOTS', () => {
       403,
       /KM_SYNC_ROOTS/,
     );
-    expect(body.code).toBe('forbidden');
+    expect(body.code).toBe('sync_folder_not_allowed');
   });
 });
 

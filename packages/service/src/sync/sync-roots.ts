@@ -4,7 +4,7 @@ import { HttpProblem } from '../http/problem-details.js';
 
 /**
  * The real path of a folder a client asked the service to sync, once it is known to lie inside
- * one of `roots` (`KM_SYNC_ROOTS`): 403 when no root is set, or when the path, as written or
+ * one of `roots` (`KM_SYNC_ROOTS`): 403 `sync_folder_not_allowed` when no root is set, or when the path, as written or
  * once its symbolic links are followed, leaves every root (`..`, a link pointing out); 400 when
  * there is no folder there. A path outside the roots gets 403 whether it exists or not, so the
  * answer tells nothing about the disk outside them.
@@ -14,11 +14,11 @@ export async function resolveSyncFolder(path: string, roots: readonly string[]):
     throw new HttpProblem(
       403,
       'folder syncs are off on this service: set KM_SYNC_ROOTS (config syncRoots) to the folders it may sync from',
-      'forbidden',
+      'sync_folder_not_allowed',
     );
   }
   const outside = () =>
-    new HttpProblem(403, `${JSON.stringify(path)} is not inside a folder the service may sync from (KM_SYNC_ROOTS)`, 'forbidden');
+    new HttpProblem(403, `${JSON.stringify(path)} is not inside a folder the service may sync from (KM_SYNC_ROOTS)`, 'sync_folder_not_allowed');
   const given = resolve(path);
   const lexicalRoots = roots.map((root) => resolve(root));
   const realRoots = (await Promise.all(lexicalRoots.map((root) => realpath(root).catch(() => undefined)))).filter(
