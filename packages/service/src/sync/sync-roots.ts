@@ -18,7 +18,11 @@ export async function resolveSyncFolder(path: string, roots: readonly string[]):
     );
   }
   const outside = () =>
-    new HttpProblem(403, `${JSON.stringify(path)} is not inside a folder the service may sync from (KM_SYNC_ROOTS)`, 'sync_folder_not_allowed');
+    new HttpProblem(
+      403,
+      `${JSON.stringify(path)} is not inside a folder the service may sync from (KM_SYNC_ROOTS)`,
+      'sync_folder_not_allowed',
+    );
   const given = resolve(path);
   const lexicalRoots = roots.map((root) => resolve(root));
   const realRoots = (await Promise.all(lexicalRoots.map((root) => realpath(root).catch(() => undefined)))).filter(
