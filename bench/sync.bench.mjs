@@ -26,7 +26,9 @@ try {
     await mkdir(join(root, `folder-${folder}`), { recursive: true });
     const writes = [];
     for (let n = folder * 100; n < Math.min(FILES, (folder + 1) * 100); n++) {
-      writes.push(writeFile(join(root, `folder-${folder}`, `note-${n}.md`), `# Note ${n}\n\nNote ${n} is about topic ${n % 97} and item ${n}.\n`));
+      writes.push(
+        writeFile(join(root, `folder-${folder}`, `note-${n}.md`), `# Note ${n}\n\nNote ${n} is about topic ${n % 97} and item ${n}.\n`),
+      );
     }
     await Promise.all(writes);
   }
@@ -40,12 +42,17 @@ try {
   let started = performance.now();
   const first = await memory.sync(source, { concurrency: 8 });
   print(`first_sync_${FILES}_files`, performance.now() - started, `ms (hashing embeddings; added ${first.added}, failed ${first.failed})`);
-  if (first.added !== FILES) throw new Error(`the first sync added ${first.added} of ${FILES} files: ${JSON.stringify(first.failures.slice(0, 3))}`);
+  if (first.added !== FILES)
+    throw new Error(`the first sync added ${first.added} of ${FILES} files: ${JSON.stringify(first.failures.slice(0, 3))}`);
 
   started = performance.now();
   const second = await memory.sync(source);
   secondMs = performance.now() - started;
-  print(`second_sync_${FILES}_unchanged_files`, secondMs, `ms (unchanged ${second.unchanged}, ingested ${second.added + second.updated}, deleted ${second.deleted})`);
+  print(
+    `second_sync_${FILES}_unchanged_files`,
+    secondMs,
+    `ms (unchanged ${second.unchanged}, ingested ${second.added + second.updated}, deleted ${second.deleted})`,
+  );
   if (second.unchanged !== FILES) throw new Error(`the second sync found ${second.unchanged} of ${FILES} files unchanged`);
 } finally {
   await rm(directory, { recursive: true, force: true });

@@ -282,7 +282,8 @@ async function hashFile(path: string, signal?: AbortSignal): Promise<string> {
   try {
     const { size } = await handle.stat();
     if (size <= READ_WHOLE_BYTES) hash.update(await handle.readFile(signal ? { signal } : {}));
-    else for await (const chunk of handle.createReadStream({ autoClose: false, ...(signal ? { signal } : {}) })) hash.update(chunk as Buffer);
+    else
+      for await (const chunk of handle.createReadStream({ autoClose: false, ...(signal ? { signal } : {}) })) hash.update(chunk as Buffer);
   } finally {
     await handle.close();
   }
