@@ -3,10 +3,6 @@ import { InvalidInputError } from '@km/core';
 import { type AzureBlobsContentStorageOptions, DEFAULT_CONTAINER } from './azure-blobs-options.js';
 import { checkContainerName } from './container-name.js';
 
-const fail = (message: string): never => {
-  throw new InvalidInputError('invalid_argument', `AzureBlobsContentStorage: ${message}`, { connector: 'azureblobs' });
-};
-
 /** `accountUrl` with `sasToken` appended to its query. */
 export function withSas(url: string, sasToken: string | undefined): string {
   if (!sasToken) return url;
@@ -20,9 +16,13 @@ export const defaultAccountUrl = (accountName: string) => `https://${accountName
 /**
  * The container client the options describe: a connection string, an account name and key,
  * an account URL (with a SAS or a credential), a container URL, or the caller's own client.
- * Refuses options that give none, or two ways at once.
+ * Refuses options that give none, or two ways at once (`invalid_argument`, the message starting
+ * with `owner`: what was configured).
  */
-export function containerClientOf(options: AzureBlobsContentStorageOptions): ContainerClient {
+export function containerClientOf(options: AzureBlobsContentStorageOptions, owner = 'AzureBlobsContentStorage'): ContainerClient {
+  const fail = (message: string): never => {
+    throw new InvalidInputError('invalid_argument', `${owner}: ${message}`, { connector: 'azureblobs' });
+  };
   const ways = [
     options.containerClient && 'containerClient',
     options.connectionString && 'connectionString',
@@ -37,7 +37,7 @@ export function containerClientOf(options: AzureBlobsContentStorageOptions): Con
   if (ways.length > 1) fail(`give one way to reach the storage account, not ${ways.join(' and ')}`);
   if (options.containerClient) return options.containerClient;
   if (options.containerUrl) return new ContainerClient(withSas(options.containerUrl, options.sasToken), options.credential as never);
-  const container = checkContainerName(options.container ?? DEFAULT_CONTAINER);
+  const container = checkContainerName(options.container ?? DEFAULT_CONTAINER, owner);
   if (options.connectionString) return BlobServiceClient.fromConnectionString(options.connectionString).getContainerClient(container);
   if (options.accountKey && !options.accountName) fail('accountKey needs accountName');
   const accountUrl = withSas(options.accountUrl ?? defaultAccountUrl(options.accountName!), options.sasToken);

@@ -6,7 +6,7 @@ import { InvalidInputError } from '@km/core';
  * and ending with a letter or digit, with no two hyphens in a row. Checked when the storage is
  * configured, so a bad name stops `km serve` at start with the setting's name, not at the first upload.
  */
-export function checkContainerName(name: string): string {
+export function checkContainerName(name: string, owner = 'AzureBlobsContentStorage'): string {
   const problem =
     name.length < 3 || name.length > 63
       ? `has ${name.length} characters; Azure allows 3 to 63`
@@ -18,6 +18,7 @@ export function checkContainerName(name: string): string {
             ? 'may not hold two hyphens in a row'
             : undefined;
   if (problem === undefined) return name;
-  const message = `AzureBlobsContentStorage: the container name "${name}" (KM_AZURE_BLOBS_CONTAINER, option container) ${problem}`;
+  const setting = owner === 'AzureBlobsContentStorage' ? 'KM_AZURE_BLOBS_CONTAINER, option container' : 'option container';
+  const message = `${owner}: the container name "${name}" (${setting}) ${problem}`;
   throw new InvalidInputError('invalid_argument', message, { connector: 'azureblobs' });
 }

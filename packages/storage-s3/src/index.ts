@@ -7,3 +7,4 @@ export {
 } from './s3-config.js';
 export { translateS3Error, isMissingObject, isConditionalConflict } from './s3-errors.js';
 export { s3ContentStorageFactory } from './s3-factory.js';
+export { s3Source, S3SyncSource, type S3SourceOptions, type SkippedS3Object } from './s3-sync-source.js';

@@ -55,10 +55,13 @@ export interface S3Settings {
   queueSize: number;
 }
 
-/** Checks the options and builds the client (unless one is given). Throws `invalid_argument`. */
-export function resolveS3Settings(options: S3ContentStorageOptions): S3Settings {
+/**
+ * Checks the options and builds the client (unless one is given). Throws `invalid_argument`,
+ * its message starting with `owner` (what was configured).
+ */
+export function resolveS3Settings(options: S3ContentStorageOptions, owner = 'S3ContentStorage'): S3Settings {
   const fail = (message: string): never => {
-    throw new InvalidInputError('invalid_argument', `S3ContentStorage: ${message}`);
+    throw new InvalidInputError('invalid_argument', `${owner}: ${message}`);
   };
   if (typeof options.bucket !== 'string' || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(options.bucket)) {
     fail(`bucket ${JSON.stringify(options.bucket)} is not a valid S3 bucket name (3-63 of a-z, 0-9, '.', '-')`);

@@ -10,14 +10,15 @@ export interface ListingPage {
  * Every page of `ListObjectsV2` under `prefix`, following continuation tokens. With `delimiter`
  * `/` the objects are those directly under it and `folders` the next level; without, every
  * object under it at any depth. `from.startAfter` starts after that key (the first page only: a
- * continuation token carries it on); `from.pageSize` asks for at most that many keys a page.
+ * continuation token carries it on); `from.pageSize` asks for at most that many keys a page;
+ * `from.signal` aborts the request in flight.
  */
 export async function* listPages(
   client: S3Client,
   bucket: string,
   prefix: string,
   delimiter?: '/',
-  from: { startAfter?: string | undefined; pageSize?: number } = {},
+  from: { startAfter?: string | undefined; pageSize?: number; signal?: AbortSignal | undefined } = {},
 ): AsyncGenerator<ListingPage> {
   let token: string | undefined;
   do {
@@ -29,6 +30,7 @@ export async function* listPages(
         ...(token ? { ContinuationToken: token } : from.startAfter ? { StartAfter: from.startAfter } : {}),
         ...(from.pageSize ? { MaxKeys: from.pageSize } : {}),
       }),
+      from.signal ? { abortSignal: from.signal } : {},
     );
     yield {
       objects: page.Contents ?? [],
