@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { folderSource, KmError, siteSource, type KmErrorCode, type SyncReport, type SyncSource } from '@km/core';
 import type { SyncRequest } from '@km/client';
+import { azureSourceFromEnv, s3SourceFromEnv } from './bucket-sources.js';
 import { CliError, EXIT_CODES, messageOf } from './errors.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
 import { collect } from './retrieval-options.js';
@@ -31,9 +32,12 @@ interface SyncCliOptions extends TargetOptions {
 export function addSyncCommand(command: Command, print: (text: string) => void): Command {
   return command
     .description('keep an index in sync with a folder or a web site: ingest new and changed items, delete the documents of items gone')
-    .argument('<source>', 'a folder, or an http(s):// URL (a web site: its sitemap with --sitemap, else the pages linked under it)')
+    .argument(
+      '<source>',
+      'a folder; an http(s):// URL (a web site: its sitemap with --sitemap, else the pages linked under it); s3://bucket/prefix or azure://container/prefix (settings as the service: KM_S3_*, KM_AZURE_BLOBS_*)',
+    )
     .option('-t, --tag <key:value>', 'tag every synced document (repeatable)', collect, [])
-    .option('--include <glob>', 'folder: only files matching this glob, e.g. "**/*.md" (repeatable)', collect, [])
+    .option('--include <glob>', 'folder or bucket: only files matching this glob, e.g. "**/*.md" (repeatable)', collect, [])
     .option(
       '--exclude <glob>',
       'folder: leave out files matching this glob (repeatable; .gitignore and .kmignore are read too)',
@@ -51,6 +55,9 @@ export function addSyncCommand(command: Command, print: (text: string) => void):
       const target = await openTarget(opts);
       try {
         if (source.type === 'folder') await syncLocally(target, folderSourceOf(source.path, opts), opts, print);
+        else if (source.type === 's3') await syncLocally(target, s3SourceFromEnv(source.bucket, source.prefix, opts), opts, print);
+        else if (source.type === 'azure-blob')
+          await syncLocally(target, azureSourceFromEnv(source.container, source.prefix, opts), opts, print);
         else if (opts.url) await syncWebRemotely(target, source.url, opts, print);
         else await syncLocally(target, webSourceOf(source.url, opts, target.allowPrivateNetworks === true), opts, print);
       } finally {
@@ -64,6 +71,12 @@ function checkOptions(source: SyncSourceArg, opts: SyncCliOptions): void {
   const usage = (message: string): never => {
     throw new CliError(`${message} (see km sync --help)`, EXIT_CODES.usage);
   };
+  if (source.type === 's3' || source.type === 'azure-blob') {
+    if (opts.sitemap !== undefined || opts.maxPages !== undefined) usage('--sitemap and --max-pages are for web sites');
+    if (opts.watch) usage('--watch is for folders: a bucket is synced again by running km sync again');
+    if (opts.url) usage('buckets are synced in this process: run km sync without --url (the service does not sync buckets yet)');
+    return;
+  }
   if (source.type === 'folder') {
     if (opts.sitemap !== undefined || opts.maxPages !== undefined) usage('--sitemap and --max-pages are for web sites, not folders');
     if (opts.url) {

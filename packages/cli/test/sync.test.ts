@@ -141,7 +141,11 @@ describe('km sync refusals', () => {
       code: 2,
       stderr: expect.stringMatching(/--watch is for folders/),
     });
-    expect(await km(['sync', 's3://bucket/prefix'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/s3:\/\//) });
+    expect(await km(['sync', 's3://bucket/prefix', '--url', 'http://127.0.0.1:9'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/buckets are synced in this process/),
+    });
+    expect(await km(['sync', 'ftp://host/x'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/ftp:\/\//) });
     expect(await km(['sync', notes, '--concurrency', '0'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/concurrency/) });
   });
 });
