@@ -147,7 +147,8 @@ export class SyncJobRegistry {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([record.begun, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);
-    if (record.job.status !== 'failed') return undefined;
+    // Only a sync that threw (it never began) is the caller's; one whose listing failed is a job that ran.
+    if (record.job.status !== 'failed' || !('error' in record)) return undefined;
     this.jobs.delete(jobId);
     return { error: record.error };
   }
