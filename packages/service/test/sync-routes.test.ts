@@ -167,6 +167,27 @@ describe('sync jobs with KM_SYNC_ROOTS set', () => {
   });
 });
 
+describe('sync jobs when the service stops', () => {
+  it('cancels a running job and waits for it: the service closes with the job cancelled', async () => {
+    const service = await startTestService({ logLevel: 'warn', syncRoots: [root] });
+    let jobs: { get(id: string): SyncJob | undefined } | undefined;
+    try {
+      const res = await fetch(`${service.url}/sync`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ index: 'stopping', concurrency: 1, source: { type: 'folder', path: join(root, 'many') } }),
+      });
+      expect(res.status).toBe(202);
+      const { jobId } = (await res.json()) as SyncJob;
+      jobs = service.app.syncJobs;
+      await service.dispose();
+      expect(jobs?.get(jobId)?.status).toBe('cancelled');
+    } finally {
+      await service.dispose();
+    }
+  });
+});
+
 describe('sync jobs without KM_SYNC_ROOTS', () => {
   let service: TestService;
   beforeAll(async () => {

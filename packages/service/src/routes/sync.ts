@@ -6,6 +6,13 @@ import { SyncJobRegistry } from '../sync/sync-job-registry.js';
 import { parseSyncRequest } from '../sync/sync-request.js';
 import { openSyncSource, SYNC_SOURCE_TYPES, type SyncSourcePolicy } from '../sync/sync-sources.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The service's sync jobs (`/sync` routes). */
+    syncJobs: SyncJobRegistry;
+  }
+}
+
 /** How long `POST /sync` waits for its sync to begin (take its lease) before answering 202 anyway. */
 const BEGIN_WAIT_MS = 2000;
 
@@ -25,6 +32,7 @@ export function syncJobLocation(jobId: string): string {
 export function registerSyncRoutes(app: FastifyInstance, memory: MemoryService, policy: SyncSourcePolicy): SyncJobRegistry {
   const logger = memory.orchestrator.context.logger;
   const jobs = new SyncJobRegistry({ logger });
+  app.decorate('syncJobs', jobs);
   app.addHook('onClose', async () => jobs.close());
 
   app.post<{ Body: unknown }>('/sync', async (request, reply) => {
