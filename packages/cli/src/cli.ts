@@ -39,6 +39,7 @@ import { connectorsOfArgv } from './plugin-options.js';
 import { expandInputs } from './inputs.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
 import { ImportProgress } from './progress.js';
+import { addSyncCommand } from './sync-command.js';
 import { tagsOfOptions } from './tag-options.js';
 import { addRetrievalOptions, collect, retrievalOf, type RetrievalCliOptions } from './retrieval-options.js';
 import { CLI_VERSION } from './version.js';
@@ -208,6 +209,8 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
         if (results?.some((r) => statusFailure(r) !== undefined)) process.exitCode = EXIT_CODES.usage;
       });
     });
+
+  addSyncCommand(addTargetOptions(program.command('sync')), print);
 
   addRetrievalOptions(addTargetOptions(program.command('ask')))
     .description('answer a question from memory, with sources')

@@ -15,6 +15,8 @@ export const EXIT_CODES = {
   unreachable: 4,
   /** `km serve` cannot listen: the port is in use, or the address is not allowed or not available. */
   cannotListen: 5,
+  /** Stopped by Ctrl-C (SIGINT) before it was done: `km sync`. */
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];

@@ -1,4 +1,4 @@
-import type { DataPipelineStatus, IKernelMemory, RedriveOptions, RedriveResult } from '@km/core';
+import type { DataPipelineStatus, IKernelMemory, RedriveOptions, RedriveResult, SyncOptions, SyncReport, SyncSource } from '@km/core';
 import { MemoryWebClient } from '@km/client';
 import { startWorker } from '@km/service';
 
@@ -20,6 +20,12 @@ export interface MemoryTarget {
   status(documentId: string, index?: string): Promise<DataPipelineStatus | null>;
   /** Runs failed (and, when asked, stalled) documents again from their last completed step. */
   redrive(options: RedriveOptions): Promise<RedriveResult>;
+  /** Local mode: syncs a source into the memory of the data folder, in this process. */
+  sync?(source: SyncSource, options: SyncOptions): Promise<SyncReport>;
+  /** Local mode: web syncs may reach private addresses (KM_WEB_ALLOW_PRIVATE_NETWORKS, as web imports). */
+  allowPrivateNetworks?: boolean;
+  /** Remote mode: the service's client (sync jobs). */
+  client?: MemoryWebClient;
   close(): Promise<void>;
 }
 
@@ -37,6 +43,7 @@ export async function openTarget(options: TargetOptions): Promise<MemoryTarget> 
       local: false,
       status: (id, index) => client.getDocumentStatus(id, index),
       redrive: (redrive) => client.redrive(redrive),
+      client,
       close: async () => undefined,
     };
   }
@@ -55,6 +62,8 @@ export async function openTarget(options: TargetOptions): Promise<MemoryTarget> 
     local: true,
     status: (id, index) => memory.getDocumentStatus(id, index),
     redrive: (redrive) => memory.redrive(redrive),
+    sync: (source, options) => memory.sync(source, options),
+    allowPrivateNetworks: worker.config.web.allowPrivateNetworks,
     close: worker.close,
   };
 }

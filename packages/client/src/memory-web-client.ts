@@ -28,9 +28,18 @@ import {
   type TagCollection,
   type WaitForDocumentOptions,
 } from '@km/core';
-import { readAnswerStream, type AskRequest, type DocumentTagsUpdate, type SearchRequest } from '@km/wire';
+import {
+  readAnswerStream,
+  type AskRequest,
+  type DocumentTagsUpdate,
+  type SearchRequest,
+  type SyncJob,
+  type SyncJobList,
+  type SyncRequest,
+} from '@km/wire';
 import { documentListQuery, type DocumentListOptions } from './document-list-query.js';
 import { toClientError } from './errors.js';
+import { waitForSyncJob, type WaitForSyncOptions } from './wait-for-sync.js';
 
 /** Options of {@link MemoryWebClient}. */
 export interface MemoryWebClientOptions {
@@ -252,6 +261,48 @@ export class MemoryWebClient implements IKernelMemory {
     const body: DocumentTagsUpdate = { tags };
     const res = await this.request('PUT', `/documents/tags?${query({ index: normalizeIndexName(index), documentId })}`, { json: body });
     return (await res.json()) as DocumentSummary;
+  }
+
+  /**
+   * Starts a sync job on the service (`POST /sync`, km only): the service makes the index hold
+   * what a folder on its own disk (under its `KM_SYNC_ROOTS`) or a web site holds. Resolves with
+   * the running job; `sync_busy` (409) while a sync of the same source into the index runs.
+   *
+   * ```ts
+   * const job = await memory.startSync({ index: 'docs', source: { type: 'web', url: 'https://example.com/docs/', sitemap: true } });
+   * const done = await memory.waitForSync(job.jobId, { onProgress: (j) => console.log(j.counts) });
+   * ```
+   */
+  async startSync(request: SyncRequest, options: { signal?: AbortSignal } = {}): Promise<SyncJob> {
+    const res = await this.request('POST', '/sync', { json: request, signal: options.signal });
+    return (await res.json()) as SyncJob;
+  }
+
+  /** A sync job as it stands (`GET /sync/{jobId}`): state, counts so far, report once finished; `not_found` when unknown. */
+  async getSyncJob(jobId: string, options: { signal?: AbortSignal } = {}): Promise<SyncJob> {
+    const res = await this.request('GET', `/sync/${encodeURIComponent(jobId)}`, { signal: options.signal });
+    return (await res.json()) as SyncJob;
+  }
+
+  /** The service's recent sync jobs, newest first (`GET /sync`). */
+  async listSyncJobs(): Promise<SyncJob[]> {
+    const res = await this.request('GET', '/sync');
+    return ((await res.json()) as SyncJobList).jobs;
+  }
+
+  /** Asks a running sync job to stop (`DELETE /sync/{jobId}`); it turns `cancelled` once it has. Resolves with the job. */
+  async cancelSyncJob(jobId: string): Promise<SyncJob> {
+    const res = await this.request('DELETE', `/sync/${encodeURIComponent(jobId)}`);
+    return (await res.json()) as SyncJob;
+  }
+
+  /**
+   * Polls a sync job until it is no longer running and resolves with it, whatever its end
+   * (`completed`, `failed`, `cancelled`: read `status`, `report` and `error`); `aborted` once
+   * `timeoutMs` passed or `signal` aborted. `onProgress` sees the job at each poll.
+   */
+  waitForSync(jobId: string, options: WaitForSyncOptions = {}): Promise<SyncJob> {
+    return waitForSyncJob((signal) => this.getSyncJob(jobId, { signal }), options);
   }
 
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult> {

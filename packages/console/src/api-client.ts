@@ -14,6 +14,9 @@ import {
   type ProblemDetails,
   type SearchRequest,
   type SearchResult,
+  type SyncJob,
+  type SyncJobList,
+  type SyncRequest,
   type TagCollection,
   type UploadAccepted,
 } from '@km/wire';
@@ -156,6 +159,21 @@ export class ApiClient {
     return (await this.request(this.path('download', query))).blob();
   }
 
+  /** Starts a sync job (`POST /sync`); answers the running job. */
+  async startSync(request: SyncRequest): Promise<SyncJob> {
+    return (await (await this.request('sync', json(request))).json()) as SyncJob;
+  }
+
+  /** The service's recent sync jobs, newest first (`GET /sync`). */
+  async listSyncJobs(): Promise<SyncJob[]> {
+    return ((await (await this.request('sync')).json()) as SyncJobList).jobs;
+  }
+
+  /** Asks a running sync job to stop (`DELETE /sync/{jobId}`). */
+  async cancelSyncJob(jobId: string): Promise<SyncJob> {
+    return (await (await this.request(`sync/${encodeURIComponent(jobId)}`, { method: 'DELETE' })).json()) as SyncJob;
+  }
+
   private path(route: string, query: Record<string, string>): string {
     return `${route}?${new URLSearchParams(query).toString()}`;
   }
@@ -174,7 +192,9 @@ export class ApiClient {
       }
       if (res.ok) return res;
       const problem = await readProblem(res);
-      if (res.status !== 401 && res.status !== 403) throw new ApiError(res.status, problem.detail, problem.code);
+      // A 403 with a code of its own (a folder outside KM_SYNC_ROOTS) is no matter of keys.
+      const keyProblem = res.status === 401 || (res.status === 403 && (problem.code === undefined || problem.code === 'forbidden'));
+      if (!keyProblem) throw new ApiError(res.status, problem.detail, problem.code);
       // Another request may have been given a new key meanwhile: try that one first.
       if (accessKey.get() !== key) continue;
       // The service's detail says how it reads the key (which header, which forms).

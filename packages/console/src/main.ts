@@ -7,6 +7,7 @@ import { askView } from './views/ask-view.js';
 import { documentsView } from './views/documents-view.js';
 import { indexView } from './views/index-view.js';
 import { searchView } from './views/search-view.js';
+import { syncView } from './views/sync-view.js';
 import { uploadView } from './views/upload-view.js';
 
 /** Served at `{service}/ui/`: the API is the service's root. */
@@ -42,6 +43,7 @@ async function start(): Promise<void> {
         ['index', 'Index'],
         ['upload', 'Upload'],
         ['documents', 'Documents'],
+        ['sync', 'Sync'],
         ['search', 'Search'],
         ['ask', 'Ask'],
       ].map(([id, label]) => h('li', {}, h('a', { href: `#${id}` }, label ?? ''))),
@@ -53,6 +55,7 @@ async function start(): Promise<void> {
     indexView(api, state),
     uploadView(api, state, documents.tracker),
     documents.element,
+    syncView(api, state),
     searchView(api, state),
     askView(api, state),
   );

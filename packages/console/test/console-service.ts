@@ -32,9 +32,10 @@ export interface ConsoleService {
 /**
  * Starts the real service as `startTestService` of @km/service does (word-hashing embeddings,
  * file queue polled every 20 ms, a fresh data folder, extractive answers), with the console
- * routes registered on its app before it listens. `accessKey` turns access keys on.
+ * routes registered on its app before it listens. `accessKey` turns access keys on; `syncRoots`
+ * are the folders sync jobs may read (KM_SYNC_ROOTS).
  */
-export async function startConsoleService(options: { accessKey?: string } = {}): Promise<ConsoleService> {
+export async function startConsoleService(options: { accessKey?: string; syncRoots?: string[] } = {}): Promise<ConsoleService> {
   const dataDirectory = await mkdtemp(join(tmpdir(), 'km-console-'));
   const config = loadConfig({
     env: {},
@@ -46,6 +47,7 @@ export async function startConsoleService(options: { accessKey?: string } = {}):
       embeddings: { provider: 'hashing' },
       queue: { pollIntervalMs: 20, retryDelayMs: 20 },
       ...(options.accessKey ? { auth: { enabled: true, keys: [options.accessKey] } } : {}),
+      ...(options.syncRoots ? { syncRoots: options.syncRoots } : {}),
     },
   });
   const logs: string[] = [];

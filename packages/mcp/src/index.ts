@@ -1,4 +1,5 @@
-export { createMemoryMcpServer, READ_TOOLS, WRITE_TOOLS, type MemoryMcpServerOptions } from './memory-mcp-server.js';
+export { createMemoryMcpServer, READ_TOOLS, SYNC_TOOL, WRITE_TOOLS, type MemoryMcpServerOptions } from './memory-mcp-server.js';
+export type { SyncToolOptions } from './tools/sync-tool.js';
 export { runStdioServer, type StdioServer, type StdioServerOptions } from './stdio-server.js';
 export { handleStreamableHttp, methodNotAllowed, METHOD_NOT_ALLOWED_BODY, type StreamableHttpOptions } from './streamable-http.js';
 export { memoryFiltersOf, tagCollectionOf, type FilterArgument } from './filters.js';

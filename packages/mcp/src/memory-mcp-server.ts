@@ -11,6 +11,7 @@ import { registerListDocumentsTool, registerUpdateDocumentTagsTool } from './too
 import { registerImportTextTool, registerImportUrlTool } from './tools/import-tools.js';
 import { registerListIndexesTool } from './tools/list-indexes-tool.js';
 import { registerSearchTool } from './tools/search-tool.js';
+import { registerSyncTool, type SyncToolOptions } from './tools/sync-tool.js';
 
 /** Options of {@link createMemoryMcpServer}. */
 export interface MemoryMcpServerOptions {
@@ -28,12 +29,20 @@ export interface MemoryMcpServerOptions {
    * from the memory tools'. @default none
    */
   collections?: readonly CollectionSearchTool[];
+  /**
+   * Offer `sync_source` (unless `readOnly`): keeps an index in step with a web site (web URLs
+   * only, never the disk). `allowPrivateNetworks` lets it reach private addresses.
+   * @default off
+   */
+  sync?: SyncToolOptions;
 }
 
 /** Tools that only read. */
 export const READ_TOOLS = ['search', 'ask', 'list_indexes', 'list_documents', 'get_document_status'] as const;
 /** Tools that change memory (absent in read-only mode). */
 export const WRITE_TOOLS = ['import_text', 'import_url', 'update_document_tags', 'delete_document'] as const;
+/** The tool offered with `sync` (not in read-only mode). */
+export const SYNC_TOOL = 'sync_source';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -56,7 +65,7 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
  */
 export function createMemoryMcpServer(memory: IKernelMemory | undefined, options: MemoryMcpServerOptions = {}): McpServer {
   const collections = options.collections ?? [];
-  checkCollectionToolNames(collections, [...READ_TOOLS, ...WRITE_TOOLS]);
+  checkCollectionToolNames(collections, [...READ_TOOLS, ...WRITE_TOOLS, SYNC_TOOL]);
   if (memory === undefined && collections.length === 0) {
     throw new InvalidInputError('invalid_argument', 'an MCP server needs a memory, collection search tools (options.collections), or both');
   }
@@ -74,7 +83,8 @@ export function createMemoryMcpServer(memory: IKernelMemory | undefined, options
           : 'Long-term memory of documents. search finds passages with citations; ask answers from them with sources' +
             (options.readOnly
               ? '. This server is read-only.'
-              : '; import_text and import_url add documents (poll get_document_status until completed); update_document_tags replaces the tags of one; delete_document removes one.') +
+              : '; import_text and import_url add documents (poll get_document_status until completed); update_document_tags replaces the tags of one; delete_document removes one.' +
+                (options.sync ? ' sync_source keeps an index in step with a web site.' : '')) +
             ' list_documents lists the documents of an index with their state and tags. Filter by tags with the filters argument.' +
             collectionLine,
     },
@@ -105,5 +115,6 @@ function registerMemoryTools(
     registerImportUrlTool(server, context);
     registerUpdateDocumentTagsTool(server, context);
     registerDeleteDocumentTool(server, context);
+    if (options.sync) registerSyncTool(server, context, options.sync);
   }
 }

@@ -20,6 +20,7 @@ import { registerIndexRoutes } from './routes/indexes.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerRedriveRoute } from './routes/redrive.js';
 import { registerRetrievalRoutes } from './routes/retrieval.js';
+import { registerSyncRoutes } from './routes/sync.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { registerUploadRoute } from './routes/upload.js';
 import { SERVICE_VERSION } from './version.js';
@@ -152,6 +153,7 @@ export async function createApp({ memory, config, logger, metrics }: AppOptions)
   registerRedriveRoute(app, memory);
   registerIndexRoutes(app, memory);
   registerRetrievalRoutes(app, memory);
+  registerSyncRoutes(app, memory, { roots: config.syncRoots, allowPrivateNetworks: config.web.allowPrivateNetworks });
   registerConsoleRoutes(app, { authHeader: config.auth.header });
   registerMcpRoutes(app, memory, config, metrics);
   return app;

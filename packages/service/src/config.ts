@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import { DEFAULT_RETRY_BUDGET_MS, DEFAULT_STEP_ATTEMPTS, InvalidInputError, stepQueueMaxAttempts } from '@km/core';
 import { readSettings, settingsFromEnv } from '@km/core/connector';
 import {
@@ -205,6 +206,22 @@ export interface ServiceConfig {
     /** Offer only the tools that read (search, ask, list_indexes, list_documents, get_document_status). @default false (env KM_MCP_READ_ONLY) */
     readOnly: boolean;
   };
+  /**
+   * Folders a `POST /sync` of type `folder` may read, on the service's disk: a sync of a folder
+   * resolves its real path (symbolic links followed) and must land inside one of them. Empty:
+   * folder syncs are refused (403). @default [] (env KM_SYNC_ROOTS, separated by the platform's
+   * path delimiter: `:` on Linux and macOS, `;` on Windows)
+   */
+  syncRoots: string[];
+  /** What web imports (`importWebPage`, `content.url` uploads) and web syncs may fetch. */
+  web: {
+    /**
+     * Let them reach loopback, private, link-local and metadata addresses (an intranet wiki, a
+     * test server). Off: a URL given by a client must not become a way into your network (SSRF).
+     * @default false (env KM_WEB_ALLOW_PRIVATE_NETWORKS)
+     */
+    allowPrivateNetworks: boolean;
+  };
   /** Limits that keep idle or slow clients from holding every connection (and file descriptor). */
   http: {
     /**
@@ -278,6 +295,8 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   search: { reranker: 'none' },
   docs: true,
   mcp: { enabled: true, readOnly: false },
+  syncRoots: [],
+  web: { allowPrivateNetworks: false },
   http: {
     connectionTimeoutMs: 120_000,
     keepAliveTimeoutMs: 72_000,
@@ -448,6 +467,14 @@ function fromEnv(env: NodeJS.ProcessEnv, configured: ServiceConfigInput, connect
       .filter(Boolean);
   set('allowedHosts', list('KM_ALLOWED_HOSTS'));
   set('allowedOrigins', list('KM_ALLOWED_ORIGINS'));
+  set(
+    'syncRoots',
+    str('KM_SYNC_ROOTS')
+      ?.split(delimiter)
+      .map((item) => item.trim())
+      .filter(Boolean),
+  );
+  if (bool('KM_WEB_ALLOW_PRIVATE_NETWORKS') !== undefined) out.web = { allowPrivateNetworks: bool('KM_WEB_ALLOW_PRIVATE_NETWORKS')! };
 
   const queue: Partial<ServiceConfig['queue']> = settingsFromEnv(connectors.queues, env);
   if (str('KM_QUEUE')) queue.type = str('KM_QUEUE') as ServiceConfig['queue']['type'];
@@ -595,6 +622,12 @@ function validate(config: ServiceConfig, connectors: Connectors): ServiceConfig 
     if (!Array.isArray(config[key]) || !config[key].every((item) => typeof item === 'string'))
       fail(`${key} (${env}) must be a list of strings, got ${JSON.stringify(config[key])}`);
   }
+  if (!Array.isArray(config.syncRoots) || !config.syncRoots.every((root) => typeof root === 'string' && root !== ''))
+    fail(`syncRoots (KM_SYNC_ROOTS) must be a list of folders, got ${JSON.stringify(config.syncRoots)}`);
+  if (typeof config.web.allowPrivateNetworks !== 'boolean')
+    fail(
+      `web.allowPrivateNetworks (KM_WEB_ALLOW_PRIVATE_NETWORKS) must be true or false, got ${JSON.stringify(config.web.allowPrivateNetworks)}`,
+    );
   for (const origin of config.allowedOrigins) {
     if (origin !== '*' && !/^https?:\/\/[^/?#]+\/?$/i.test(origin))
       fail(`allowedOrigins (KM_ALLOWED_ORIGINS): ${JSON.stringify(origin)} is not an origin such as https://app.example.com, nor *`);

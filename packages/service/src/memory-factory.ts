@@ -10,6 +10,7 @@ import {
   type Logger,
   type MemoryService,
   type PipelineObserver,
+  WebPageFetcher,
 } from '@km/core';
 import { createDecoders } from '@km/decoders';
 import type { ServiceConfig } from './config.js';
@@ -54,6 +55,7 @@ export async function createMemoryFromConfig(config: ServiceConfig, options: Mem
   if (reranker) builder = builder.withReranker(reranker);
   const answers = await textGenerator(config, options.logger, connectors);
   if (answers) builder = builder.withTextGenerator(answers);
+  if (config.web.allowPrivateNetworks) builder = builder.withWebPageFetcher(new WebPageFetcher({ allowPrivateNetworks: true }));
   if (options.configure) builder = options.configure(builder);
   return builder.buildService();
 }

@@ -1,9 +1,10 @@
 import { SEARCH_MODES } from '@km/core';
+import { syncOpenApi } from './openapi-sync.js';
 
 /**
  * The OpenAPI 3 description of the service: Kernel Memory v1's API, field for field, plus
  * km's additions (the `failed` status, NOT filters with `!key`, `code` in problems,
- * `/download`, `/metrics`, `mode`, `fusion` and `rerank` in search and ask, document listing and tag updates).
+ * `/download`, `/metrics`, `mode`, `fusion` and `rerank` in search and ask, document listing and tag updates, sync jobs).
  */
 export function openApiDocument(options: { version: string; authHeader: string | undefined }): Record<string, unknown> {
   const problem = (description: string) => ({
@@ -80,6 +81,8 @@ export function openApiDocument(options: { version: string; authHeader: string |
         'km extension. `true`: rerank with the configured reranker (KM_RERANKER; 400 when none is); `mmr`: maximal marginal relevance, for diversity; `false`: no reranking. Default: the configured reranker, if any.',
     },
   };
+
+  const sync = syncOpenApi(errors, problem);
 
   return {
     openapi: '3.0.4',
@@ -312,9 +315,11 @@ export function openApiDocument(options: { version: string; authHeader: string |
           responses: { 200: { description: 'OK', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errors(401, 403) },
         },
       },
+      ...sync.paths,
     },
     components: {
       schemas: {
+        ...sync.schemas,
         UploadAccepted: { type: 'object', properties: { index: nullableString, documentId: nullableString, message: nullableString } },
         DeleteAccepted: { type: 'object', properties: { index: nullableString, documentId: nullableString, message: nullableString } },
         RedriveResult: {

@@ -1,6 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, loadConfig } from '../src/index.js';
 
@@ -174,6 +174,16 @@ describe('loadConfig', () => {
     const config = loadConfig({ env: { KM_ALLOWED_HOSTS: 'km.example.com, km ,', KM_ALLOWED_ORIGINS: 'https://app.example.com,*' } });
     expect(config.allowedHosts).toEqual(['km.example.com', 'km']);
     expect(config.allowedOrigins).toEqual(['https://app.example.com', '*']);
+  });
+
+  it('reads KM_SYNC_ROOTS split by the path delimiter and KM_WEB_ALLOW_PRIVATE_NETWORKS, off by default', () => {
+    expect(loadConfig({ env: {} })).toMatchObject({ syncRoots: [], web: { allowPrivateNetworks: false } });
+    const config = loadConfig({
+      env: { KM_SYNC_ROOTS: ['/srv/docs', ' /srv/wiki ', ''].join(delimiter), KM_WEB_ALLOW_PRIVATE_NETWORKS: 'true' },
+    });
+    expect(config.syncRoots).toEqual(['/srv/docs', '/srv/wiki']);
+    expect(config.web.allowPrivateNetworks).toBe(true);
+    expect(() => loadConfig({ env: {}, overrides: { syncRoots: [''] } })).toThrow(/syncRoots \(KM_SYNC_ROOTS\)/);
   });
 
   it('keeps a second access key given alone in its place', () => {

@@ -1,7 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it, vi } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CONFIG, loadConfig } from '../src/index.js';
 import { useTestService } from './helpers.js';
 
@@ -53,6 +55,7 @@ describe('the MCP endpoint of the service', () => {
         'list_documents',
         'list_indexes',
         'search',
+        'sync_source',
         'update_document_tags',
       ]);
 
@@ -113,7 +116,7 @@ describe('the MCP endpoint of the service', () => {
       const unknown = await call(client, 'get_document_status', { documentId: 'nobody', index: 'missions' });
       expect(unknown.isError).toBe(true);
       expect(textOf(unknown)).toMatch(/^Document not found: /);
-      expect((await client.listTools()).tools.length).toBe(9);
+      expect((await client.listTools()).tools.length).toBe(10);
     } finally {
       await client.close();
     }
@@ -135,6 +138,52 @@ describe('the MCP endpoint of the service', () => {
       expect(res.status, method).toBe(405);
       expect(res.headers.get('allow')).toBe('POST');
       expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+    }
+  });
+});
+
+describe('the sync_source tool of the MCP endpoint', () => {
+  const open = useTestService({ overrides: { web: { allowPrivateNetworks: true } } });
+  const guarded = useTestService();
+  let site: Server;
+  let url: string;
+  beforeAll(async () => {
+    const pages: Record<string, string> = {
+      '/wiki/': '<html><body><a href="/wiki/comets.html">Comets</a></body></html>',
+      '/wiki/comets.html': '<html><body><p>Comets have tails of gas and dust.</p></body></html>',
+    };
+    site = createServer((req, res) => {
+      const page = pages[req.url ?? ''];
+      res.writeHead(page ? 200 : 404, { 'content-type': 'text/html' });
+      res.end(page ?? 'not found');
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/wiki/`;
+  });
+  afterAll(() => new Promise((resolve) => site?.close(resolve)));
+
+  it('syncs a web site into an index and reports the counts; run again, nothing changes', async () => {
+    const client = await connect(open().url);
+    try {
+      const first = structuredOf<Record<string, unknown>>(await call(client, 'sync_source', { url, index: 'wiki' }));
+      expect(first).toMatchObject({ index: 'wiki', listed: 2, added: 2, failed: 0, complete: true });
+      const again = structuredOf<Record<string, unknown>>(await call(client, 'sync_source', { url, index: 'wiki' }));
+      expect(again).toMatchObject({ added: 0, unchanged: 2, deleted: 0 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses what is not a web URL, and a private address unless KM_WEB_ALLOW_PRIVATE_NETWORKS allows it', async () => {
+    const client = await connect(guarded().url);
+    try {
+      const file = await call(client, 'sync_source', { url: 'file:///etc/' });
+      expect(file.isError).toBe(true);
+      expect(textOf(file)).toMatch(/web sites only/);
+      const blocked = structuredOf<Record<string, unknown>>(await call(client, 'sync_source', { url }));
+      expect(blocked).toMatchObject({ complete: false, added: 0, deleted: 0 });
+    } finally {
+      await client.close();
     }
   });
 });
@@ -181,7 +230,7 @@ describe('the MCP endpoint with access keys', () => {
   it('serves a client that sends the key', async () => {
     const client = await connect(service().url, { Authorization: KEY });
     try {
-      expect((await client.listTools()).tools.length).toBe(9);
+      expect((await client.listTools()).tools.length).toBe(10);
       expect(structuredOf<{ indexes: string[] }>(await call(client, 'list_indexes')).indexes).toEqual([]);
     } finally {
       await client.close();

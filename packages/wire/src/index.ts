@@ -16,3 +16,16 @@ export type {
   DocumentSummary,
   DocumentTagsUpdate,
 } from './document-list.js';
+export type {
+  AzureBlobSyncSourceRequest,
+  FolderSyncSourceRequest,
+  S3SyncSourceRequest,
+  SyncJob,
+  SyncJobCounts,
+  SyncJobList,
+  SyncJobReport,
+  SyncJobState,
+  SyncRequest,
+  SyncSourceRequest,
+  WebSyncSourceRequest,
+} from './sync-jobs.js';

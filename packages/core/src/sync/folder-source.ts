@@ -83,7 +83,11 @@ export function folderSource(options: FolderSourceOptions): SyncSource {
     const window: Promise<SyncItem>[] = [];
     try {
       for await (const file of filter.walk(rootReal, signal)) {
-        window.push(toItem(file, options.maxFileBytes, tags, signal));
+        const item = toItem(file, options.maxFileBytes, tags, signal);
+        // Heard at once: a hash aborted while the consumer is busy elsewhere is no unhandled
+        // rejection (which would stop a service); awaiting it below still throws.
+        item.catch(() => undefined);
+        window.push(item);
         if (window.length >= hashConcurrency) yield await window.shift()!;
       }
       while (window.length > 0) yield await window.shift()!;

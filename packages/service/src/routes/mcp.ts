@@ -22,6 +22,8 @@ export function registerMcpRoutes(app: FastifyInstance, memory: MemoryService, c
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     await handleStreamableHttp(memory, request.raw, reply.raw, request.body, {
       readOnly: config.mcp.readOnly,
+      // Web sites only, under the guard of web imports; agents never read the service's disk through MCP.
+      sync: { allowPrivateNetworks: config.web.allowPrivateNetworks },
       // The app's Host and Origin checks ran first (KM_ALLOWED_HOSTS, KM_ALLOWED_ORIGINS), as for every route.
       allowedOrigins: ['*'],
       log: (message, fields) => request.log.error(fields, message),
