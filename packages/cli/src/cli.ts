@@ -30,7 +30,6 @@ import {
   type RerankerKind,
   type ServiceConfigInput,
 } from '@km/service';
-import { runStdioServer } from '@km/mcp';
 import { documentFiltersOf, type DocumentFilterCliOptions } from './document-filters.js';
 import { CliError, EXIT_CODES, listenError } from './errors.js';
 import { formatSearch, formatSources } from './format.js';
@@ -394,6 +393,8 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
     .action(async (opts: TargetOptions & { index?: string; readOnly?: boolean }) => {
       // stdout carries the protocol only: everything else, logs included, goes to stderr.
       await withTarget(opts, async (target) => {
+        // Loaded here: the MCP SDK is not needed by the other commands.
+        const { runStdioServer } = await import('@km/mcp');
         const server = await runStdioServer(target.memory, {
           readOnly: opts.readOnly === true,
           ...(opts.index ? { defaultIndex: opts.index } : {}),

@@ -1,10 +1,17 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { MemoryService } from '@km/core';
-import { handleStreamableHttp, METHOD_NOT_ALLOWED_BODY } from '@km/mcp';
 import type { ServiceConfig } from '../config.js';
 import type { ServiceMetrics } from '../metrics.js';
 
 const ROUTE = '/mcp';
+
+/**
+ * `@km/mcp` (the MCP SDK and zod: about a fifth of the service's import time), loaded on the
+ * first request to `/mcp` rather than by every process that imports the service (`km ask`, a
+ * worker, the tests).
+ */
+let mcpModule: Promise<typeof import('@km/mcp')> | undefined;
+const loadMcp = (): Promise<typeof import('@km/mcp')> => (mcpModule ??= import('@km/mcp'));
 
 /**
  * The MCP endpoint: Streamable HTTP in stateless mode at `POST /mcp` (a new MCP server and
@@ -17,6 +24,7 @@ export function registerMcpRoutes(app: FastifyInstance, memory: MemoryService, c
   if (!config.mcp.enabled) return;
   // A text to import may be as large as an upload.
   app.post(ROUTE, { bodyLimit: config.maxUploadBytes }, async (request, reply) => {
+    const { handleStreamableHttp } = await loadMcp();
     reply.hijack();
     // The headers set by the hooks (request id, CORS) are written by hand past a hijack.
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
@@ -35,7 +43,10 @@ export function registerMcpRoutes(app: FastifyInstance, memory: MemoryService, c
     return reply;
   });
   const notAllowed = async (_request: unknown, reply: FastifyReply) =>
-    reply.code(405).header('allow', 'POST').send(METHOD_NOT_ALLOWED_BODY);
+    reply
+      .code(405)
+      .header('allow', 'POST')
+      .send((await loadMcp()).METHOD_NOT_ALLOWED_BODY);
   app.get(ROUTE, notAllowed);
   app.delete(ROUTE, notAllowed);
 }
