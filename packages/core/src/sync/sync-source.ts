@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { SyncJobCounts, SyncJobReport } from '@km/wire';
 import type { TagCollection } from '../models/tag-collection.js';
 
 /**
@@ -73,29 +74,15 @@ export interface SyncProgress {
   error?: string;
 }
 
-/** Counts of a sync. */
-export interface SyncCounts {
-  /** Items the source listed. */
-  listed: number;
-  added: number;
-  updated: number;
-  unchanged: number;
-  deleted: number;
-  failed: number;
-}
+/** Counts of a sync (the type is @km/wire's, shared with the service's sync jobs). */
+export type SyncCounts = SyncJobCounts;
 
-/** What a sync did. */
-export interface SyncReport extends SyncCounts {
-  source: string;
-  kind: string;
-  index: string;
-  /** The items that failed, with their reasons (at most 100; `failed` counts them all). */
-  failures: { itemId: string; documentId?: string; error: string }[];
-  /** False when the listing did not complete (or the sync was aborted): nothing was deleted. */
-  complete: boolean;
-  startedAt: string;
-  durationMs: number;
-}
+/**
+ * What a sync did (the type is @km/wire's `SyncJobReport`): the counts, the failures (at most
+ * 100; `failed` counts them all), and `complete: false` when the listing did not complete or the
+ * sync was aborted (then nothing was deleted).
+ */
+export type SyncReport = SyncJobReport;
 
 /** Options of `memory.sync(source, options)`. */
 export interface SyncOptions {
