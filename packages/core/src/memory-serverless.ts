@@ -32,7 +32,7 @@ import { updateDocumentTags } from './documents/update-document-tags.js';
 import { validateTags, type TagCollection } from './models/tag-collection.js';
 import { RESERVED_STEP_PREFIX } from './models/constants.js';
 import { acquireSyncLease } from './sync/sync-lease.js';
-import { syncSource } from './sync/sync-engine.js';
+import { DEFAULT_SYNC_CONCURRENCY, syncSource } from './sync/sync-engine.js';
 import type { SyncOptions, SyncReport, SyncSource } from './sync/sync-source.js';
 
 const WEB_FILE_NAMES: Record<string, string> = {
@@ -271,7 +271,7 @@ export class MemoryServerless implements IKernelMemory {
     if (options === null || typeof options !== 'object') throw new InvalidInputError('invalid_argument', 'sync options must be an object');
     const index = await this.checkImport({ index: options.index, args: options.args });
     const tags = validateTags(options.tags);
-    const concurrency = options.concurrency ?? 4;
+    const concurrency = options.concurrency ?? DEFAULT_SYNC_CONCURRENCY;
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
       throw new InvalidInputError(
         'invalid_argument',
