@@ -139,6 +139,25 @@ export function thrownCode(fn: () => unknown): string | undefined {
   }
 }
 
+/** The code of the KmError `promise` rejects with; undefined when it resolves, a description of anything else. */
+export async function rejectedCode(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (e) {
+    return isKmError(e) ? e.code : `not a KmError: ${String(e)}`;
+  }
+}
+
+/** A memory on disk (content storage and SimpleVectorDb under `data`) with hashing embeddings. */
+export function diskMemory(data: string): MemoryServerless {
+  return new KernelMemoryBuilder()
+    .withDataDirectory(data)
+    .withEmbeddingGenerator(new HashingEmbeddingGenerator())
+    .withLogger(silentLogger)
+    .build();
+}
+
 /** Waits, 10 s at most, polling every `intervalMs`, until the document's status says completed and not failed. */
 export function waitUntilCompleted(
   memory: { getDocumentStatus(documentId: string): Promise<DataPipelineStatus | null> },

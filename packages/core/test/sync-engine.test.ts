@@ -2,14 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   MemoryFilters,
   ReservedTags,
-  isKmError,
   syncDocumentId,
   type MemoryServerless,
   type SyncItem,
   type SyncOptions,
   type SyncSource,
 } from '../src/index.js';
-import { allRecords, cleanupAfterTests, inMemory, inMemoryBuilder } from './helpers.js';
+import { allRecords, cleanupAfterTests, inMemory, inMemoryBuilder, rejectedCode } from './helpers.js';
 
 const { services } = cleanupAfterTests();
 
@@ -54,15 +53,6 @@ const three: FakeItem[] = [
 
 async function documentIds(memory: MemoryServerless): Promise<string[]> {
   return (await memory.listDocuments()).documents.map((d) => d.documentId).sort();
-}
-
-async function code(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (e) {
-    return isKmError(e) ? e.code : `not a KmError: ${String(e)}`;
-  }
 }
 
 describe('syncSource through memory.sync', () => {
@@ -174,9 +164,10 @@ describe('syncSource through memory.sync', () => {
       [{ steps: ['no_such_step'] }, 'invalid_argument'],
       [{ args: { nope: 1 } }, 'invalid_argument'],
     ];
-    for (const [options, expected] of bad) expect(await code(memory.sync(source(three), options)), JSON.stringify(options)).toBe(expected);
-    expect(await code(memory.sync({ id: '', kind: 'x', list: source(three).list }))).toBe('invalid_argument');
-    expect(await code(memory.sync({ id: 'x', kind: 'x' } as unknown as SyncSource))).toBe('invalid_argument');
+    for (const [options, expected] of bad)
+      expect(await rejectedCode(memory.sync(source(three), options)), JSON.stringify(options)).toBe(expected);
+    expect(await rejectedCode(memory.sync({ id: '', kind: 'x', list: source(three).list }))).toBe('invalid_argument');
+    expect(await rejectedCode(memory.sync({ id: 'x', kind: 'x' } as unknown as SyncSource))).toBe('invalid_argument');
     expect(await documentIds(memory)).toEqual([]);
   });
 

@@ -1,29 +1,10 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  HashingEmbeddingGenerator,
-  KernelMemoryBuilder,
-  MemoryFilters,
-  ReservedTags,
-  folderSource,
-  silentLogger,
-  syncDocumentId,
-  type MemoryServerless,
-  type SyncProgress,
-} from '../src/index.js';
-import { allRecords, useTempDirs } from './helpers.js';
+import { MemoryFilters, ReservedTags, folderSource, syncDocumentId, type MemoryServerless, type SyncProgress } from '../src/index.js';
+import { allRecords, diskMemory, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs('km-sync-folder-');
-
-/** A memory on disk (content storage and SimpleVectorDb under `data`) with hashing embeddings. */
-function diskMemory(data: string): MemoryServerless {
-  return new KernelMemoryBuilder()
-    .withDataDirectory(data)
-    .withEmbeddingGenerator(new HashingEmbeddingGenerator())
-    .withLogger(silentLogger)
-    .build();
-}
 
 /** Text of file `n`: a few words of its own, so a search can tell files apart. */
 function fileText(n: number, word = `marker${n}word`): string {

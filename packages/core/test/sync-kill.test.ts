@@ -5,15 +5,8 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  HashingEmbeddingGenerator,
-  KernelMemoryBuilder,
-  ReservedTags,
-  folderSource,
-  silentLogger,
-  type MemoryServerless,
-} from '../src/index.js';
-import { allRecords, useTempDirs } from './helpers.js';
+import { ReservedTags, folderSource, type MemoryServerless } from '../src/index.js';
+import { allRecords, diskMemory, useTempDirs } from './helpers.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const child = join(here, 'fixtures', 'sync-folder-child.mjs');
@@ -22,14 +15,6 @@ const tempDir = useTempDirs('km-sync-kill-');
 
 const FILES = 60;
 const KILL_AFTER = 20;
-
-function diskMemory(data: string): MemoryServerless {
-  return new KernelMemoryBuilder()
-    .withDataDirectory(data)
-    .withEmbeddingGenerator(new HashingEmbeddingGenerator())
-    .withLogger(silentLogger)
-    .build();
-}
 
 /** Files long enough to make several partitions each. */
 async function writeFolder(root: string): Promise<void> {

@@ -6,7 +6,6 @@ import {
   MemoryContentStorage,
   SYNC_LEASE_FOLDER,
   acquireSyncLease,
-  isKmError,
   listDocumentPage,
   syncLeaseFileName,
   type IContentStorage,
@@ -14,18 +13,9 @@ import {
   type SyncSource,
 } from '../src/index.js';
 import { PipelineStatusStore } from '../src/connector.js';
-import { inMemory, useTempDirs } from './helpers.js';
+import { inMemory, rejectedCode, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs('km-sync-lease-');
-
-async function code(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (e) {
-    return isKmError(e) ? e.code : `not a KmError: ${String(e)}`;
-  }
-}
 
 /** A pid that ran on this host and is gone. */
 function deadPid(): number {
@@ -43,7 +33,7 @@ describe.each(storages)('sync lease, storage %s', (_name, makeStorage) => {
   it('a second lease of the same (index, source) is sync_busy; another source or index is free; release frees it', async () => {
     const storage = await makeStorage();
     const lease = await acquireSyncLease(storage, 'docs', 'folder:/a');
-    expect(await code(acquireSyncLease(storage, 'docs', 'folder:/a'))).toBe('sync_busy');
+    expect(await rejectedCode(acquireSyncLease(storage, 'docs', 'folder:/a'))).toBe('sync_busy');
     const other = await acquireSyncLease(storage, 'docs', 'folder:/b');
     const otherIndex = await acquireSyncLease(storage, 'notes', 'folder:/a');
     await lease.release();
@@ -90,7 +80,7 @@ describe.each(storages)('sync lease, storage %s', (_name, makeStorage) => {
       file,
       JSON.stringify({ owner: 'z', host: 'elsewhere', pid: 1, source: 'src', expiresAt: future }),
     );
-    expect(await code(acquireSyncLease(storage, 'docs', 'src'))).toBe('sync_busy');
+    expect(await rejectedCode(acquireSyncLease(storage, 'docs', 'src'))).toBe('sync_busy');
   });
 
   it('is renewed while held', async () => {
@@ -98,7 +88,7 @@ describe.each(storages)('sync lease, storage %s', (_name, makeStorage) => {
     const lease = await acquireSyncLease(storage, 'docs', 'src', { ttlMs: 400, renewMs: 100 });
     await new Promise((r) => setTimeout(r, 900));
     // Past its first expiry, the renewed lease still keeps others out.
-    expect(await code(acquireSyncLease(storage, 'docs', 'src'))).toBe('sync_busy');
+    expect(await rejectedCode(acquireSyncLease(storage, 'docs', 'src'))).toBe('sync_busy');
     await lease.release();
   });
 
@@ -134,7 +124,7 @@ describe('memory.sync and its lease', () => {
     });
     const first = memory.sync(gatedSource(5, gate));
     await new Promise((r) => setTimeout(r, 50));
-    expect(await code(memory.sync(gatedSource(5, Promise.resolve())))).toBe('sync_busy');
+    expect(await rejectedCode(memory.sync(gatedSource(5, Promise.resolve())))).toBe('sync_busy');
     open();
     expect(await first).toMatchObject({ added: 5, complete: true });
     // Released at the end: the next one runs.
