@@ -26,11 +26,6 @@ afterAll(async () => {
 });
 describeQueue('RabbitMqQueue (quorum queues)', {
   skip: noRabbit,
-  // Once in a full run on a busy 2-core machine, a message acknowledged just before its consumer
-  // closed came back to the next consumer (RabbitMQ redelivers what it has not seen acknowledged
-  // when a channel closes: at-least-once). Run alone, the case passes; one retry keeps CI honest
-  // about a queue that never removes acknowledged messages (it fails both runs).
-  retry: 1,
   create: (settings) => {
     const queue = new RabbitMqQueue({ url: RABBITMQ_URL, reconnectDelayMs: 50, ...settings });
     const connect = queue.connect.bind(queue);

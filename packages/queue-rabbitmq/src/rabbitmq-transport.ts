@@ -1,12 +1,37 @@
 import { randomUUID } from 'node:crypto';
-import { BackoffPolicy, ConnectionKeeper, type QueueTransport, type TransportMessage, type TransportOpenOptions } from '@km/core/connector';
+import {
+  BackoffPolicy,
+  ConnectionKeeper,
+  type QueueTransport,
+  type TransportMessage,
+  type TransportOpenOptions,
+  withTimeout,
+} from '@km/core/connector';
 import amqp, { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import { amqpUrl, type RabbitMqQueueOptions } from './rabbitmq-config.js';
 import { translateAmqpError } from './rabbitmq-errors.js';
 import { ATTEMPTS_HEADER, QueueNames, checkQueueName, deliveryAttempt, queueArguments } from './rabbitmq-topology.js';
 
-/** One connection with its confirm channel; replaced as a whole after any failure. */
-type Session = { connection: ChannelModel; channel: ConfirmChannel };
+/** One connection with its confirm channel (and its consumer's tag); replaced as a whole after any failure. */
+type Session = { connection: ChannelModel; channel: ConfirmChannel; consumerTag?: string };
+
+/** Longest wait for the broker to confirm a consumer's cancellation at close, in ms. */
+const CANCEL_TIMEOUT_MS = 5000;
+
+/**
+ * Closes a session so that what it acknowledged stays acknowledged. amqplib sends an ack without
+ * waiting and queues frames per channel, so a connection closed right after an ack can reach the
+ * broker before the ack does: the broker drops the ack and delivers the message again. Cancelling
+ * the consumer first is a round trip on the ack's channel, answered after every earlier frame of
+ * it (on a quorum queue, after its settles are applied). Bounded: a dead socket does not hang close.
+ */
+async function closeSession({ connection, channel, consumerTag }: Session): Promise<void> {
+  if (consumerTag !== undefined) {
+    const gaveUp = () => new Error('no cancel-ok in time');
+    await withTimeout(channel.cancel(consumerTag), CANCEL_TIMEOUT_MS, gaveUp).catch(() => undefined);
+  }
+  await connection.close();
+}
 
 /** A delivery, with the session that can settle it. */
 export interface RabbitMqDelivery extends TransportMessage {
@@ -28,8 +53,14 @@ export class RabbitMqTransport implements QueueTransport<RabbitMqDelivery> {
   constructor(private readonly options: RabbitMqQueueOptions) {
     const initialDelayMs = Math.max(10, options.reconnectDelayMs ?? 250);
     const backoff = new BackoffPolicy({ initialDelayMs, maxDelayMs: Math.max(initialDelayMs, 10_000), jitter: 'equal' });
-    const close = (session: Session) => session.connection.close(); // unacknowledged deliveries go back
-    this.sessions = new ConnectionKeeper({ open: () => this.openSession(), close, backoff, names: this.names, logger: options.logger });
+    // Unacknowledged deliveries go back to the queue; acknowledged ones stay gone (see closeSession).
+    this.sessions = new ConnectionKeeper({
+      open: () => this.openSession(),
+      close: closeSession,
+      backoff,
+      names: this.names,
+      logger: options.logger,
+    });
   }
 
   async open(name: string, options: TransportOpenOptions): Promise<void> {
@@ -91,7 +122,8 @@ export class RabbitMqTransport implements QueueTransport<RabbitMqDelivery> {
       connection.on('blocked', (reason: string) => this.options.logger?.warn('RabbitMQ blocked publishing', { queue, reason }));
       if (this.consumer) {
         await channel.prefetch(this.consumer.prefetch);
-        await channel.consume(queue, (raw) => this.deliver(session, raw), { noAck: false });
+        const { consumerTag } = await channel.consume(queue, (raw) => this.deliver(session, raw), { noAck: false });
+        session.consumerTag = consumerTag;
       }
       return session;
     } catch (error) {

@@ -115,6 +115,32 @@ describe.skipIf(unavailable)('RabbitMqQueue on a real broker', () => {
     expect((await channel.checkQueue(`${queue}-delay-100ms`)).messageCount).toBe(0);
   });
 
+  it('a message acknowledged just before close stays acknowledged (close waits for the broker to have the ack)', async () => {
+    // amqplib sends an ack without waiting; a connection closed right after it used to reach the
+    // broker first, which dropped the ack and delivered the message again, every time.
+    for (let round = 1; round <= 3; round++) {
+      const queue = name();
+      const producer = fresh();
+      await producer.connect(queue, { dequeue: false });
+      await producer.enqueue(`acked ${round}`);
+      const transport = new RabbitMqTransport({ url: RABBITMQ_URL });
+      await transport.open(queue, { consume: true, prefetch: 1, wake: () => undefined });
+      let delivery: Awaited<ReturnType<RabbitMqTransport['receive']>>[number] | undefined;
+      await eventually(async () => {
+        delivery ??= (await transport.receive(1))[0];
+        expect(delivery?.body).toBe(`acked ${round}`);
+      }, 5000);
+      await transport.ack(delivery!);
+      await transport.close();
+      const again: string[] = [];
+      const next = fresh();
+      next.onDequeue(async (m) => (again.push(m), 'ok'));
+      await next.connect(queue, { dequeue: true });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(again, `round ${round}: delivered again after ack and close`).toEqual([]);
+    }
+  });
+
   it('a poisoned message carries the dead-letter record of why it was rejected', async () => {
     const queue = name();
     const consumer = fresh();
