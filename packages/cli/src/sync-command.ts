@@ -55,9 +55,9 @@ export function addSyncCommand(command: Command, print: (text: string) => void):
       const target = await openTarget(opts);
       try {
         if (source.type === 'folder') await syncLocally(target, folderSourceOf(source.path, opts), opts, print);
-        else if (source.type === 's3') await syncLocally(target, s3SourceFromEnv(source.bucket, source.prefix, opts), opts, print);
+        else if (source.type === 's3') await syncLocally(target, await s3SourceFromEnv(source.bucket, source.prefix, opts), opts, print);
         else if (source.type === 'azure-blob')
-          await syncLocally(target, azureSourceFromEnv(source.container, source.prefix, opts), opts, print);
+          await syncLocally(target, await azureSourceFromEnv(source.container, source.prefix, opts), opts, print);
         else if (opts.url) await syncWebRemotely(target, source.url, opts, print);
         else await syncLocally(target, webSourceOf(source.url, opts, target.allowPrivateNetworks === true), opts, print);
       } finally {
