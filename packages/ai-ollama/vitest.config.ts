@@ -1,5 +1,6 @@
 import { defineProject } from 'vitest/config';
+import { sharedServerOptions } from '../../vitest.shared.js';
 
 export default defineProject({
-  test: { name: 'ai-ollama', isolate: false, include: ['test/**/*.test.ts'], testTimeout: 60_000 },
+  test: { server: sharedServerOptions, name: 'ai-ollama', isolate: false, include: ['test/**/*.test.ts'], testTimeout: 60_000 },
 });

@@ -1,7 +1,9 @@
 import { defineProject } from 'vitest/config';
+import { sharedServerOptions } from '../../vitest.shared.js';
 
 export default defineProject({
   test: {
+    server: sharedServerOptions,
     name: 'collections',
     isolate: false,
     include: ['test/**/*.test.ts'],

@@ -1,5 +1,12 @@
 import { defineProject } from 'vitest/config';
+import { sharedServerOptions } from '../../vitest.shared.js';
 
 export default defineProject({
-  test: { name: 'memorydb-azure-ai-search', isolate: false, include: ['test/**/*.test.ts'], testTimeout: 60_000 },
+  test: {
+    server: sharedServerOptions,
+    name: 'memorydb-azure-ai-search',
+    isolate: false,
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+  },
 });

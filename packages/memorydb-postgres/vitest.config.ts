@@ -1,5 +1,13 @@
 import { defineProject } from 'vitest/config';
+import { sharedServerOptions } from '../../vitest.shared.js';
 
 export default defineProject({
-  test: { name: 'memorydb-postgres', isolate: false, include: ['test/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
+  test: {
+    server: sharedServerOptions,
+    name: 'memorydb-postgres',
+    isolate: false,
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
 });

@@ -1,5 +1,6 @@
 import { defineProject } from 'vitest/config';
+import { sharedServerOptions } from '../../vitest.shared.js';
 
 export default defineProject({
-  test: { name: 'wire', isolate: false, include: ['test/**/*.test.ts'] },
+  test: { server: sharedServerOptions, name: 'wire', isolate: false, include: ['test/**/*.test.ts'] },
 });

@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { isKmError, type Logger, type MemoryRecord } from '@km/core';
 import { collect } from '@km/conformance';
@@ -7,6 +7,7 @@ import { PostgresMemoryDb, postgresMemoryDbFactory } from '../src/index.js';
 import { startPgliteServer } from '../src/testing.js';
 import { NO_REAL_POSTGRES, realDatabaseOfFile } from './real-postgres.js';
 import { type SqlBackend, sqlBackends } from './sql-backends.js';
+import { freshPglite } from './fresh-pglite.js';
 
 let pglite: PGlite;
 const logs: string[] = [];
@@ -15,7 +16,7 @@ let counter = 0;
 const fresh = () => `bulk-${++counter}`;
 
 beforeAll(async () => {
-  pglite = await PGlite.create({ extensions: { vector } });
+  pglite = await freshPglite();
 });
 afterAll(async () => pglite.close());
 

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
 import { MemoryFilters } from '@km/core';
@@ -9,6 +9,7 @@ import { PostgresMemoryDb, type PostgresMemoryDbOptions } from '../src/index.js'
 import { startPgliteServer } from '../src/testing.js';
 import { createRealDatabase, NO_REAL_POSTGRES, REAL_POSTGRES_URL } from './real-postgres.js';
 import { CONFIGURATIONS, type Configuration, readOutputs } from './fixtures/compat-scenario.js';
+import { freshPglite } from './fresh-pglite.js';
 
 interface Fixture {
   statements: Array<{ sql: string; params: unknown[] }>;
@@ -34,12 +35,12 @@ async function replay(db: { query(sql: string, params?: unknown[]): Promise<unkn
 
 const sources: Record<string, () => Promise<Database>> = {
   'PGlite in process': async () => {
-    const pglite = await PGlite.create({ extensions: { vector } });
+    const pglite = await freshPglite();
     await replay(pglite);
     return { connection: { pglite }, dispose: () => pglite.close() };
   },
   'pg over TCP to PGlite': async () => {
-    const pglite = await PGlite.create({ extensions: { vector } });
+    const pglite = await freshPglite();
     await replay(pglite);
     const server = await startPgliteServer(pglite);
     const pool = new pg.Pool({ connectionString: server.url, max: 2 });

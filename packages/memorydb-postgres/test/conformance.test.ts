@@ -1,14 +1,14 @@
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
+import type { PGlite } from '@electric-sql/pglite';
 import { describeMemoryDb } from '@km/conformance';
 import { PostgresMemoryDb } from '../src/index.js';
 import { NO_REAL_POSTGRES, realDatabaseOfFile } from './real-postgres.js';
+import { freshPglite } from './fresh-pglite.js';
 
 // Embedded PostgreSQL 17 + pgvector, in this process; and, when KM_TEST_POSTGRES_URL is set, a real
 // server (in a database of this file's own, through `pg`). tests-integration runs the same suite
 // through the `pg` driver over a socket to PGlite.
 let pglite: Promise<PGlite> | undefined;
-const database = () => (pglite ??= PGlite.create({ extensions: { vector } }));
+const database = () => (pglite ??= freshPglite());
 
 describeMemoryDb('postgres (PGlite in-process)', {
   create: async () => new PostgresMemoryDb({ pglite: await database() }),

@@ -1,10 +1,11 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { isKmError } from '@km/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresContentStorage, type PGliteLike } from '../src/index.js';
+import { freshPglite } from './fresh-pglite.js';
 
 // How the storage uses its tables, checked on PGlite through a wrapper that records each statement.
-const pglite = PGlite.create();
+const pglite = freshPglite();
 afterAll(async () => (await pglite).close());
 
 interface Statement {

@@ -1,17 +1,18 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { isKmError } from '@km/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContentStatements } from '../src/content-storage/content-statements.js';
 import { PostgresContentStorage } from '../src/index.js';
 import { realDatabaseOfFile } from './real-postgres.js';
 import { type SqlBackend, sqlBackends } from './sql-backends.js';
+import { freshPglite } from './fresh-pglite.js';
 
 // Pages of an index's document ids (`listDocumentsAfter`) on PGlite and, with
 // KM_TEST_POSTGRES_URL, on a real server: what a page holds, and how PostgreSQL reads it on an
 // index of 10,000 documents (its plan, asked with EXPLAIN).
 let pglite: PGlite;
 beforeAll(async () => {
-  pglite = await PGlite.create();
+  pglite = await freshPglite();
 });
 afterAll(async () => pglite.close());
 

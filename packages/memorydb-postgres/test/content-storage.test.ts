@@ -1,13 +1,14 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { describeContentStorage } from '@km/conformance';
 import { afterAll } from 'vitest';
 import { PostgresContentStorage } from '../src/index.js';
 import { NO_REAL_POSTGRES, realDatabaseOfFile } from './real-postgres.js';
+import { freshPglite } from './fresh-pglite.js';
 
 // Embedded PostgreSQL 17 in this process (no extension needed), and a real server when
 // KM_TEST_POSTGRES_URL is set (a database of this file's own). tests-integration runs the same
 // suite through `pg` over a socket, and its concurrency cases on the real server.
-const pglite = PGlite.create();
+const pglite = freshPglite();
 afterAll(async () => (await pglite).close());
 
 describeContentStorage('postgres (PGlite in-process)', {

@@ -1,13 +1,14 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { MemoryFilters, isKmError } from '@km/core';
 import { collect } from '@km/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresMemoryDb } from '../src/index.js';
+import { freshPglite } from './fresh-pglite.js';
 
 let db: PGlite;
 beforeAll(async () => {
-  db = await PGlite.create({ extensions: { vector } });
+  db = await freshPglite();
   await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
 });
 afterAll(async () => db.close());

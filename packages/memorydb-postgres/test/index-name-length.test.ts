@@ -1,13 +1,14 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { collect } from '@km/conformance';
 import { isKmError } from '@km/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresMemoryDb } from '../src/index.js';
+import { freshPglite } from './fresh-pglite.js';
 
 let pglite: PGlite;
 beforeAll(async () => {
-  pglite = await PGlite.create({ extensions: { vector } });
+  pglite = await freshPglite();
 });
 afterAll(async () => pglite.close());
 

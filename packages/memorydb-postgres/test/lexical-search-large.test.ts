@@ -1,10 +1,11 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { type Logger, MemoryFilters, type MemoryRecord } from '@km/core';
 import { collect } from '@km/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresMemoryDb, type PostgresMemoryDbOptions } from '../src/index.js';
 import { NO_REAL_POSTGRES, realDatabaseOfFile } from './real-postgres.js';
+import { freshPglite } from './fresh-pglite.js';
 
 // A table past EXACT_RANKING_ROWS (10,000 rows, by PostgreSQL's estimate after ANALYZE): word
 // counts come from the column's statistics and only candidates are ranked (lexical-plan.ts).
@@ -27,7 +28,7 @@ let pglite: PGlite | undefined;
 afterAll(async () => pglite?.close());
 const real = realDatabaseOfFile('lexical search on more than 10,000 rows');
 const backends: Array<[string, string | false, () => Promise<Pick<PostgresMemoryDbOptions, 'pglite' | 'pool'>>]> = [
-  ['PGlite in process', false, async () => ({ pglite: (pglite = await PGlite.create({ extensions: { vector } })) })],
+  ['PGlite in process', false, async () => ({ pglite: (pglite = await freshPglite()) })],
   ['a real server, KM_TEST_POSTGRES_URL', NO_REAL_POSTGRES, async () => ({ pool: (await real()).pool })],
 ];
 

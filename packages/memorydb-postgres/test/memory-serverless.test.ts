@@ -1,11 +1,10 @@
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { HashingEmbeddingGenerator, KernelMemoryBuilder, MemoryFilters, silentLogger } from '@km/core';
 import { collect } from '@km/conformance';
 import { afterAll, expect, it } from 'vitest';
 import { PostgresMemoryDb } from '../src/index.js';
+import { freshPglite } from './fresh-pglite.js';
 
-const pglite = await PGlite.create({ extensions: { vector } });
+const pglite = await freshPglite();
 afterAll(async () => pglite.close());
 
 it('the whole pipeline runs on Postgres: import creates the table, search filters, delete leaves nothing', async () => {

@@ -1,8 +1,8 @@
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
+import type { PGlite } from '@electric-sql/pglite';
 import { startTcpProxy, type TcpProxy } from '@km/conformance';
 import { afterAll, beforeAll } from 'vitest';
 import { startPgliteServer, type PgliteServer } from '../src/testing.js';
+import { freshPglite } from './fresh-pglite.js';
 
 /** PostgreSQL (PGlite served on TCP) behind a proxy that can cut every connection. */
 export interface ProxiedDatabase {
@@ -37,7 +37,7 @@ export function useProxiedDatabase(): ProxiedDatabase {
   const uncaught: unknown[] = [];
   const onUncaught = (error: unknown) => uncaught.push(error);
   beforeAll(async () => {
-    pglite = await PGlite.create({ extensions: { vector } });
+    pglite = await freshPglite();
     server = await startPgliteServer(pglite);
     port = Number(new URL(server.url).port);
     proxy = await startTcpProxy({ host: '127.0.0.1', port });

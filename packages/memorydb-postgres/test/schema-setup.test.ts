@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { collect } from '@km/conformance';
 import { isKmError, type Logger } from '@km/core';
@@ -8,6 +8,7 @@ import { startPgliteServer } from '../src/testing.js';
 import { withSetupLock } from '../src/schema-setup.js';
 import { clientFromPool, type PGliteLike } from '../src/sql-client.js';
 import { createRealDatabase, NO_REAL_POSTGRES, type RealDatabase } from './real-postgres.js';
+import { freshPglite } from './fresh-pglite.js';
 
 const warnings: string[] = [];
 const logger: Logger = { debug() {}, info() {}, error() {}, warn: (m) => warnings.push(m) };
@@ -18,7 +19,7 @@ describe('pgvector setup', () => {
   // time, so these connectors never overlap. The race is covered by the classification and
   // setup-lock unit tests (postgres-errors.test.ts) and the real-server CREATE TABLE race below.
   it('several connectors set up at once on a fresh database (serialised by the PGlite server) all succeed, and pgvector is installed once', async () => {
-    const pglite = await PGlite.create({ extensions: { vector } });
+    const pglite = await freshPglite();
     const server = await startPgliteServer(pglite);
     const dbs = Array.from({ length: 5 }, () => new PostgresMemoryDb({ connectionString: server.url, maxConnections: 1, logger }));
     try {
@@ -34,7 +35,7 @@ describe('pgvector setup', () => {
   });
 
   it('on pgvector older than 0.8 searches skip hnsw.iterative_scan and log the recall caveat once', async () => {
-    const pglite = await PGlite.create({ extensions: { vector } });
+    const pglite = await freshPglite();
     const statements: string[] = [];
     // The same database, reporting pgvector 0.7.4 as a server that has not upgraded would.
     const olderVector: PGliteLike = {
@@ -71,7 +72,7 @@ describe('pgvector setup', () => {
   });
 
   it('a pgvector older than 0.5 is refused at connect with not_configured', async () => {
-    const pglite = await PGlite.create({ extensions: { vector } });
+    const pglite = await freshPglite();
     await pglite.exec('CREATE EXTENSION IF NOT EXISTS vector');
     const ancient: PGliteLike = {
       query: async <R>(text: string, params?: unknown[]) =>

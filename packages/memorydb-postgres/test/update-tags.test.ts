@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { IndexNotFoundError, MemoryFilters, type MemoryRecord } from '@km/core';
 import { collect } from '@km/conformance';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresMemoryDb, type PGliteLike } from '../src/index.js';
 import { realDatabaseOfFile } from './real-postgres.js';
 import { type SqlBackend, sqlBackends } from './sql-backends.js';
+import { freshPglite } from './fresh-pglite.js';
 
 // How PostgresMemoryDb replaces tags in place (`updateTags`), on PGlite and, with
 // KM_TEST_POSTGRES_URL, on a real server: the tags column as upsert writes it, the other
@@ -13,7 +14,7 @@ import { type SqlBackend, sqlBackends } from './sql-backends.js';
 // conformance suite (conformance.test.ts).
 let pglite: PGlite;
 beforeAll(async () => {
-  pglite = await PGlite.create({ extensions: { vector } });
+  pglite = await freshPglite();
 });
 afterAll(async () => pglite.close());
 

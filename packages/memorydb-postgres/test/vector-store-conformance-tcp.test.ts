@@ -1,17 +1,18 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { defineRecord } from '@km/core';
 import { describeVectorStore } from '@km/conformance';
 import { afterAll, beforeAll } from 'vitest';
 import { PostgresVectorStore } from '../src/index.js';
 import { startPgliteServer, type PgliteServer } from '../src/testing.js';
+import { freshPglite } from './fresh-pglite.js';
 
 // The same suite through the `pg` driver over TCP (PGlite served by startPgliteServer): pg's
 // own value parsing (bigint and numeric as text, dates, arrays) and a pool per store.
 let pglite: PGlite;
 let server: PgliteServer;
 beforeAll(async () => {
-  pglite = await PGlite.create({ extensions: { vector } });
+  pglite = await freshPglite();
   server = await startPgliteServer(pglite);
 });
 afterAll(async () => {

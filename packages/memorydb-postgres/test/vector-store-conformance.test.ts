@@ -1,14 +1,15 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { defineRecord } from '@km/core';
 import { describeVectorStore } from '@km/conformance';
 import { PostgresVectorStore } from '../src/index.js';
 import { NO_REAL_POSTGRES, realDatabaseOfFile } from './real-postgres.js';
+import { freshPglite } from './fresh-pglite.js';
 
 // Embedded PostgreSQL 17 + pgvector 0.8, in this process (vector-store-conformance-tcp runs it through
 // pg); and a real server when KM_TEST_POSTGRES_URL is set, in a database of this file's own.
 let pglite: Promise<PGlite> | undefined;
-const database = () => (pglite ??= PGlite.create({ extensions: { vector } }));
+const database = () => (pglite ??= freshPglite());
 const logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** A table made by its own CREATE TABLE: other column names, a bigint key, a `real` column (the suite's i + 0.5 ratings are exact in it). */

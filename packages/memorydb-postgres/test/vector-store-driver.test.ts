@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { defineRecord, isKmError, type RecordDefinition } from '@km/core';
 import { VectorStore } from '@km/collections';
@@ -6,6 +6,7 @@ import { compileFilter, matchesFilter, vectorScore, type StorageRecord } from '@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filterToSql, PostgresVectorStoreDriver } from '../src/index.js';
 import { CollectionStatements } from '../src/vector-store/collection-statements.js';
+import { freshPglite } from './fresh-pglite.js';
 
 // The driver alone (no core wrapper) on PGlite in process: SQL semantics against the reference
 // evaluator, existing tables, hostile names and values, batching, missing tables.
@@ -13,7 +14,7 @@ let db: PGlite;
 let driver: PostgresVectorStoreDriver;
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 beforeAll(async () => {
-  db = await PGlite.create({ extensions: { vector } });
+  db = await freshPglite();
   driver = new PostgresVectorStoreDriver({ pglite: db, logger: quiet });
 });
 afterAll(async () => {

@@ -1,9 +1,9 @@
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
+import type { PGlite } from '@electric-sql/pglite';
 import { defineRecord, isKmError } from '@km/core';
 import { SimpleVectorStore } from '@km/collections';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresVectorStore } from '../src/index.js';
+import { freshPglite } from './fresh-pglite.js';
 
 // Typed collections get the memory DB's lexical search: a fullText property has its generated,
 // GIN-indexed tsvector column, searched with the same BM25-like score.
@@ -11,7 +11,7 @@ let pglite: PGlite;
 let store: PostgresVectorStore;
 const warnings: string[] = [];
 beforeAll(async () => {
-  pglite = await PGlite.create({ extensions: { vector } });
+  pglite = await freshPglite();
   store = new PostgresVectorStore({ pglite, logger: { debug() {}, info() {}, warn: (m) => warnings.push(m), error() {} } });
 });
 afterAll(async () => {
