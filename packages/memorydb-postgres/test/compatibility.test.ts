@@ -1,6 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import type { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
 import { MemoryFilters } from '@km/core';
 import { collect } from '@km/conformance';

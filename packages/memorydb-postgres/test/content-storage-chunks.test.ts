@@ -1,4 +1,3 @@
-import type { PGlite } from '@electric-sql/pglite';
 import { isKmError } from '@km/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresContentStorage, type PGliteLike } from '../src/index.js';

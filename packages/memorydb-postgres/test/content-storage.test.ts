@@ -1,4 +1,3 @@
-import type { PGlite } from '@electric-sql/pglite';
 import { describeContentStorage } from '@km/conformance';
 import { afterAll } from 'vitest';
 import { PostgresContentStorage } from '../src/index.js';

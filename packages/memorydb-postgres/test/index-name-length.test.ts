@@ -1,5 +1,4 @@
 import type { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { collect } from '@km/conformance';
 import { isKmError } from '@km/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,4 @@
 import type { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { type Logger, MemoryFilters, type MemoryRecord } from '@km/core';
 import { collect } from '@km/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

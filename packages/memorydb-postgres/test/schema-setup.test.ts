@@ -1,5 +1,3 @@
-import type { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { collect } from '@km/conformance';
 import { isKmError, type Logger } from '@km/core';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,4 @@
 import type { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { defineRecord } from '@km/core';
 import { describeVectorStore } from '@km/conformance';
 import { afterAll, beforeAll } from 'vitest';

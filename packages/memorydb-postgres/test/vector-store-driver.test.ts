@@ -1,5 +1,4 @@
 import type { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { defineRecord, isKmError, type RecordDefinition } from '@km/core';
 import { VectorStore } from '@km/collections';
 import { compileFilter, matchesFilter, vectorScore, type StorageRecord } from '@km/core/connector';
