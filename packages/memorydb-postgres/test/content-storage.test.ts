@@ -10,12 +10,16 @@ import { freshPglite } from './fresh-pglite.js';
 const pglite = freshPglite();
 afterAll(async () => (await pglite).close());
 
+// The large file spans 33 chunks of 64 KiB, or 4 of the default 1 MiB, the last one partial: its
+// 8 MiB default took 8 s a suite in PGlite, which runs in WebAssembly (the real server keeps it).
 describeContentStorage('postgres (PGlite in-process)', {
   // A small chunk size, so the suite's files span many chunks and ranges cross chunk borders.
   create: async () => new PostgresContentStorage({ pglite: await pglite, chunkBytes: 64 * 1024 }),
+  largeFileBytes: 2 * 1024 * 1024 + 17,
 });
 describeContentStorage('postgres (PGlite in-process, default 1 MiB chunks, own prefix)', {
   create: async () => new PostgresContentStorage({ pglite: await pglite, tablePrefix: 'other_' }),
+  largeFileBytes: 3 * 1024 * 1024 + 17,
 });
 
 const real = realDatabaseOfFile('the content storage conformance suite', { vector: false });
