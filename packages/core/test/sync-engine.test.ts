@@ -51,7 +51,7 @@ const three: FakeItem[] = [
   { id: 'c', text: 'charlie cherries are red' },
 ];
 
-async function documentIds(memory: MemoryServerless): Promise<string[]> {
+async function documentIds(memory: Pick<MemoryServerless, 'listDocuments'>): Promise<string[]> {
   return (await memory.listDocuments()).documents.map((d) => d.documentId).sort();
 }
 
@@ -179,5 +179,19 @@ describe('syncSource through memory.sync', () => {
     expect(report).toMatchObject({ added: 3, failed: 1, complete: true });
     for (const t of three) expect(await memory.isDocumentReady(syncDocumentId('fake:source', t.id))).toBe(true);
     expect(await memory.sync(source(three))).toMatchObject({ unchanged: 3, deleted: 1 });
+  });
+
+  it('over queues (MemoryService): a document reported deleted is gone when the sync returns (records, files, state)', async () => {
+    const memory = inMemoryBuilder().buildService();
+    services.push(memory);
+    await memory.start();
+    expect(await memory.sync(source(three))).toMatchObject({ added: 3, complete: true });
+    const gone = syncDocumentId('fake:source', 'b');
+    // Before, the deletion was only queued: a search right after the sync still found the document.
+    expect(await memory.sync(source(three.filter((t) => t.id !== 'b')))).toMatchObject({ unchanged: 2, deleted: 1 });
+    expect(await memory.getDocumentStatus(gone)).toBeNull();
+    for (const db of memory.orchestrator.context.memoryDbs)
+      expect((await allRecords(db)).filter((r) => r.tags[ReservedTags.documentId]?.[0] === gone)).toEqual([]);
+    expect(await documentIds(memory)).toEqual([syncDocumentId('fake:source', 'a'), syncDocumentId('fake:source', 'c')].sort());
   });
 });

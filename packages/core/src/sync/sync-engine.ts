@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DocumentState } from '@km/wire';
 import { listDocumentPage, MAX_DOCUMENT_PAGE } from '../documents/list-documents.js';
+import { KmError } from '../errors/km-error.js';
 import { ReservedTags } from '../models/constants.js';
 import { toPipelineStatus } from '../models/data-pipeline.js';
 import { Document } from '../models/document.js';
@@ -14,7 +16,7 @@ import type { SyncAction, SyncCounts, SyncItem, SyncOptions, SyncProgress, SyncR
 export const MAX_REPORTED_FAILURES = 100;
 /** Items ingested at once when the options name no number. */
 export const DEFAULT_SYNC_CONCURRENCY = 4;
-/** How long a queued import is waited for before its item counts as failed. */
+/** How long a queued import (or deletion) is waited for before its item counts as failed. */
 const QUEUED_IMPORT_TIMEOUT_MS = 3_600_000;
 
 /** What the engine needs of a memory: its orchestrator and the (normalised) index to sync into. */
@@ -145,6 +147,7 @@ export async function syncSource(target: SyncTarget, source: SyncSource, options
         missing.slice(i, i + concurrency).map(async (doc) => {
           try {
             await orchestrator.deleteDocument(index, doc.documentId);
+            if (queued) await waitUntilDeleted(target, doc.documentId, signal);
             counts.deleted++;
             progress({
               phase: 'deleting',
@@ -241,6 +244,26 @@ async function importItem(target: SyncTarget, source: SyncSource, item: SyncItem
     args: options.args,
     signal: options.signal,
   });
+}
+
+/**
+ * Waits for a queued deletion to be done: a worker removes the document's records, files and
+ * state, so its state reads as missing. Without this, a sync that reported a document deleted
+ * could leave it searchable until some worker ran the deletion (in `km sync`'s local mode, the
+ * next km command). Rejects with `pipeline_failed` when the deletion failed, `aborted` when it
+ * was not done in time.
+ */
+async function waitUntilDeleted(target: SyncTarget, documentId: string, signal: AbortSignal | undefined): Promise<void> {
+  const { orchestrator, index } = target;
+  const deadline = Date.now() + QUEUED_IMPORT_TIMEOUT_MS;
+  for (;;) {
+    signal?.throwIfAborted();
+    const pipeline = await orchestrator.statusStore.read(index, documentId);
+    if (!pipeline) return;
+    if (pipeline.failed) throw new KmError('pipeline_failed', `the deletion of "${documentId}" failed`);
+    if (Date.now() >= deadline) throw new KmError('aborted', `the deletion of "${documentId}" was not done in time`);
+    await sleep(200, undefined, signal ? { signal } : {});
+  }
 }
 
 /** Waits for a queued document to be ready; rejects with `pipeline_failed` when it failed. */
