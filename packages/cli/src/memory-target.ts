@@ -1,6 +1,5 @@
 import type { DataPipelineStatus, IKernelMemory, RedriveOptions, RedriveResult, SyncOptions, SyncReport, SyncSource } from '@km/core';
 import { MemoryWebClient } from '@km/client';
-import { startWorker } from '@km/service';
 
 /** Options every data command takes. */
 export interface TargetOptions {
@@ -47,7 +46,9 @@ export async function openTarget(options: TargetOptions): Promise<MemoryTarget> 
       close: async () => undefined,
     };
   }
-  // Local mode is a worker of the data folder that this command also calls into.
+  // Local mode is a worker of the data folder that this command also calls into. The service's
+  // code loads here: with --url, a command needs only the client.
+  const { startWorker } = await import('@km/service');
   const worker = await startWorker({
     ...(options.config ? { configFile: options.config } : {}),
     overrides: {

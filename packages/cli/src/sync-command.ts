@@ -187,7 +187,7 @@ async function runOnce(
   try {
     report = await target.sync!(source, {
       ...(opts.index ? { index: opts.index } : {}),
-      tags: tagsOfOptions(opts.tag),
+      tags: await tagsOfOptions(opts.tag),
       deleteMissing: opts.delete,
       ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
       signal,
@@ -206,7 +206,7 @@ async function syncWebRemotely(target: MemoryTarget, url: string, opts: SyncCliO
   if (!client) throw new CliError('web sites are synced through a service: give its URL with --url', EXIT_CODES.usage);
   const request: SyncRequest = {
     ...(opts.index ? { index: opts.index } : {}),
-    ...(opts.tag.length > 0 ? { tags: tagsOfOptions(opts.tag) } : {}),
+    ...(opts.tag.length > 0 ? { tags: await tagsOfOptions(opts.tag) } : {}),
     deleteMissing: opts.delete,
     ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
     source: {

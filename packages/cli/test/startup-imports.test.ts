@@ -50,7 +50,8 @@ async function packagesLoadedBy(args: string[]): Promise<Set<string>> {
     KM_API_KEY: '',
     KM_DATA_DIR: join(dir, 'data'),
   };
-  await run(process.execPath, ['--import', hook, BIN, ...args], { env, cwd: dir, timeout: 60_000 });
+  // A command may fail (a service that is not there): what it loaded is what counts.
+  await run(process.execPath, ['--import', hook, BIN, ...args], { env, cwd: dir, timeout: 60_000 }).catch(() => undefined);
   const urls = (await readFile(join(dir, 'loaded.txt'), 'utf8')).trim().split('\n');
   const names = new Set<string>();
   for (const url of urls) {
@@ -75,5 +76,11 @@ describe('what a km command loads at start', () => {
         `km ${args.join(' ')}`,
       ).toEqual([]);
     }
+  });
+
+  it("a command against a service URL does not load the service's own code", async () => {
+    const loaded = await packagesLoadedBy(['indexes', '--url', 'http://127.0.0.1:9']);
+    expect(loaded.has('@km/client'), 'the client is what it uses').toBe(true);
+    expect([...ON_DEMAND, '@km/service', 'fastify'].filter((name) => loaded.has(name))).toEqual([]);
   });
 });
