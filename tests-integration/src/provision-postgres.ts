@@ -1,9 +1,9 @@
-import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
 import { containerRuntimeUnavailable } from './container-runtime.js';
 import { createRealDatabase, NO_REAL_POSTGRES } from './real-postgres.js';
+import { freshPglite } from '@km/memorydb-postgres/testing';
 
 /** A PostgreSQL + pgvector server the suites can reach with `pg`, or why there is none. */
 export type PostgresBackend = { name: string; pool: () => pg.Pool; stop: () => Promise<void> } | { name: string; skip: string };
@@ -26,7 +26,7 @@ export async function provisionPostgres(): Promise<PostgresBackend[]> {
   }
 
   // PGlite over TCP: every connection shares one session, so a pool of one.
-  const db = await PGlite.create({ extensions: { vector } });
+  const db = await freshPglite({ extensions: { vector } });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
   await server.start();
   const [host, port] = server.getServerConn().split(':');

@@ -1,8 +1,7 @@
-import { PGlite } from '@electric-sql/pglite';
 import { describeContentStorage } from '@km/conformance';
 import { PostgresContentStorage } from '@km/memorydb-postgres';
 import { postgresContentStorageFactory } from '@km/memorydb-postgres/factory';
-import { startPgliteServer } from '@km/memorydb-postgres/testing';
+import { freshPglite, startPgliteServer } from '@km/memorydb-postgres/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRealDatabase, NO_REAL_POSTGRES } from '../src/real-postgres.js';
@@ -12,7 +11,7 @@ import { createRealDatabase, NO_REAL_POSTGRES } from '../src/real-postgres.js';
 // Each run uses its own table prefix and drops its tables at the end.
 const prefix = `km_it_${Math.random().toString(36).slice(2, 8)}_`;
 
-const db = await PGlite.create();
+const db = await freshPglite();
 const server = await startPgliteServer(db);
 const pglitePool = new pg.Pool({ connectionString: server.url, max: 4 });
 

@@ -1,13 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { describeMemoryDb } from '@km/conformance';
 import { MemoryDb } from '@km/core';
 import { SimpleVectorStoreDriver, VectorStoreMemoryDbDriver } from '@km/core/connector';
 import { PostgresVectorStoreDriver } from '@km/memorydb-postgres';
 import { afterAll } from 'vitest';
+import { freshPglite } from '@km/memorydb-postgres/testing';
 
 // KM's IMemoryDb as one record definition over a typed vector-store driver: a connector that
 // writes a VectorStoreDriver gets the memory DB (pipeline, search, ask) without a second code path.
@@ -39,7 +40,7 @@ afterAll(async () => {
 });
 describeMemoryDb('MemoryDb over PostgresVectorStoreDriver (PGlite)', {
   create: async () => {
-    database ??= PGlite.create({ extensions: { vector } });
+    database ??= freshPglite({ extensions: { vector } });
     return new MemoryDb(
       new VectorStoreMemoryDbDriver(new PostgresVectorStoreDriver({ pglite: await database, unlistedTablePrefix: false })),
     );

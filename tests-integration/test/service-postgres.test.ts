@@ -1,6 +1,5 @@
-import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { startPgliteServer } from '@km/memorydb-postgres/testing';
+import { freshPglite, startPgliteServer } from '@km/memorydb-postgres/testing';
 import pg from 'pg';
 import { afterAll } from 'vitest';
 import { describeServiceOnMemoryDb } from '../src/describe-service-on-memory-db.js';
@@ -9,7 +8,7 @@ import { createRealDatabase, NO_REAL_POSTGRES } from '../src/real-postgres.js';
 // The service on PostgreSQL + pgvector, configured by KM_MEMORY_DB and KM_POSTGRES_URL alone:
 // PGlite served on a socket stands in for the server (the same wire protocol, through `pg`); and
 // a real server when KM_TEST_POSTGRES_URL is set, in a database of this file's own.
-const db = await PGlite.create({ extensions: { vector } });
+const db = await freshPglite({ extensions: { vector } });
 const server = await startPgliteServer(db);
 if (NO_REAL_POSTGRES) console.log(`[km] skipped km serve on a real PostgreSQL: ${NO_REAL_POSTGRES}`);
 const real = NO_REAL_POSTGRES ? undefined : await createRealDatabase();

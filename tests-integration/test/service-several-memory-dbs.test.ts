@@ -1,16 +1,15 @@
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { collect } from '@km/conformance';
 import { SimpleVectorDb } from '@km/core';
-import { startPgliteServer } from '@km/memorydb-postgres/testing';
+import { freshPglite, startPgliteServer } from '@km/memorydb-postgres/testing';
 import pg from 'pg';
 import { afterAll, expect } from 'vitest';
 import { describeServiceOnMemoryDb } from '../src/describe-service-on-memory-db.js';
 
 // KM_MEMORY_DB=postgres,simple: every record is written to both memory DBs (and deleted from
 // both); searches read the first. PGlite served on a socket stands in for the PostgreSQL server.
-const db = await PGlite.create({ extensions: { vector } });
+const db = await freshPglite({ extensions: { vector } });
 const server = await startPgliteServer(db);
 afterAll(async () => {
   await server.stop();
