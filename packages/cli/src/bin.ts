@@ -1,7 +1,4 @@
 #!/usr/bin/env node
-import { runCli } from './cli.js';
-import { reportError } from './errors.js';
+import { runKm } from './cli.js';
 
-runCli(process.argv).catch((error: unknown) => {
-  process.exitCode = reportError(error);
-});
+process.exitCode = await runKm(process.argv);

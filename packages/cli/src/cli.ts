@@ -13,7 +13,8 @@ import {
   type MemoryAnswer,
 } from '@km/core';
 import { documentFiltersOf, type DocumentFilterCliOptions } from './document-filters.js';
-import { CliError, EXIT_CODES } from './errors.js';
+import { cliContext, type CliContext, type CliIo } from './cli-context.js';
+import { CliError, EXIT_CODES, reportError } from './errors.js';
 import { formatSearch, formatSources } from './format.js';
 import { formatDocumentFiles, formatDocumentTable, formatTags } from './format-documents.js';
 import { expandInputs } from './inputs.js';
@@ -29,9 +30,9 @@ interface CommonOptions extends TargetOptions {
   json?: boolean;
 }
 
-function addTargetOptions(command: Command): Command {
+function addTargetOptions(command: Command, env: NodeJS.ProcessEnv): Command {
   return command
-    .option('--url <url>', 'km or Kernel Memory service URL (default: work on the data folder in this process)', process.env.KM_URL)
+    .option('--url <url>', 'km or Kernel Memory service URL (default: work on the data folder in this process)', env.KM_URL)
     .option('--key <key>', 'access key of the service (default: $KM_API_KEY)')
     .option('--data-dir <dir>', 'data folder in local mode (default: $KM_DATA_DIR or ./km-data)')
     .option('--config <file>', 'JSON configuration file in local mode (default: $KM_CONFIG)')
@@ -58,9 +59,15 @@ const DATA_COMMANDS: ReadonlySet<string> = new Set([
   'mcp',
 ]);
 
-/** Runs `km` with these arguments (as in `process.argv`). */
-export async function runCli(argv: readonly string[], out: NodeJS.WritableStream = process.stdout): Promise<void> {
-  const print = (text: string) => out.write(text);
+/**
+ * Runs `km` with these arguments (as in `process.argv`: the first two are skipped) and returns
+ * its exit code: 0, or the code of a command that ended without an error but not as asked (an
+ * item failed: 2; interrupted: 130). An error is thrown: {@link runKm} reports it as `km` does.
+ * Output goes to `io` (by default the process's stdout and stderr) and settings come from `io.env`.
+ */
+export async function runCli(argv: readonly string[], io: Partial<CliIo> = {}): Promise<number> {
+  const ctx = cliContext(io);
+  const { print, env } = ctx;
   // The command is the first argument that is not an option: km's own options (-v, -h) take no value.
   const command = argv.slice(2).find((arg) => !arg.startsWith('-'));
   const program = new Command('km')
@@ -69,15 +76,15 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
     // Options after a command are the command's own: `km documents files <id> --index x` gives --index to `files`.
     .enablePositionalOptions()
     // Usage errors are thrown (see `throwUsageErrors`) and printed on one line by `reportError`.
-    .configureOutput({ writeOut: print, writeErr: (t) => process.stderr.write(t), outputError: () => undefined });
+    .configureOutput({ writeOut: print, writeErr: (t) => ctx.stderr.write(t), outputError: () => undefined });
 
   if (command === undefined || !DATA_COMMANDS.has(command)) {
     // Loaded for the pipeline hosts and for help: `km ask --url …` starts without the service's code.
     const { addHostCommands } = await import('./host-commands.js');
-    await addHostCommands(program, argv, print);
+    await addHostCommands(program, argv, ctx);
   }
 
-  addTargetOptions(program.command('import'))
+  addTargetOptions(program.command('import'), env)
     .description('import files, folders (recursively) and web pages, one document each')
     .argument('<inputs...>', 'files, folders or http(s) URLs')
     .option('-t, --tag <key:value>', 'tag every document (repeatable)', collect, [])
@@ -88,7 +95,7 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       if (items.length === 0) throw new KmError('invalid_argument', 'nothing to import');
       if (opts.id && items.length > 1) throw new KmError('invalid_argument', '--id needs exactly one input');
       const tags = await tagsOfOptions(opts.tag);
-      await withTarget(opts, async (target) => {
+      await withTarget(ctx, opts, async (target) => {
         const ids: string[] = [];
         for (const item of items) {
           const documentId = opts.id ?? item.documentId;
@@ -99,7 +106,7 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
               : await target.memory.importDocument(item.path, options),
           );
         }
-        const results = opts.wait || target.local ? await waitAll(target, ids, opts.index) : undefined;
+        const results = opts.wait || target.local ? await waitAll(ctx, target, ids, opts.index) : undefined;
         if (opts.json) print(`${JSON.stringify(results ?? ids.map((documentId) => ({ documentId, queued: true })))}\n`);
         else {
           print(
@@ -112,18 +119,18 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
             if (failure !== undefined) print(`${ids[i]}: failed: ${failure}\n`);
           }
         }
-        if (results?.some((r) => statusFailure(r) !== undefined)) process.exitCode = EXIT_CODES.usage;
+        if (results?.some((r) => statusFailure(r) !== undefined)) ctx.exitCode = EXIT_CODES.usage;
       });
     });
 
-  addSyncCommand(addTargetOptions(program.command('sync')), print);
+  addSyncCommand(addTargetOptions(program.command('sync'), env), ctx);
 
-  addRetrievalOptions(addTargetOptions(program.command('ask')))
+  addRetrievalOptions(addTargetOptions(program.command('ask'), env))
     .description('answer a question from memory, with sources')
     .argument('<question>')
     .option('--no-stream', 'print the answer at the end instead of as it comes')
     .action(async (question: string, opts: CommonOptions & RetrievalCliOptions & { stream: boolean }) => {
-      await withTarget(opts, async (target) => {
+      await withTarget(ctx, opts, async (target) => {
         const options = retrievalOf(opts);
         if (opts.json || !opts.stream) {
           const answer = await target.memory.ask(question, options);
@@ -139,12 +146,12 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       });
     });
 
-  addRetrievalOptions(addTargetOptions(program.command('search')))
+  addRetrievalOptions(addTargetOptions(program.command('search'), env))
     .description('search memory; results grouped by source')
     .argument('<query>')
     .option('-l, --limit <n>', 'most partitions', Number)
     .action(async (query: string, opts: CommonOptions & RetrievalCliOptions & { limit?: number }) => {
-      await withTarget(opts, async (target) => {
+      await withTarget(ctx, opts, async (target) => {
         const result = await target.memory.search(query, {
           ...retrievalOf(opts),
           ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
@@ -153,11 +160,11 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       });
     });
 
-  addTargetOptions(program.command('status'))
+  addTargetOptions(program.command('status'), env)
     .description('show the pipeline status of a document')
     .argument('<documentId>')
     .action(async (documentId: string, opts: CommonOptions) => {
-      await withTarget(opts, async (target) => {
+      await withTarget(ctx, opts, async (target) => {
         const status = await target.status(documentId, opts.index);
         if (!status) throw new KmError('document_not_found', `document "${documentId}" not found`);
         if (opts.json) print(`${JSON.stringify(status)}\n`);
@@ -168,23 +175,23 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       });
     });
 
-  addTargetOptions(program.command('delete'))
+  addTargetOptions(program.command('delete'), env)
     .description('delete a document (its memories and files)')
     .argument('<documentId>')
     .action(async (documentId: string, opts: CommonOptions) => {
-      await withTarget(opts, async (target) => {
+      await withTarget(ctx, opts, async (target) => {
         await target.memory.deleteDocument(documentId, opts.index);
         print(opts.json ? `${JSON.stringify({ documentId, deleted: true })}\n` : `deletion of ${documentId} requested\n`);
       });
     });
 
-  addTargetOptions(program.command('redrive'))
+  addTargetOptions(program.command('redrive'), env)
     .description('run failed documents again from their last completed step: every index, one with --index, or one document')
     .argument('[documentId]', 'only this document (of --index, default "default")')
     .option('--stalled', 'also documents whose steps stopped moving (their queue message was lost)')
     .option('--stalled-after <seconds>', 'with --stalled: seconds without a change (default 1200)', Number)
     .action(async (documentId: string | undefined, opts: CommonOptions & { stalled?: boolean; stalledAfter?: number }) => {
-      await withTarget(opts, async (target) => {
+      await withTarget(ctx, opts, async (target) => {
         const scoped = documentId !== undefined || opts.index !== undefined;
         const result = await target.redrive({
           ...(scoped ? { index: opts.index ?? 'default' } : {}),
@@ -203,11 +210,11 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       });
     });
 
-  addTargetOptions(program.command('indexes'))
+  addTargetOptions(program.command('indexes'), env)
     .description('list the indexes, or delete one')
     .addOption(new Option('--delete <name>', 'delete this index and everything in it'))
     .action(async (opts: CommonOptions & { delete?: string }) => {
-      await withTarget(opts, async (target) => {
+      await withTarget(ctx, opts, async (target) => {
         if (opts.delete) {
           await target.memory.deleteIndex(opts.delete);
           print(opts.json ? `${JSON.stringify({ index: opts.delete, deleted: true })}\n` : `deletion of index ${opts.delete} requested\n`);
@@ -218,7 +225,7 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       });
     });
 
-  const documents = addTargetOptions(program.command('documents'))
+  const documents = addTargetOptions(program.command('documents'), env)
     .description('list the documents of an index with their state, tags, files, size and last change, a page at a time')
     .option('-t, --tag <key:value>', 'only documents with this tag (repeatable, all must match; __document_id works too)', collect, [])
     .option(
@@ -237,7 +244,7 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
     .enablePositionalOptions()
     .action(async (opts: CommonOptions & DocumentFilterCliOptions & DocumentPageCliOptions) => {
       const filters = documentFiltersOf(opts);
-      await withTarget(opts, async (target) => {
+      await withTarget(ctx, opts, async (target) => {
         const request: ListDocumentsOptions = {
           ...(opts.index ? { index: opts.index } : {}),
           filters,
@@ -255,17 +262,17 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       });
     });
 
-  addTargetOptions(documents.command('files'))
+  addTargetOptions(documents.command('files'), env)
     .description("list a document's stored files: its uploads and the files the pipeline made from them")
     .argument('<documentId>')
     .action(async (documentId: string, opts: CommonOptions) => {
-      await withTarget(opts, async (target) => {
+      await withTarget(ctx, opts, async (target) => {
         const files = await target.memory.getDocumentFiles(documentId, opts.index);
         print(opts.json ? `${JSON.stringify(files)}\n` : formatDocumentFiles(files));
       });
     });
 
-  addTargetOptions(program.command('tags'))
+  addTargetOptions(program.command('tags'), env)
     .description("replace a document's tags (its text is not ingested again; search sees the new tags at once)")
     .argument('<documentId>')
     .option('-t, --tag <key:value>', 'a tag of the document (repeatable): it keeps only these', collect, [])
@@ -280,7 +287,7 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
       if (opts.tag.length > 0 && opts.clear)
         throw new CliError('--clear removes every tag: give it without --tag (see km tags --help)', EXIT_CODES.usage);
       const tags = await tagsOfOptions(opts.tag);
-      await withTarget(opts, async (target) => {
+      await withTarget(ctx, opts, async (target) => {
         const document = await target.memory.updateDocumentTags(documentId, tags, opts.index);
         print(opts.json ? `${JSON.stringify(document)}\n` : `tags of ${document.documentId} replaced: ${formatTags(document.tags)}\n`);
       });
@@ -291,7 +298,7 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
     .description(
       'serve the memory to MCP clients (Claude Desktop, IDEs, agents) over stdio: tools search, ask, import_text, import_url, list_indexes, list_documents, get_document_status, update_document_tags, delete_document',
     )
-    .option('--url <url>', 'km or Kernel Memory service URL (default: work on the data folder in this process)', process.env.KM_URL)
+    .option('--url <url>', 'km or Kernel Memory service URL (default: work on the data folder in this process)', env.KM_URL)
     .option('--key <key>', 'access key of the service (default: $KM_API_KEY)')
     .option('--data-dir <dir>', 'data folder in local mode (default: $KM_DATA_DIR or ./km-data)')
     .option('--config <file>', 'JSON configuration file in local mode (default: $KM_CONFIG)')
@@ -299,7 +306,7 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
     .option('--read-only', 'offer only search, ask, list_indexes, list_documents and get_document_status')
     .action(async (opts: TargetOptions & { index?: string; readOnly?: boolean }) => {
       // stdout carries the protocol only: everything else, logs included, goes to stderr.
-      await withTarget(opts, async (target) => {
+      await withTarget(ctx, opts, async (target) => {
         // Loaded here: the MCP SDK is not needed by the other commands.
         const { runStdioServer } = await import('@km/mcp');
         const server = await runStdioServer(target.memory, {
@@ -323,8 +330,25 @@ export async function runCli(argv: readonly string[], out: NodeJS.WritableStream
     await program.parseAsync([...argv]);
   } catch (error) {
     // Help and version were printed: nothing went wrong.
-    if (error instanceof CommanderError && error.exitCode === 0) return;
+    if (error instanceof CommanderError && error.exitCode === 0) return EXIT_CODES.ok;
     throw error;
+  }
+  return ctx.exitCode;
+}
+
+/**
+ * Runs `km` as the `km` program does, for a host that runs it in its own process: an error is
+ * printed on one line of `io.stderr` and becomes the exit code, which is returned.
+ *
+ * ```ts
+ * const code = await runKm(['node', 'km', 'search', 'moons', '--url', 'http://127.0.0.1:9001']);
+ * ```
+ */
+export async function runKm(argv: readonly string[], io: Partial<CliIo> = {}): Promise<number> {
+  try {
+    return await runCli(argv, io);
+  } catch (error) {
+    return reportError(error, io.stderr, io.env);
   }
 }
 
@@ -387,8 +411,8 @@ async function listDocumentPages(memory: IKernelMemory, request: ListDocumentsOp
   return { index: page.index, documents, nextCursor: page.nextCursor };
 }
 
-async function withTarget(opts: TargetOptions, run: (target: MemoryTarget) => Promise<void>): Promise<void> {
-  const target = await openTarget(opts);
+async function withTarget(ctx: CliContext, opts: TargetOptions, run: (target: MemoryTarget) => Promise<void>): Promise<void> {
+  const target = await openTarget(opts, ctx);
   try {
     await run(target);
   } finally {
@@ -396,8 +420,8 @@ async function withTarget(opts: TargetOptions, run: (target: MemoryTarget) => Pr
   }
 }
 
-async function waitAll(target: MemoryTarget, ids: string[], index: string | undefined): Promise<DataPipelineStatus[]> {
-  const progress = new ImportProgress();
+async function waitAll(ctx: CliContext, target: MemoryTarget, ids: string[], index: string | undefined): Promise<DataPipelineStatus[]> {
+  const progress = new ImportProgress(ctx.stderr);
   const pending = new Set(ids);
   const final = new Map<string, DataPipelineStatus>();
   try {

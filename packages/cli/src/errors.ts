@@ -80,13 +80,13 @@ export function messageOf(error: unknown): string {
  * Prints an error the way a user can act on, on one line of stderr, and returns the exit code.
  * `KM_DEBUG=1` adds the stack trace.
  */
-export function reportError(error: unknown, err: NodeJS.WritableStream = process.stderr): number {
+export function reportError(error: unknown, err: NodeJS.WritableStream = process.stderr, env: NodeJS.ProcessEnv = process.env): number {
   if (error instanceof CommanderError && error.exitCode === 0) return EXIT_CODES.ok;
   const code = exitCodeOf(error);
   // A CliError without a message was reported already (commander printed the help).
   if (error instanceof CliError && error.message === '') return code;
   err.write(`km: ${messageOf(error)}\n`);
-  if (process.env.KM_DEBUG && error instanceof Error && error.stack) err.write(`${error.stack}\n`);
+  if (env.KM_DEBUG && error instanceof Error && error.stack) err.write(`${error.stack}\n`);
   return code;
 }
 

@@ -15,6 +15,7 @@ import {
   type RerankerKind,
   type ServiceConfigInput,
 } from '@km/service';
+import type { CliContext } from './cli-context.js';
 import { listenError } from './errors.js';
 import { connectorsOfArgv } from './plugin-options.js';
 import { collect } from './retrieval-options.js';
@@ -32,9 +33,10 @@ interface TableUpgrader {
  * `upgrade`, with a flag for each setting of every connector factory the service knows (its
  * built-in ones and the plugins the arguments, KM_PLUGINS or the configuration file name).
  */
-export async function addHostCommands(program: Command, argv: readonly string[], print: (text: string) => void): Promise<void> {
+export async function addHostCommands(program: Command, argv: readonly string[], ctx: CliContext): Promise<void> {
+  const { print, env } = ctx;
   // `km serve` and `km worker` load their plugins first: the plugins' factories add types and flags.
-  const connectors = (await connectorsOfArgv(argv)) ?? BUILT_IN_CONNECTORS;
+  const connectors = (await connectorsOfArgv(argv, env)) ?? BUILT_IN_CONNECTORS;
 
   addPipelineOptions(program.command('serve'), connectors)
     .description('run the HTTP service (defaults: 127.0.0.1:9001, ./km-data, local embeddings, no key)')
@@ -62,6 +64,7 @@ export async function addHostCommands(program: Command, argv: readonly string[],
         overrides: serveOverrides(opts, connectors),
         connectors,
         ...(opts.config ? { configFile: opts.config } : {}),
+        env,
         handleSignals: true,
       }).catch((error: unknown) => {
         throw listenError(error, opts.port, opts.host);
@@ -79,6 +82,7 @@ export async function addHostCommands(program: Command, argv: readonly string[],
         overrides,
         connectors,
         ...(opts.config ? { configFile: opts.config } : {}),
+        env,
         handleSignals: true,
       });
       print(
@@ -105,7 +109,8 @@ export async function addHostCommands(program: Command, argv: readonly string[],
         const { config } = await loadServiceConfig({
           overrides: { ...(opts.dataDir ? { dataDirectory: opts.dataDir } : {}), ...pipelineOverrides(opts, connectors) },
           connectors,
-          ...(opts.config ? { configFile: opts.config } : {}),
+          ...(opts.config ? { file: opts.config } : {}),
+          env,
         });
         const dbs = await memoryDbsFromConfig(config.memoryDb, { logger: toKmLogger(createServiceLogger(config.logLevel)) }, connectors);
         const report: Array<{ memoryDb: string; index: string; table?: string; created: string[] }> = [];

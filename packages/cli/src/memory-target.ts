@@ -1,5 +1,6 @@
 import type { DataPipelineStatus, IKernelMemory, RedriveOptions, RedriveResult, SyncOptions, SyncReport, SyncSource } from '@km/core';
 import { MemoryWebClient } from '@km/client';
+import type { CliIo } from './cli-context.js';
 
 /** Options every data command takes. */
 export interface TargetOptions {
@@ -33,9 +34,12 @@ export interface MemoryTarget {
  * configured like the service (KM_CONFIG, KM_* variables). Local mode must not share its
  * data folder with a running service: both would write the same vector files.
  */
-export async function openTarget(options: TargetOptions): Promise<MemoryTarget> {
+export async function openTarget(
+  options: TargetOptions,
+  io: Pick<CliIo, 'stderr' | 'env'> = { stderr: process.stderr, env: process.env },
+): Promise<MemoryTarget> {
   if (options.url) {
-    const key = options.key ?? process.env.KM_API_KEY;
+    const key = options.key ?? io.env.KM_API_KEY;
     const client = new MemoryWebClient(options.url, key ? { apiKey: key } : {});
     return {
       memory: client,
@@ -51,11 +55,12 @@ export async function openTarget(options: TargetOptions): Promise<MemoryTarget> 
   const { startWorker } = await import('@km/service');
   const worker = await startWorker({
     ...(options.config ? { configFile: options.config } : {}),
+    env: io.env,
     overrides: {
-      logLevel: (process.env.KM_LOG_LEVEL as 'warn' | undefined) ?? 'warn',
+      logLevel: (io.env.KM_LOG_LEVEL as 'warn' | undefined) ?? 'warn',
       ...(options.dataDir ? { dataDirectory: options.dataDir } : {}),
     },
-    logDestination: process.stderr,
+    logDestination: io.stderr,
   });
   const { memory } = worker;
   return {

@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
 import { statusFailure, type DataPipelineStatus } from '@km/core';
+import type { CliOutput } from './cli-context.js';
 
 /** Shows one progress bar per document (steps done of steps), or plain lines when not on a terminal. */
 export class ImportProgress {
@@ -7,10 +8,15 @@ export class ImportProgress {
   private readonly bars = new Map<string, cliProgress.SingleBar>();
   private readonly lastLine = new Map<string, string>();
 
-  constructor(private readonly out: NodeJS.WriteStream = process.stderr) {
+  constructor(private readonly out: CliOutput = process.stderr) {
     if (out.isTTY) {
       this.multibar = new cliProgress.MultiBar(
-        { format: ' {bar} {value}/{total} steps | {document} {state}', hideCursor: true, clearOnComplete: false, stream: out },
+        {
+          format: ' {bar} {value}/{total} steps | {document} {state}',
+          hideCursor: true,
+          clearOnComplete: false,
+          stream: out as NodeJS.WriteStream,
+        },
         cliProgress.Presets.shades_classic,
       );
     }

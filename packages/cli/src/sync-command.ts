@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { folderSource, KmError, siteSource, type KmErrorCode, type SyncReport, type SyncSource } from '@km/core';
 import type { SyncRequest } from '@km/client';
 import { azureSourceFromEnv, s3SourceFromEnv } from './bucket-sources.js';
+import type { CliContext } from './cli-context.js';
 import { CliError, EXIT_CODES, messageOf } from './errors.js';
 import { openTarget, type MemoryTarget, type TargetOptions } from './memory-target.js';
 import { collect } from './retrieval-options.js';
@@ -29,7 +30,7 @@ interface SyncCliOptions extends TargetOptions {
  * sync in this process; with `--url` a web site is synced by the service (`POST /sync`), followed
  * until done.
  */
-export function addSyncCommand(command: Command, print: (text: string) => void): Command {
+export function addSyncCommand(command: Command, ctx: CliContext): Command {
   return command
     .description('keep an index in sync with a folder or a web site: ingest new and changed items, delete the documents of items gone')
     .argument(
@@ -52,14 +53,15 @@ export function addSyncCommand(command: Command, print: (text: string) => void):
     .action(async (value: string, opts: SyncCliOptions) => {
       const source = parseSyncSourceArg(value);
       checkOptions(source, opts);
-      const target = await openTarget(opts);
+      const target = await openTarget(opts, ctx);
       try {
-        if (source.type === 'folder') await syncLocally(target, folderSourceOf(source.path, opts), opts, print);
-        else if (source.type === 's3') await syncLocally(target, await s3SourceFromEnv(source.bucket, source.prefix, opts), opts, print);
+        if (source.type === 'folder') await syncLocally(target, folderSourceOf(source.path, opts), opts, ctx);
+        else if (source.type === 's3')
+          await syncLocally(target, await s3SourceFromEnv(source.bucket, source.prefix, opts, ctx.env), opts, ctx);
         else if (source.type === 'azure-blob')
-          await syncLocally(target, await azureSourceFromEnv(source.container, source.prefix, opts), opts, print);
-        else if (opts.url) await syncWebRemotely(target, source.url, opts, print);
-        else await syncLocally(target, webSourceOf(source.url, opts, target.allowPrivateNetworks === true), opts, print);
+          await syncLocally(target, await azureSourceFromEnv(source.container, source.prefix, opts, ctx.env), opts, ctx);
+        else if (opts.url) await syncWebRemotely(target, source.url, opts, ctx);
+        else await syncLocally(target, webSourceOf(source.url, opts, target.allowPrivateNetworks === true, ctx), opts, ctx);
       } finally {
         await target.close();
       }
@@ -101,18 +103,18 @@ function folderSourceOf(path: string, opts: SyncCliOptions): SyncSource {
 }
 
 /** A web site read from this machine, private addresses only with KM_WEB_ALLOW_PRIVATE_NETWORKS (as web imports). */
-function webSourceOf(url: string, opts: SyncCliOptions, allowPrivateAddresses: boolean): SyncSource {
+function webSourceOf(url: string, opts: SyncCliOptions, allowPrivateAddresses: boolean, ctx: CliContext): SyncSource {
   return siteSource({
     url,
     ...(opts.sitemap !== undefined ? { sitemap: opts.sitemap } : {}),
     ...(opts.maxPages !== undefined ? { maxPages: opts.maxPages } : {}),
     allowPrivateAddresses,
-    onSkip: (page, reason) => process.stderr.write(`skipped ${page}: ${reason}\n`),
+    onSkip: (page, reason) => void ctx.stderr.write(`skipped ${page}: ${reason}\n`),
   });
 }
 
 /** Syncs a source into the local memory, once or (a folder with `--watch`) after every change until Ctrl-C. */
-async function syncLocally(target: MemoryTarget, source: SyncSource, opts: SyncCliOptions, print: (text: string) => void): Promise<void> {
+async function syncLocally(target: MemoryTarget, source: SyncSource, opts: SyncCliOptions, ctx: CliContext): Promise<void> {
   if (!target.sync) throw new CliError('this memory cannot sync', EXIT_CODES.error);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
@@ -120,12 +122,12 @@ async function syncLocally(target: MemoryTarget, source: SyncSource, opts: SyncC
   process.on('SIGTERM', onSignal);
   try {
     if (!opts.watch) {
-      const report = await runOnce(target, source, opts, stop.signal, print);
-      if (stop.signal.aborted) process.exitCode = EXIT_CODES.interrupted;
-      else if (report.failed > 0 || !report.complete) process.exitCode = EXIT_CODES.usage;
+      const report = await runOnce(target, source, opts, stop.signal, ctx);
+      if (stop.signal.aborted) ctx.exitCode = EXIT_CODES.interrupted;
+      else if (report.failed > 0 || !report.complete) ctx.exitCode = EXIT_CODES.usage;
       return;
     }
-    await watchFolder(target, source, opts, stop.signal, print);
+    await watchFolder(target, source, opts, stop.signal, ctx);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -139,7 +141,7 @@ async function watchFolder(
   source: SyncSource,
   opts: SyncCliOptions,
   signal: AbortSignal,
-  print: (text: string) => void,
+  ctx: CliContext,
 ): Promise<void> {
   let again = false;
   let running: Promise<void> | undefined;
@@ -147,10 +149,10 @@ async function watchFolder(
     do {
       again = false;
       try {
-        await runOnce(target, source, opts, signal, print);
+        await runOnce(target, source, opts, signal, ctx);
       } catch (error) {
         // One run that failed (the lease held by another sync…) does not end the watch.
-        process.stderr.write(`km: sync failed: ${messageOf(error)}\n`);
+        ctx.stderr.write(`km: sync failed: ${messageOf(error)}\n`);
       }
     } while (again && !signal.aborted);
   };
@@ -163,7 +165,7 @@ async function watchFolder(
   const stopWatching = await source.watch!(trigger, signal);
   try {
     trigger();
-    process.stderr.write(`watching ${source.id.replace(/^folder:/, '')} for changes (Ctrl-C to stop)\n`);
+    ctx.stderr.write(`watching ${source.id.replace(/^folder:/, '')} for changes (Ctrl-C to stop)\n`);
     await new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
       else signal.addEventListener('abort', () => resolve(), { once: true });
@@ -180,9 +182,9 @@ async function runOnce(
   source: SyncSource,
   opts: SyncCliOptions,
   signal: AbortSignal,
-  print: (text: string) => void,
+  ctx: CliContext,
 ): Promise<SyncReport> {
-  const printer = new SyncProgressPrinter();
+  const printer = new SyncProgressPrinter(ctx.stderr);
   let report: SyncReport;
   try {
     report = await target.sync!(source, {
@@ -196,12 +198,12 @@ async function runOnce(
   } finally {
     printer.stop();
   }
-  printReport(report, opts, print, signal.aborted);
+  printReport(report, opts, ctx.print, signal.aborted);
   return report;
 }
 
 /** Syncs a web site through the service at `--url`: starts the job, draws its counts, prints its report. */
-async function syncWebRemotely(target: MemoryTarget, url: string, opts: SyncCliOptions, print: (text: string) => void): Promise<void> {
+async function syncWebRemotely(target: MemoryTarget, url: string, opts: SyncCliOptions, ctx: CliContext): Promise<void> {
   const client = target.client;
   if (!client) throw new CliError('web sites are synced through a service: give its URL with --url', EXIT_CODES.usage);
   const request: SyncRequest = {
@@ -224,7 +226,7 @@ async function syncWebRemotely(target: MemoryTarget, url: string, opts: SyncCliO
     void client.cancelSyncJob(started.jobId).catch(() => undefined);
   };
   process.on('SIGINT', onSignal);
-  const printer = new SyncProgressPrinter();
+  const printer = new SyncProgressPrinter(ctx.stderr);
   let job: Awaited<ReturnType<typeof client.waitForSync>>;
   try {
     job = await client.waitForSync(started.jobId, { pollIntervalMs: 300, onProgress: (j) => printer.counts(j.phase, j.counts) });
@@ -237,9 +239,9 @@ async function syncWebRemotely(target: MemoryTarget, url: string, opts: SyncCliO
   }
   if (!job.report)
     throw new CliError(`the service's sync job ${job.jobId} was ${job.status}`, interrupted ? EXIT_CODES.interrupted : EXIT_CODES.error);
-  printReport(job.report as SyncReport, opts, print, job.status === 'cancelled');
-  if (job.status === 'cancelled') process.exitCode = EXIT_CODES.interrupted;
-  else if (job.report.failed > 0 || !job.report.complete) process.exitCode = EXIT_CODES.usage;
+  printReport(job.report as SyncReport, opts, ctx.print, job.status === 'cancelled');
+  if (job.status === 'cancelled') ctx.exitCode = EXIT_CODES.interrupted;
+  else if (job.report.failed > 0 || !job.report.complete) ctx.exitCode = EXIT_CODES.usage;
 }
 
 function printReport(report: SyncReport, opts: SyncCliOptions, print: (text: string) => void, interrupted: boolean): void {

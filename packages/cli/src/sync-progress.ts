@@ -1,4 +1,5 @@
 import type { SyncCounts, SyncProgress } from '@km/core';
+import type { CliOutput } from './cli-context.js';
 
 /** `added 5, updated 10, unchanged 180, deleted 5, failed 0 in 3.2 s` */
 export function formatSyncSummary(counts: SyncCounts, durationMs: number): string {
@@ -15,7 +16,7 @@ export class SyncProgressPrinter {
   private drawn = false;
   private lastCounts = '';
 
-  constructor(private readonly out: NodeJS.WriteStream = process.stderr) {}
+  constructor(private readonly out: CliOutput = process.stderr) {}
 
   /** A step of a sync run in this process. */
   item(progress: SyncProgress): void {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '@km/service/testing';
 import { toDocumentId } from '../src/index.js';
-import { km } from './helpers.js';
+import { ENV, km } from './helpers.js';
 
 const KEY = 'cli-test-key-'.padEnd(40, 'k');
 
@@ -83,6 +83,13 @@ describe('km against a service URL', () => {
     expect(stderr).toMatch(/^km: .*403/);
     expect(stderr).not.toMatch(/at .*\.js/);
   });
+
+  it('run in process (runKm), reads KM_URL and KM_API_KEY from the environment it is given, not from the process', async () => {
+    expect(process.env.KM_URL ?? '').not.toBe(service.url);
+    const { code, stdout, stderr } = await km(['indexes', '--json'], { ...ENV, KM_URL: service.url, KM_API_KEY: KEY });
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(stdout)).toEqual(expect.any(Array));
+  });
 });
 
 describe('km in local mode (no --url)', () => {
@@ -117,6 +124,15 @@ describe('km upgrade', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/ECONNREFUSED|connect|unavailable|transient/i);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('reads the memory DB from --config', async () => {
+    const config = join(dir, 'upgrade-postgres.json');
+    await writeFile(config, JSON.stringify({ memoryDb: { type: 'postgres', postgresUrl: 'postgres://km:km@127.0.0.1:1/km' } }));
+    const result = await km(['upgrade', '--config', config, '--data-dir', join(dir, 'upgrade-config')]);
+    expect(result.stdout).not.toContain('nothing to upgrade');
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/ECONNREFUSED|connect|unavailable|transient/i);
   });
 });
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IndexNotFoundError, InvalidInputError, KmError } from '@km/core';
 import { CliError, EXIT_CODES, exitCodeOf } from '../src/index.js';
-import { km } from './helpers.js';
+import { kmProcess as km } from './helpers.js';
 
 /** One line on stderr, `km: …`, and no stack frame. */
 function expectOneLine(stderr: string, pattern: RegExp): void {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { km } from './helpers.js';
+import { kmProcess as km } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const CORE = pathToFileURL(fileURLToPath(new URL('../../core/dist/index.js', import.meta.url))).href;

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '@km/service/testing';
 import { addRetrievalOptions, retrievalOf, type RetrievalCliOptions } from '../src/retrieval-options.js';
-import { km } from './helpers.js';
+import { km, kmProcess } from './helpers.js';
 
 /** The retrieval options `km search <args>` would send. */
 function parsed(args: string[]): ReturnType<typeof retrievalOf> {
@@ -60,7 +60,7 @@ describe('km search and ask with --mode and --rerank against a service', () => {
   });
 
   it('the built km refuses a bad --mode before calling anything', async () => {
-    const { code, stderr } = await km(['search', 'moon', '--mode', 'fuzzy', '--url', service.url]);
+    const { code, stderr } = await kmProcess(['search', 'moon', '--mode', 'fuzzy', '--url', service.url]);
     expect(code).not.toBe(0);
     expect(stderr).toMatch(/--mode <mode>' argument 'fuzzy' is invalid\. Allowed choices are vector, lexical, hybrid/);
   });

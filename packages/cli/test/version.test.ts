@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { CLI_VERSION } from '../src/index.js';
-import { km } from './helpers.js';
+import { kmProcess as km } from './helpers.js';
 
 const packageVersion = async () =>
   (JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;

@@ -18,6 +18,8 @@ export interface StartOptions {
   overrides?: ServiceConfigInput;
   /** A JSON configuration file (instead of KM_CONFIG). */
   configFile?: string;
+  /** The environment the configuration reads (KM_CONFIG and the KM_* variables). @default process.env */
+  env?: NodeJS.ProcessEnv;
   /**
    * The connectors, already loaded (`loadPlugins`). Otherwise the plugins the configuration
    * names (`plugins`, KM_PLUGINS, `overrides.plugins`) are loaded, from the working directory.
@@ -142,6 +144,7 @@ async function openMemory(
     ? { config: options.config, connectors: options.connectors ?? (await loadPlugins(options.config.plugins ?? [])) }
     : await loadServiceConfig({
         ...(options.configFile ? { file: options.configFile } : {}),
+        ...(options.env ? { env: options.env } : {}),
         overrides: options.overrides ?? {},
         ...(options.connectors ? { connectors: options.connectors } : {}),
       });
