@@ -116,12 +116,8 @@ describe('checkReleaseVersions (changeset version in a temporary copy)', () => {
     expect(result.manifests['packages/plugin']?.peerDependencies).toEqual({ '@fx/core': 'workspace:^0' });
   });
 
-  it('finds no unintended major in this repository with its pending changesets', () => {
-    const result = checkReleaseVersions(repoRoot);
-    expect(Object.keys(result.after)).toContain('@km/core');
-    const list = result.unintended.map((u) => `${u.name} ${u.from} -> ${u.to}`);
-    expect(list, 'packages bumped to a major no changeset asks for').toEqual([]);
-  });
+  // On this repository's own pending changesets the check is `pnpm check:release` (12 s: `changeset
+  // version` in a copy of the workspace), which CI runs before the tests.
 });
 
 /** A published package folder that passes every check; `change` edits it before writing. */
