@@ -4,10 +4,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTcpProxy, type TcpProxy } from '@km/conformance';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { DEFAULT_STEPS } from '@km/core';
-import { startPgliteServer, type PgliteServer } from '@km/memorydb-postgres/testing';
+import { freshPglite, startPgliteServer, type PgliteServer } from '@km/memorydb-postgres/testing';
 import { QueueNames, retryDelay } from '@km/queue-rabbitmq';
 import amqp from 'amqplib';
 import pgDriver from 'pg';
@@ -56,7 +56,7 @@ describe.skipIf(noRabbit)('distributed ingestion on RabbitMQ with two workers', 
     timeout: 240_000,
   }, async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'km-distributed-'));
-    db = await PGlite.create({ extensions: { vector } });
+    db = await freshPglite({ extensions: { vector } });
     pg = await startPgliteServer(db);
     // The test reads through the server too, so its queries never land inside a worker's transaction.
     sql = new pgDriver.Pool({ connectionString: pg.url, max: 1 });

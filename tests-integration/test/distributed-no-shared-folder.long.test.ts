@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { DEFAULT_STEPS } from '@km/core';
-import { startPgliteServer, type PgliteServer } from '@km/memorydb-postgres/testing';
+import { freshPglite, startPgliteServer, type PgliteServer } from '@km/memorydb-postgres/testing';
 import { QueueNames, retryDelay } from '@km/queue-rabbitmq';
 import amqp from 'amqplib';
 import pgDriver from 'pg';
@@ -50,7 +50,7 @@ describe.skipIf(noRabbit)('distributed ingestion with no shared folder (two work
 
   /** A fresh PostgreSQL + pgvector (PGlite served on a socket) and a pool the test reads through. */
   async function startDatabase() {
-    const db = await PGlite.create({ extensions: { vector } });
+    const db = await freshPglite({ extensions: { vector } });
     const pg = await startPgliteServer(db);
     const sql = new pgDriver.Pool({ connectionString: pg.url, max: 1 });
     databases.push({ db, pg, sql });
