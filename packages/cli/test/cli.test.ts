@@ -86,9 +86,11 @@ describe('km against a service URL', () => {
 
   it('run in process (runKm), reads KM_URL and KM_API_KEY from the environment it is given, not from the process', async () => {
     expect(process.env.KM_URL ?? '').not.toBe(service.url);
-    const { code, stdout, stderr } = await km(['indexes', '--json'], { ...ENV, KM_URL: service.url, KM_API_KEY: KEY });
-    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    expect(JSON.parse(stdout)).toEqual(expect.any(Array));
+    const listed = await km(['indexes'], { ...ENV, KM_URL: service.url, KM_API_KEY: KEY });
+    expect(listed).toEqual({ code: 0, stdout: 'notes\n', stderr: '' }); // the service's index, imported above
+    const refused = await km(['indexes'], { ...ENV, KM_URL: service.url, KM_API_KEY: 'wrong' });
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(/^km: .*403/);
   });
 });
 
