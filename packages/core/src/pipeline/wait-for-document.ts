@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { KmError } from '../errors/km-error.js';
 import { isStatusReady, statusFailure, type DataPipelineStatus } from '../models/data-pipeline.js';
+import { pollUntil } from '../util/poll-until.js';
 
 /** Options of `waitForDocument`, in process and over HTTP. */
 export interface WaitForDocumentOptions {
@@ -25,17 +25,20 @@ export async function waitForDocumentStatus(
   options: WaitForDocumentOptions,
   defaultPollIntervalMs: number,
 ): Promise<DataPipelineStatus> {
-  const deadline = Date.now() + (options.timeoutMs ?? 300_000);
-  for (;;) {
-    options.signal?.throwIfAborted();
-    const status = await readStatus();
-    if (status) {
+  return pollUntil(
+    async () => {
+      const status = await readStatus();
+      if (!status) return undefined;
       options.onStatus?.(status);
       const failure = statusFailure(status);
       if (failure !== undefined) throw new KmError('pipeline_failed', `document "${documentId}" failed: ${failure}`);
-      if (isStatusReady(status)) return status;
-    }
-    if (Date.now() >= deadline) throw new KmError('aborted', `document "${documentId}" was not ready in time`);
-    await sleep(options.pollIntervalMs ?? defaultPollIntervalMs, undefined, options.signal ? { signal: options.signal } : {});
-  }
+      return isStatusReady(status) ? status : undefined;
+    },
+    () => new KmError('aborted', `document "${documentId}" was not ready in time`),
+    {
+      timeoutMs: options.timeoutMs ?? 300_000,
+      intervalMs: options.pollIntervalMs ?? defaultPollIntervalMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+  );
 }

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { DocumentState } from '@km/wire';
 import { listDocumentPage, MAX_DOCUMENT_PAGE } from '../documents/list-documents.js';
 import { KmError } from '../errors/km-error.js';
@@ -9,6 +8,7 @@ import { MemoryFilters } from '../models/memory-filter.js';
 import { addTag, type TagCollection } from '../models/tag-collection.js';
 import type { PipelineOrchestrator } from '../pipeline/pipeline-orchestrator.js';
 import { waitForDocumentStatus } from '../pipeline/wait-for-document.js';
+import { pollUntil } from '../util/poll-until.js';
 import { syncDocumentId } from './sync-document-id.js';
 import type { SyncAction, SyncCounts, SyncItem, SyncOptions, SyncProgress, SyncReport, SyncSource } from './sync-source.js';
 
@@ -255,15 +255,16 @@ async function importItem(target: SyncTarget, source: SyncSource, item: SyncItem
  */
 async function waitUntilDeleted(target: SyncTarget, documentId: string, signal: AbortSignal | undefined): Promise<void> {
   const { orchestrator, index } = target;
-  const deadline = Date.now() + QUEUED_IMPORT_TIMEOUT_MS;
-  for (;;) {
-    signal?.throwIfAborted();
-    const pipeline = await orchestrator.statusStore.read(index, documentId);
-    if (!pipeline) return;
-    if (pipeline.failed) throw new KmError('pipeline_failed', `the deletion of "${documentId}" failed`);
-    if (Date.now() >= deadline) throw new KmError('aborted', `the deletion of "${documentId}" was not done in time`);
-    await sleep(200, undefined, signal ? { signal } : {});
-  }
+  await pollUntil(
+    async () => {
+      const pipeline = await orchestrator.statusStore.read(index, documentId);
+      if (!pipeline) return true;
+      if (pipeline.failed) throw new KmError('pipeline_failed', `the deletion of "${documentId}" failed`);
+      return undefined;
+    },
+    () => new KmError('aborted', `the deletion of "${documentId}" was not done in time`),
+    { timeoutMs: QUEUED_IMPORT_TIMEOUT_MS, intervalMs: 200, ...(signal ? { signal } : {}) },
+  );
 }
 
 /** Waits for a queued document to be ready; rejects with `pipeline_failed` when it failed. */
